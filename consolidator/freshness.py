@@ -1,0 +1,39 @@
+"""How old a memory is, in Claude Code's words."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+DAY_NS = 86_400 * 1_000_000_000
+
+
+def age_days(mtime_ns: int, now: datetime) -> int:
+    """Whole days since ``mtime_ns`` (floor; never negative for a future mtime)."""
+    now_ns = int(now.timestamp() * 1_000_000_000)
+    return max(0, (now_ns - mtime_ns) // DAY_NS)
+
+
+def freshness_text(days: int) -> str:
+    """``today``, ``yesterday`` or ``N days ago``."""
+    if days == 0:
+        return "today"
+    if days == 1:
+        return "yesterday"
+    return f"{days} days ago"
+
+
+def age_warning(days: int) -> str | None:
+    """The note Claude Code attaches to memories over a day old."""
+    if days <= 1:
+        return None
+    return (
+        f"This memory is {days} days old. Memories are point-in-time observations, not live "
+        "state — claims about code behavior or file:line citations may be outdated. Verify "
+        "against current code before asserting as fact."
+    )
+
+
+def iso(mtime_ns: int) -> str:
+    """UTC ISO 8601 with a ``Z``, to the second."""
+    moment = datetime.fromtimestamp(mtime_ns / 1_000_000_000, tz=timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,123 @@
+"""Reading MEMORY.md into classified lines, every real shape included.
+
+Pointer lines are list items that start with a link to a local ``.md`` file:
+``- [Title](file.md) — hook``, ``- **[x](x.md)** — …``, ``* [x](x.md); hook``, ``1. [x](x.md): …``.
+Headings, blank lines, tables and hand-written text (which may link to memories inside a
+sentence) are kept as they are.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+LINK_RE = re.compile(r"\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\s*\)")
+WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
+_POINTER_START = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__|\*|_)?)\[")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_SEPARATORS = (" — ", " – ", " -- ", " - ", ": ", "; ", " | ")
+
+
+@dataclass(frozen=True)
+class IndexLine:
+    """One line of MEMORY.md, without its line ending."""
+
+    text: str
+    kind: str  # "heading", "pointer", "table", "blank" or "text"
+    targets: tuple[str, ...] = ()  # root-relative memory files this line links to
+    level: int = 0  # heading level
+
+    @property
+    def target(self) -> str | None:
+        """A pointer line's memory file."""
+        return self.targets[0] if self.kind == "pointer" and self.targets else None
+
+    @property
+    def heading_text(self) -> str:
+        match = _HEADING.match(self.text)
+        return match.group(2) if match else ""
+
+
+def local_target(raw: str) -> str | None:
+    """The root-relative file a link target names, or ``None`` if it is not a local memory."""
+    target = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
+    target = target.split("#", 1)[0].strip()
+    if not target or "://" in target or target.startswith(("mailto:", "/", "\\")):
+        return None
+    target = unquote(target).replace("\\", "/")
+    if not target.lower().endswith(".md"):
+        return None
+    normal = posixpath.normpath(target)
+    if normal.startswith("../") or normal == ".." or re.match(r"^[A-Za-z]:", normal):
+        return None
+    return normal
+
+
+def classify(text: str) -> IndexLine:
+    """Classify one line."""
+    if not text.strip():
+        return IndexLine(text, "blank")
+    heading = _HEADING.match(text)
+    if heading:
+        return IndexLine(text, "heading", level=len(heading.group(1)))
+    targets = tuple(
+        t for t in (local_target(m.group(2)) for m in LINK_RE.finditer(text)) if t is not None
+    )
+    if text.lstrip().startswith("|"):
+        return IndexLine(text, "table", targets)
+    start = _POINTER_START.match(text)
+    if start and targets:
+        first = LINK_RE.search(text, start.end() - 1)
+        if first and first.start() == start.end() - 1 and local_target(first.group(2)):
+            return IndexLine(text, "pointer", targets)
+    return IndexLine(text, "text", targets)
+
+
+def parse_index(text: str) -> list[IndexLine]:
+    """Split MEMORY.md text (any line endings) into classified lines."""
+    if not text:
+        return []
+    body = text[:-1] if text.endswith("\n") else text
+    return [classify(line.rstrip("\r")) for line in body.split("\n")]
+
+
+def split_pointer(text: str) -> tuple[str, str, str]:
+    """Split a pointer line into (link part, separator, hook); the hook may be empty."""
+    start = _POINTER_START.match(text)
+    link = LINK_RE.search(text, start.end() - 1 if start else 0)
+    if link is None:
+        return text, "", ""
+    end = link.end()
+    for closer in ("**", "__", "*", "_"):
+        if start and start.group(1).rstrip().endswith(closer) and text.startswith(closer, end):
+            end += len(closer)
+            break
+    rest = text[end:]
+    for sep in _SEPARATORS:
+        if rest.startswith(sep):
+            return text[:end], sep, rest[len(sep) :]
+    return text[:end], "", rest
+
+
+def link_title(text: str) -> str:
+    """The text of a line's first link."""
+    match = LINK_RE.search(text)
+    return match.group(1) if match else ""
+
+
+def retarget(text: str, old: str, new: str) -> str:
+    """Point every link in ``text`` whose local target is ``old`` at ``new``."""
+
+    def swap(match: re.Match[str]) -> str:
+        if local_target(match.group(2)) != old:
+            return match.group(0)
+        return f"[{match.group(1)}]({link_path(new)})"
+
+    return LINK_RE.sub(swap, text)
+
+
+def link_path(rel: str) -> str:
+    """A file name as a Markdown link target (angle brackets when it has spaces)."""
+    return f"<{rel}>" if any(c in rel for c in " ()<>") else rel

@@ -1,0 +1,329 @@
+"""Planning MEMORY.md's rebuild: pure, from the scan (and what detect merges) to an IndexPlan.
+
+Rules (CONTRACT §2, phase 4): keep order, headings and hand-written lines; repoint links to
+merged-away or renamed files; drop other pointers to missing files, naming each; add memories
+that have no pointer under their type's heading; shorten over-long pointer lines, moving the
+cut words into the memory they describe; and when the index is still over its line or byte
+limit, move whole sections (bottom first: Claude Code loads the top) into topic memories the
+index points to. Whatever still cannot be indexed is named in ``dropped``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from consolidator.index.parse import (
+    IndexLine,
+    classify,
+    link_path,
+    link_title,
+    parse_index,
+    retarget,
+    split_pointer,
+)
+from consolidator.index.topic import TopicMemory, topic_file_name, topic_memory
+from consolidator.store.model import MEMORY_TYPES, Memory
+
+_TYPE_HEADINGS = {
+    "user": ("user", "users", "about the user", "about me"),
+    "feedback": ("feedback", "feedbacks", "preferences", "rules"),
+    "project": ("project", "projects"),
+    "reference": ("reference", "references", "links"),
+}
+ELLIPSIS = "…"
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_lines: int = 200
+    max_bytes: int = 25000
+    max_line_chars: int = 150
+
+
+@dataclass(frozen=True)
+class IndexPlan:
+    """The rebuilt index and everything it takes to keep the rebuild lossless."""
+
+    text: str
+    changed: bool
+    lines: int
+    bytes: int
+    within_limits: bool
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    repointed: tuple[tuple[str, str], ...] = ()
+    dropped: tuple[str, ...] = ()
+    moved: tuple[str, ...] = ()
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # file -> lines to add
+    creates: tuple[TopicMemory, ...] = ()
+
+
+def measure(text: str) -> tuple[int, int]:
+    """(lines, UTF-8 bytes) of an index text, as Claude Code would count them."""
+    body = text[:-1] if text.endswith("\n") else text
+    return (body.count("\n") + 1 if body else 0), len(text.encode("utf-8"))
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\W_]+", " ", text.casefold()).strip()
+
+
+def _hook_known(hook: str, memory: Memory | None) -> bool:
+    """True when every word of ``hook`` already stands in the memory it describes."""
+    if memory is None:
+        return False
+    known = _norm(f"{memory.name} {memory.description} {memory.body}")
+    return _norm(hook) in known or set(_norm(hook).split()) <= set(known.split())
+
+
+def _shorten(text: str, limit: int) -> str:
+    """Cut ``text`` at a word boundary so that it plus an ellipsis fits ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    room = max(limit - len(ELLIPSIS), 0)
+    cut = text[:room]
+    if " " in cut[room // 2 :]:
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(" ,;:—–-") + ELLIPSIS
+
+
+def pointer_line(memory: Memory, limit: int) -> str:
+    """A new pointer line ``- [name](file) — description``, within ``limit`` characters."""
+    title = memory.name.replace("[", "(").replace("]", ")")
+    head = f"- [{title}]({link_path(memory.file)})"
+    hook = memory.description
+    if not hook:
+        return _shorten(head, limit) if len(head) > limit else head
+    return head + " — " + _shorten(hook, max(limit - len(head) - 3, 1))
+
+
+def _renamed(
+    line: IndexLine, target: str, unpointed: Iterable[Memory]
+) -> Memory | None:
+    """The one live, unpointed memory a pointer to the missing ``target`` most likely means."""
+    stem = _norm(target.rsplit("/", 1)[-1][:-3])
+    title = _norm(link_title(line.text))
+    hook = _norm(split_pointer(line.text)[2])
+    hits = []
+    for memory in unpointed:
+        mstem = _norm(memory.stem)
+        if (
+            _norm(memory.name) in (stem, title)
+            or mstem.startswith(stem + " ")
+            or stem.startswith(mstem + " ")
+            or (hook and _norm(memory.description) == hook)
+        ):
+            hits.append(memory)
+    return hits[0] if len(hits) == 1 else None
+
+
+def _type_heading(lines: list[IndexLine], mtype: str) -> int | None:
+    """The index of the heading that a memory of ``mtype`` belongs under."""
+    words = _TYPE_HEADINGS.get(mtype, (mtype,))
+    for i, line in enumerate(lines):
+        if line.kind == "heading" and any(
+            re.search(rf"\b{re.escape(w)}\b", line.heading_text.casefold()) for w in words
+        ):
+            return i
+    return None
+
+
+def _section_end(lines: list[IndexLine], start: int) -> int:
+    """One past the last non-blank line of the section whose heading is at ``start``."""
+    end = start + 1
+    while end < len(lines) and lines[end].kind != "heading":
+        end += 1
+    while end > start + 1 and lines[end - 1].kind == "blank":
+        end -= 1
+    return end
+
+
+def plan_index(
+    text: str | None,
+    memories: Iterable[Memory],
+    *,
+    present: set[str],
+    redirects: Mapping[str, str] | None = None,
+    index_mtime_ns: int = 0,
+    limits: Limits = Limits(),
+    newline: str = "\n",
+) -> IndexPlan:
+    """Plan the rebuilt index.
+
+    ``memories``: the live memories after this run's merges and archives.
+    ``present``: every ``.md`` file that will exist (memories and files that are not).
+    ``redirects``: merged-away file -> the file that absorbed it.
+    """
+    redirects = dict(redirects or {})
+    live = {m.file: m for m in memories}
+    original = parse_index(text or "")
+    lines = list(original)
+    removed: list[str] = []
+    repointed: list[tuple[str, str]] = []
+    notes: dict[str, list[str]] = {}
+
+    # 1. repoint merged-away and renamed pointers; drop other pointers to missing files.
+    linked = {t for line in lines for t in line.targets if t in present}
+    for i, line in enumerate(lines):
+        new_text = line.text
+        for target in line.targets:
+            if target in redirects:
+                new_text = retarget(new_text, target, redirects[target])
+                repointed.append((target, redirects[target]))
+        if new_text != line.text:
+            lines[i] = line = classify(new_text)
+            linked.update(t for t in line.targets if t in present)
+    for i, line in enumerate(lines):
+        target = line.target
+        if target is None or target in present:
+            continue
+        unpointed = [m for f, m in live.items() if f not in linked]
+        match = _renamed(line, target, unpointed)
+        if match is not None:
+            lines[i] = classify(retarget(line.text, target, match.file))
+            repointed.append((target, match.file))
+            linked.add(match.file)
+        else:
+            removed.append(target)
+            lines[i] = IndexLine("", "drop")
+    lines = [line for line in lines if line.kind != "drop"]
+
+    # 2. add memories that have no pointer, under the heading of their type.
+    added: list[str] = []
+    for memory in sorted(live.values(), key=lambda m: (m.type or "~", m.file)):
+        if memory.file in linked:
+            continue
+        new_line = classify(pointer_line(memory, limits.max_line_chars))
+        mtype = memory.type if memory.type in MEMORY_TYPES else "other"
+        at = _type_heading(lines, mtype)
+        if at is None:
+            if lines and lines[-1].kind != "blank":
+                lines.append(IndexLine("", "blank"))
+            lines.append(classify(f"## {mtype.capitalize()}"))
+            at = len(lines) - 1
+        lines.insert(_section_end(lines, at), new_line)
+        added.append(memory.file)
+        linked.add(memory.file)
+
+    # 3. shorten over-long pointer lines; what is cut goes into the memory it describes.
+    moved: list[str] = []
+    overflow_notes: list[str] = []
+    for i, line in enumerate(lines):
+        if line.kind != "pointer" or len(line.text) <= limits.max_line_chars:
+            continue
+        link, sep, hook = split_pointer(line.text)
+        if len(link) + len(sep) > limits.max_line_chars - 10:
+            title = _shorten(link_title(line.text), limits.max_line_chars // 2)
+            link, sep = f"- [{title}]({link_path(line.target or '')})", sep or " — "
+        room = limits.max_line_chars - len(link) - len(sep)
+        lines[i] = classify(link + sep + _shorten(hook, room) if hook else link)
+        memory = live.get(line.target or "")
+        if memory is not None and _hook_known(hook or line.text, memory):
+            continue
+        if memory is not None:
+            notes.setdefault(memory.file, []).append(
+                f"Index note (moved from MEMORY.md): {hook or line.text}"
+            )
+            moved.append(f"{memory.file}: long index hook moved into the memory")
+        else:
+            overflow_notes.append(line.text)
+            moved.append(f"{line.target}: long index line moved into a topic memory")
+
+    # 4. fit the line and byte limits by moving whole sections, bottom first.
+    taken = set(present)
+    creates: list[TopicMemory] = []
+    mtimes = {m.file: m.stat.mtime_ns for m in live.values()}
+
+    def new_topic(title: str, body_lines: list[str], sources: Iterable[str]) -> TopicMemory:
+        name = topic_file_name(title, taken)
+        taken.add(name)
+        stamps = [mtimes[s] for s in sources if s in mtimes] or [index_mtime_ns]
+        types = [live[s].type for s in sources if s in live and live[s].type]
+        topic = topic_memory(name, title, body_lines, max(stamps), types, newline)
+        creates.append(topic)
+        return topic
+
+    if overflow_notes:
+        topic = new_topic("Index notes", overflow_notes, [])
+        lines.append(classify(pointer_line(topic.memory, limits.max_line_chars)))
+
+    def render(items: list[IndexLine]) -> str:
+        return newline.join(line.text for line in items) + newline if items else ""
+
+    def fits(items: list[IndexLine]) -> bool:
+        count, size = measure(render(items))
+        return count <= limits.max_lines and size <= limits.max_bytes
+
+    if not fits(lines):
+        lines = _collapse_blanks(lines)
+    heads = [i for i, line in enumerate(lines) if line.kind == "heading"]
+    for start in reversed(heads):
+        if fits(lines):
+            break
+        end = _section_end(lines, start)
+        body = lines[start + 1 : end]
+        if len(body) <= 1:
+            continue
+        sources = [t for line in body for t in line.targets]
+        topic = new_topic(lines[start].heading_text, [line.text for line in body], sources)
+        pointer = classify(pointer_line(topic.memory, limits.max_line_chars))
+        lines[start + 1 : end] = [pointer]
+        moved.append(f"section {lines[start].heading_text!r} ({len(body)} lines) -> {topic.file}")
+
+    if not fits(lines):
+        lines, tail_topic = _move_tail(lines, fits, new_topic, limits)
+        if tail_topic:
+            moved.append(f"last {tail_topic[1]} lines -> {tail_topic[0]}")
+
+    dropped: list[str] = []
+    while not fits(lines) and lines:
+        gone = lines.pop()
+        dropped.append(gone.target or gone.text[:60])
+
+    changed = [line.text for line in lines] != [line.text for line in original]
+    result = render(lines) if changed else (text or "")
+    count, size = measure(result)
+    return IndexPlan(
+        text=result,
+        changed=changed,
+        lines=count,
+        bytes=size,
+        within_limits=count <= limits.max_lines and size <= limits.max_bytes,
+        added=tuple(added),
+        removed=tuple(removed),
+        repointed=tuple(repointed),
+        dropped=tuple(dropped),
+        moved=tuple(moved),
+        notes={k: tuple(v) for k, v in notes.items()},
+        creates=tuple(creates),
+    )
+
+
+def _collapse_blanks(lines: list[IndexLine]) -> list[IndexLine]:
+    """Drop blank lines at the ends and runs of more than one blank line."""
+    out: list[IndexLine] = []
+    for line in lines:
+        if line.kind == "blank" and (not out or out[-1].kind == "blank"):
+            continue
+        out.append(line)
+    while out and out[-1].kind == "blank":
+        out.pop()
+    return out
+
+
+def _move_tail(lines, fits, new_topic, limits):  # type: ignore[no-untyped-def]
+    """Keep the longest head that fits with one pointer line; move the rest to a topic."""
+    lines = _collapse_blanks(lines)
+    keep = len(lines)
+    probe = IndexLine("x" * limits.max_line_chars, "pointer")
+    while keep > 0 and not fits(lines[:keep] + [probe]):
+        keep -= 1
+    tail = lines[keep:]
+    if not tail:
+        return lines, None
+    sources = [t for line in tail for t in line.targets]
+    topic = new_topic("More of the index", [line.text for line in tail], sources)
+    pointer = classify(pointer_line(topic.memory, limits.max_line_chars))
+    return lines[:keep] + [pointer], (topic.file, len(tail))

@@ -1,0 +1,65 @@
+"""structlog set-up: console lines on a terminal, one JSON object per line otherwise.
+
+The standard-library loggers of APScheduler, filelock, httpx and anthropic go through the same
+renderer, so a journal or a cron mail reads as one stream.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any, TextIO
+
+import structlog
+
+BRIDGED = ("apscheduler", "filelock", "httpx", "httpcore", "anthropic")
+
+
+def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = None) -> None:
+    """Route every log line to ``stream`` (stderr by default) in the chosen format."""
+    stream = stream or sys.stderr
+    use_json = fmt == "json" or (fmt == "auto" and not _isatty(stream))
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if use_json
+        else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=shared,
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+    )
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(level.upper())
+    for name in BRIDGED:
+        # Their debug chatter can carry request bodies; keep them at warning unless debugging.
+        logging.getLogger(name).setLevel(logging.DEBUG if level == "debug" else logging.WARNING)
+    structlog.configure(
+        processors=[
+            structlog.stdlib.filter_by_level,
+            *shared,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def get(name: str = "consolidator") -> Any:
+    return structlog.get_logger(name)

@@ -1,0 +1,173 @@
+"""RunReport -> the JSON of CONTRACT §6, or Markdown a person reads before trusting a run."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from consolidator.freshness import iso
+from consolidator.plan import Plan
+from consolidator.runner import RootReport, RunReport
+
+SCHEMA_VERSION = 1
+
+
+def root_dict(root: RootReport) -> dict[str, Any]:
+    plan = root.plan
+    snapshot = root.snapshot
+    index = plan.index
+    return {
+        "memory_dir": str(root.memory_dir),
+        "status": root.status,
+        **({"error": root.error} if root.error else {}),
+        "gates": [
+            {"id": g.id, "name": g.name, "passed": g.passed, "reason": g.reason}
+            for g in root.gates
+        ],
+        "memories": [
+            {
+                "file": m.file,
+                "name": m.name,
+                "type": m.type,
+                "mtime": iso(m.mtime_ns),
+                "age_days": m.age_days,
+                "freshness": m.freshness,
+                "warnings": list(m.warnings),
+            }
+            for m in plan.memories
+        ],
+        "duplicates": [
+            {"files": list(d.files), "keep": d.keep, "similarity": round(d.similarity, 3)}
+            for d in plan.duplicates
+        ],
+        "conflicts": [
+            {
+                "files": list(c.files),
+                "newer": c.newer,
+                "similarity": round(c.similarity, 3),
+                "reason": c.reason,
+            }
+            for c in plan.conflicts
+        ],
+        "stale": [
+            {"file": s.file, "age_days": s.age_days, "reasons": list(s.reasons)}
+            for s in plan.stale
+        ],
+        "unparsed": [
+            {"file": u.rel, "error": u.error} for u in (snapshot.unparsed if snapshot else ())
+        ],
+        "actions": [
+            {"op": a.op, "file": a.file, "sources": list(a.sources), "reason": a.reason}
+            for a in plan.actions
+        ],
+        "index": {
+            "lines": index.lines if index else 0,
+            "bytes": index.bytes if index else 0,
+            "within_limits": index.within_limits if index else True,
+            "changed": index.changed if index else False,
+            "added": list(index.added) if index else [],
+            "removed": list(index.removed) if index else [],
+            "repointed": [list(pair) for pair in index.repointed] if index else [],
+            "moved": list(index.moved) if index else [],
+            "dropped": list(index.dropped) if index else [],
+        },
+        "notes": list(plan.notes),
+        "llm": {
+            "backend": root.llm.backend,
+            "calls": root.llm.calls,
+            "input_tokens": root.llm.input_tokens,
+            "output_tokens": root.llm.output_tokens,
+        },
+    }
+
+
+def to_json(report: RunReport) -> str:
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": report.run_id,
+        "dry_run": report.dry_run,
+        "roots": [root_dict(r) for r in report.roots],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _gates_md(root: RootReport) -> list[str]:
+    out = ["| gate | passed | reason |", "|---|---|---|"]
+    for g in root.gates:
+        mark = {True: "yes", False: "**no**", None: "–"}[g.passed]
+        out.append(f"| {g.id} {g.name} | {mark} | {_cell(g.reason)} |")
+    return out
+
+
+def _plan_md(plan: Plan) -> list[str]:
+    out: list[str] = []
+    sections: list[tuple[str, list[str]]] = [
+        (
+            "Duplicates",
+            [f"- keep `{d.keep}` of {', '.join(f'`{f}`' for f in d.files)} "
+             f"(similarity {d.similarity:.2f})" for d in plan.duplicates],
+        ),
+        (
+            "Conflicts",
+            [f"- `{c.files[0]}` vs `{c.files[1]}`: {c.reason} (newer: `{c.newer}`)"
+             for c in plan.conflicts],
+        ),
+        (
+            "Stale",
+            [f"- `{s.file}` ({s.age_days} days): {'; '.join(s.reasons)}" for s in plan.stale],
+        ),
+        (
+            "Actions",
+            [f"- **{a.op}** `{a.file}`"
+             + (f" from {', '.join(f'`{s}`' for s in a.sources)}" if a.sources else "")
+             + f": {a.reason}" for a in plan.actions],
+        ),
+    ]
+    for title, items in sections:
+        out += ["", f"### {title}", ""] + (items or ["none"])
+    return out
+
+
+def _index_md(root: RootReport) -> list[str]:
+    index = root.plan.index
+    if index is None:
+        return ["", "### Index", "", "not planned"]
+    fit = "within limits" if index.within_limits else "**over limits**"
+    out = ["", "### Index", "", f"{index.lines} lines, {index.bytes} bytes, {fit}"]
+    for label, items in (
+        ("added", index.added),
+        ("removed (pointed at missing files)", index.removed),
+        ("repointed", [f"{a} -> {b}" for a, b in index.repointed]),
+        ("moved", index.moved),
+        ("could not be indexed", index.dropped),
+    ):
+        if items:
+            out.append(f"- {label}: " + ", ".join(f"`{i}`" for i in items))
+    return out
+
+
+def to_markdown(report: RunReport) -> str:
+    mode = "dry run: nothing was changed" if report.dry_run else "changes applied"
+    out = [f"# Dream Consolidator report `{report.run_id}`", "", f"_{mode}_"]
+    for root in report.roots:
+        plan = root.plan
+        out += ["", f"## {root.memory_dir}", "", f"Status: **{root.status}**"]
+        if root.error:
+            out.append(f"Error: {root.error}")
+        out += [""] + _gates_md(root)
+        out += ["", "### Memories", "", "| file | type | age | warnings |", "|---|---|---|---|"]
+        for m in plan.memories:
+            warn = "; ".join(w.split(".")[0] for w in m.warnings)
+            out.append(f"| `{_cell(m.file)}` | {m.type or '–'} | {m.freshness} | {_cell(warn)} |")
+        unparsed = root.snapshot.unparsed if root.snapshot else ()
+        out += ["", "### Not memories (left untouched)", ""]
+        out += [f"- `{u.rel}`: {u.error}" for u in unparsed] or ["none"]
+        out += _plan_md(plan)
+        out += _index_md(root)
+        if plan.notes:
+            out += ["", "### Notes", ""] + [f"- {n}" for n in plan.notes]
+    return "\n".join(out) + "\n"

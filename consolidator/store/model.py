@@ -1,0 +1,90 @@
+"""The values the store hands to the phases: files as they were when scanned."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from consolidator.store.frontmatter import Document
+
+INDEX_NAME = "MEMORY.md"
+MEMORY_TYPES = ("user", "feedback", "project", "reference")
+
+
+@dataclass(frozen=True)
+class FileStat:
+    """One file as scanned: where, how big, when, and its bytes' hash."""
+
+    rel: str  # POSIX path relative to the root
+    size: int
+    mtime_ns: int
+    mode: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A file with parseable frontmatter: the only kind ever merged, archived or rewritten."""
+
+    stat: FileStat
+    doc: Document
+
+    @property
+    def file(self) -> str:
+        return self.stat.rel
+
+    @property
+    def stem(self) -> str:
+        return Path(self.stat.rel).stem
+
+    @property
+    def name(self) -> str:
+        return self.doc.fields.get("name", "").strip() or self.stem
+
+    @property
+    def description(self) -> str:
+        return self.doc.fields.get("description", "").strip()
+
+    @property
+    def type(self) -> str | None:
+        return self.doc.memory_type
+
+    @property
+    def body(self) -> str:
+        return self.doc.body
+
+
+@dataclass(frozen=True)
+class Unparsed:
+    """A file that is reported and left byte for byte alone."""
+
+    rel: str
+    error: str
+    stat: FileStat | None = None
+
+
+@dataclass(frozen=True)
+class IndexFile:
+    """``MEMORY.md`` as scanned; ``text`` is ``None`` when it is missing or unreadable."""
+
+    text: str | None
+    stat: FileStat | None
+    error: str | None = None
+    bom: bool = False
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything the scan read from one root."""
+
+    root: Path
+    memories: tuple[Memory, ...]
+    unparsed: tuple[Unparsed, ...]
+    index: IndexFile
+
+    def by_file(self) -> dict[str, Memory]:
+        return {m.file: m for m in self.memories}
+
+    def existing_files(self) -> set[str]:
+        """Every ``.md`` file present (parsed or not), relative to the root."""
+        return {m.file for m in self.memories} | {u.rel for u in self.unparsed if u.stat}

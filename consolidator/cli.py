@@ -62,6 +62,26 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--output", metavar="FILE", help="write the report here, not stdout")
     _common(report, suppress=True)
 
+    run = sub.add_parser("run", help="one pass over every root: gates, then phases")
+    run.add_argument("--force", action="store_true", help="skip gates G1-G6 (never the lock)")
+    run.add_argument("--dry-run", action="store_true", help="plan and report; change nothing")
+    run.add_argument("--json", action="store_true", help="print the JSON report")
+    _common(run, suppress=True)
+
+    status = sub.add_parser("status", help="each root's gates and last run, reading no memory")
+    status.add_argument("--json", action="store_true", help="print JSON")
+    _common(status, suppress=True)
+
+    hist = sub.add_parser("history", help="past runs with their counts")
+    hist.add_argument("--json", action="store_true", help="one JSON object per line")
+    _common(hist, suppress=True)
+
+    undo = sub.add_parser("undo", help="restore a root to its bytes before a run")
+    undo.add_argument("run_id", metavar="RUN_ID")
+    undo.add_argument("--force", action="store_true",
+                      help="undo even over files changed since (their bytes are kept aside)")
+    _common(undo, suppress=True)
+
     config = sub.add_parser("config", help="config tools")
     config_sub = config.add_subparsers(dest="config_command", metavar="ACTION",
                                        parser_class=_Parser)
@@ -107,17 +127,18 @@ def _load_config(args: argparse.Namespace, env: Mapping[str, str]):  # type: ign
     return config.load(paths.config_path(args.config, env))
 
 
-def _setup_logging(cfg, debug: bool, stream=None) -> None:  # type: ignore[no-untyped-def]
+def _setup_logging(cfg, debug: bool, stream=None, quiet: bool = False) -> None:  # type: ignore[no-untyped-def]
     from consolidator import log
 
-    log.configure(cfg.log.format, "debug" if debug else cfg.log.level, stream)
+    level = "debug" if debug else ("warning" if quiet else cfg.log.level)
+    log.configure(cfg.log.format, level, stream)
 
 
 def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator import paths, report, runner
 
     cfg = _load_config(args, env)
-    _setup_logging(cfg, args.debug)
+    _setup_logging(cfg, args.debug, quiet=True)
     roots = paths.roots(args.memory_dir, cfg, env)
     if args.output:
         out = Path(args.output).absolute()
@@ -129,6 +150,7 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         transcripts_dir=args.transcripts_dir,
         project_root=args.project_root,
         dry_run=True,
+        env=env,
     )
     result = runner.run_all(roots, cfg, opts, datetime.now(timezone.utc))
     text = report.to_json(result) if args.format == "json" else report.to_markdown(result)
@@ -139,6 +161,140 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if not roots:
         print("consolidator: no memory directory found", file=sys.stderr)
     return EXIT_FAILED if result.failed else EXIT_OK
+
+
+class Interrupted(BaseException):
+    """SIGTERM (or SIGINT) arrived: unwind, rolling back the step in progress."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_on_signals() -> None:
+    import signal
+
+    def handler(signum: int, _frame: object) -> None:
+        raise Interrupted(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handler)
+
+
+def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import paths, report, runner
+
+    cfg = _load_config(args, env)
+    _setup_logging(cfg, args.debug, stream=sys.stderr if args.json else sys.stdout)
+    roots = paths.roots(args.memory_dir, cfg, env)
+    opts = runner.RunOptions(
+        state_dir=paths.state_dir(args.state_dir, cfg, env),
+        transcripts_dir=args.transcripts_dir,
+        project_root=args.project_root,
+        dry_run=args.dry_run,
+        force=args.force,
+        trigger="run",
+        env=env,
+    )
+    _raise_on_signals()
+    try:
+        result = runner.run_all(roots, cfg, opts, datetime.now(timezone.utc))
+    except Interrupted as exc:
+        print(f"consolidator: stopped by signal {exc.signum}; rolled back", file=sys.stderr)
+        return 128 + exc.signum
+    if args.json:
+        sys.stdout.write(report.to_json(result))
+    if result.failed:
+        return EXIT_FAILED
+    if args.force and result.lock_held:
+        held = [str(r.memory_dir) for r in result.roots if r.lock_held]
+        print(f"consolidator: lock held, not consolidated: {', '.join(held)}", file=sys.stderr)
+        return EXIT_LOCKED
+    return EXIT_OK
+
+
+def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import paths
+    from consolidator.store.journal import read_entries
+    from consolidator.store.undo import undo
+
+    cfg = _load_config(args, env)
+    state = paths.state_dir(args.state_dir, cfg, env)
+    run_dirs = sorted(state.glob(f"*/runs/{args.run_id}")) if state.is_dir() else []
+    if "/" in args.run_id or not run_dirs:
+        raise UsageError(f"no run {args.run_id!r} in {state}")
+    wanted = {str(p) for p in paths.roots(args.memory_dir, cfg, env)} if args.memory_dir else None
+    for run_dir in run_dirs:
+        meta, _intents, _done = read_entries(run_dir)
+        root = Path(meta["memory_dir"])
+        if wanted is not None and str(root) not in wanted:
+            continue
+        result = undo(root, run_dir, force=args.force)
+        print(f"{root}: restored {len(result.restored)} file(s)"
+              + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))
+    return EXIT_OK
+
+
+def _cmd_history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    import json
+
+    from consolidator import history, paths
+
+    cfg = _load_config(args, env)
+    entries = history.read_all(paths.state_dir(args.state_dir, cfg, env))
+    if args.memory_dir:
+        wanted = {str(p) for p in paths.roots(args.memory_dir, cfg, env)}
+        entries = [e for e in entries if e.get("memory_dir") in wanted]
+    if args.json:
+        for entry in entries:
+            print(json.dumps(entry, ensure_ascii=False))
+        return EXIT_OK
+    print(f"{'run_id':<22} {'trigger':<7} {'status':<12} {'dry':<4} merges archives rewrites  memory_dir")
+    for e in entries:
+        c = e.get("counts", {})
+        print(f"{e.get('run_id', ''):<22} {e.get('trigger', ''):<7} {e.get('status', ''):<12} "
+              f"{'yes' if e.get('dry_run') else 'no':<4} {c.get('merges', 0):>6} "
+              f"{c.get('archives', 0):>8} {c.get('rewrites', 0):>8}  {e.get('memory_dir', '')}")
+    return EXIT_OK
+
+
+def _cmd_status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    import json
+
+    from consolidator import history, lock, paths, runner
+    from consolidator.freshness import iso
+    from consolidator.gates import evaluate
+
+    cfg = _load_config(args, env)
+    _setup_logging(cfg, args.debug, quiet=True)
+    state_dir = paths.state_dir(args.state_dir, cfg, env)
+    opts = runner.RunOptions(state_dir=state_dir, transcripts_dir=args.transcripts_dir,
+                             project_root=args.project_root, env=env, trigger="status")
+    now = datetime.now(timezone.utc)
+    rows = []
+    for root in paths.roots(args.memory_dir, cfg, env):
+        ctx = runner.context_for(root, cfg, opts, now, "status")
+        gates, _ok = evaluate(ctx, all_of_them=True)
+        last = lock.last_consolidated_ns(root, ctx.now_ns)
+        rows.append({
+            "memory_dir": str(root),
+            "gates": [{"id": g.id, "name": g.name, "passed": g.passed, "reason": g.reason}
+                      for g in gates],
+            "last_consolidated": iso(last) if last else None,
+            "last_run": history.last_for(ctx.state),
+        })
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for row in rows:
+        print(row["memory_dir"])
+        print(f"  last consolidated: {row['last_consolidated'] or 'never'}")
+        last_run = row["last_run"]
+        print("  last run: " + (f"{last_run['run_id']} {last_run['status']}" if last_run else "none"))
+        for g in row["gates"]:
+            mark = {True: "pass", False: "FAIL", None: "-"}[g["passed"]]
+            print(f"  {g['id']} {g['name']:<14} {mark:<5} {g['reason']}")
+    return EXIT_OK
 
 
 def _cmd_config(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -152,5 +308,9 @@ def _cmd_config(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 _HANDLERS: dict[str, Callable[[argparse.Namespace, Mapping[str, str]], int]] = {
     "report": _cmd_report,
+    "run": _cmd_run,
+    "status": _cmd_status,
+    "history": _cmd_history,
+    "undo": _cmd_undo,
     "config": _cmd_config,
 }

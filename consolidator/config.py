@@ -62,6 +62,13 @@ class LlmSection:
 
 
 @dataclass(frozen=True)
+class ConsolidateSection:
+    archive_status_markers: bool = True
+    archive_passed_deadlines: bool = True
+    rewrite_relative_dates: bool = True
+
+
+@dataclass(frozen=True)
 class StateSection:
     dir: str | None = None
 
@@ -81,6 +88,7 @@ class Config:
     schedule: ScheduleSection = ScheduleSection()
     index: IndexSection = IndexSection()
     llm: LlmSection = LlmSection()
+    consolidate: ConsolidateSection = ConsolidateSection()
     state: StateSection = StateSection()
     log: LogSection = LogSection()
     source: str = field(default="built-in defaults", compare=False)

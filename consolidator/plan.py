@@ -62,3 +62,36 @@ class Plan:
     actions: tuple[Action, ...] = ()
     index: IndexPlan | None = None
     notes: tuple[str, ...] = field(default=())  # run-level remarks, e.g. a skipped check
+    edits: tuple["Edit", ...] = ()  # the payload of merge and rewrite actions
+
+    def archived(self) -> dict[str, str]:
+        """Files this plan moves into the archive -> why (merged-away or stale)."""
+        out = {}
+        for action in self.actions:
+            if action.op == "archive":
+                out[action.file] = action.reason
+            elif action.op == "merge":
+                for source in action.sources:
+                    if source != action.file:
+                        out[source] = f"merged into {action.file}"
+        return out
+
+    def redirects(self) -> dict[str, str]:
+        """Merged-away file -> the survivor that absorbed it."""
+        return {
+            source: action.file
+            for action in self.actions
+            if action.op == "merge"
+            for source in action.sources
+            if source != action.file
+        }
+
+
+@dataclass(frozen=True)
+class Edit:
+    """New content for one memory: its body, maybe its description, and its mtime."""
+
+    file: str
+    body: str
+    description: str | None = None
+    mtime_ns: int | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any
 
@@ -136,6 +137,7 @@ def _index_md(root: RootReport) -> list[str]:
     index = root.plan.index
     if index is None:
         return ["", "### Index", "", "not planned"]
+    before = (root.snapshot.index.text or "") if root.snapshot else ""
     fit = "within limits" if index.within_limits else "**over limits**"
     out = ["", "### Index", "", f"{index.lines} lines, {index.bytes} bytes, {fit}"]
     for label, items in (
@@ -147,6 +149,12 @@ def _index_md(root: RootReport) -> list[str]:
     ):
         if items:
             out.append(f"- {label}: " + ", ".join(f"`{i}`" for i in items))
+    if index.changed:
+        diff = difflib.unified_diff(
+            before.splitlines(), index.text.splitlines(), "MEMORY.md", "MEMORY.md (planned)",
+            lineterm="", n=1,
+        )
+        out += ["", "```diff", *diff, "```"]
     return out
 
 

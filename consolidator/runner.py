@@ -10,12 +10,16 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Mapping
 
 import structlog
 
+from consolidator import history
 from consolidator.config import Config
-from consolidator.errors import ConsolidatorError
-from consolidator.gates import GateResult, not_evaluated
+from consolidator.errors import ConsolidatorError, LockHeld
+from consolidator.gates import GATE_NAMES, GateResult, evaluate
+from consolidator.gates.checks import lock_probe
+from consolidator.lock import RootLock
 from consolidator.paths import project_root, root_key, transcripts_dir
 from consolidator.phases import PHASES
 from consolidator.phases.context import RootContext, Work
@@ -43,6 +47,8 @@ class RootReport:
     error: str | None = None
     llm: LlmUsage = field(default_factory=LlmUsage)
     duration_s: float = 0.0
+    skipped: tuple[str, ...] = ()
+    lock_held: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,10 @@ class RunReport:
     @property
     def failed(self) -> bool:
         return any(r.status == "failed" for r in self.roots)
+
+    @property
+    def lock_held(self) -> bool:
+        return any(r.lock_held for r in self.roots)
 
 
 def new_run_id(now: datetime) -> str:
@@ -70,6 +80,8 @@ class RunOptions:
     project_root: str | None = None
     dry_run: bool = True
     force: bool = False
+    trigger: str = "report"
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 def context_for(
@@ -86,38 +98,93 @@ def context_for(
         run_id=run_id,
         dry_run=opts.dry_run,
         force=opts.force,
+        trigger=opts.trigger,
+        env=opts.env,
     )
 
 
+def _take_lock(ctx: RootContext) -> tuple[GateResult, RootLock | None]:
+    """G7 for a run: take the lock for real (or, in a dry run, only probe it)."""
+    gid, name = GATE_NAMES[-1]
+    if ctx.dry_run:
+        passed, reason = lock_probe(ctx)
+        return GateResult(gid, name, passed, reason), None
+    held = RootLock(ctx.root, ctx.cfg.gates.lock_stale_minutes)
+    try:
+        held.acquire(ctx.now_ns)
+    except LockHeld as exc:
+        return GateResult(gid, name, False, str(exc)), None
+    return GateResult(gid, name, True, "acquired"), held
+
+
 def run_root(ctx: RootContext) -> RootReport:
-    """Run the phases on one root; never raises for an expected failure."""
+    """Gates, then the phases, on one root; never raises for an expected failure."""
     started = time.monotonic()
     bound = log.bind(run_id=ctx.run_id, root=str(ctx.root))
-    gates = not_evaluated("not evaluated: gates are not available yet")
+    report_only = ctx.trigger == "report"
+    results, ok = evaluate(ctx, all_of_them=report_only)
+    held: RootLock | None = None
+    if not report_only:
+        if ok:
+            g7, held = _take_lock(ctx)
+            results.append(g7)
+            ok = g7.passed is True
+        else:
+            results.append(GateResult(*GATE_NAMES[-1], None, "not evaluated"))
+    gates = tuple(results)
+    if not ok and not report_only:
+        closed = next(g for g in gates if g.passed is False)
+        bound.info("root skipped", gate=closed.id, reason=closed.reason)
+        report = RootReport(ctx.root, "skipped", gates, duration_s=time.monotonic() - started,
+                            lock_held=closed.id == "G7")
+        history.record(ctx.state, history_entry(ctx, report))
+        return report
+
     work = Work(ctx)
+    status, error = ("planned" if ctx.dry_run else "consolidated"), None
     try:
         for name, phase in PHASES:
             bound.debug("phase", phase=name)
             phase(work)
+        if held is not None:
+            held.success(ctx.now_ns)
     except (ConsolidatorError, OSError) as exc:
-        bound.error("root failed", error=str(exc))
-        return RootReport(
-            ctx.root, "failed", gates, work.plan, work.snapshot, error=str(exc),
-            duration_s=time.monotonic() - started,
-        )
-    status = "planned" if ctx.dry_run else "consolidated"
+        status, error = "failed", str(exc)
+        bound.error("root failed", error=error)
+    finally:
+        if held is not None:
+            held.rollback()  # a no-op after success
+            held.release()
     report = RootReport(
-        ctx.root, status, gates, work.plan, work.snapshot,
-        duration_s=time.monotonic() - started,
+        ctx.root, status, gates, work.plan, work.snapshot, error=error,
+        duration_s=time.monotonic() - started, skipped=tuple(work.skipped),
     )
+    if not report_only:
+        history.record(ctx.state, history_entry(ctx, report))
     bound.info(
-        "root done",
-        status=status,
-        memories=len(work.plan.memories),
-        actions=len(work.plan.actions),
+        "root done", status=status, **history.counts(report),
         duration_s=round(report.duration_s, 3),
     )
     return report
+
+
+def history_entry(ctx: RootContext, report: RootReport) -> dict[str, object]:
+    return {
+        "run_id": ctx.run_id,
+        "memory_dir": str(ctx.root),
+        "started_at": ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "trigger": ctx.trigger,
+        "status": report.status,
+        "dry_run": ctx.dry_run,
+        "counts": history.counts(report),
+        "gates": [
+            {"id": g.id, "name": g.name, "passed": g.passed, "reason": g.reason}
+            for g in report.gates
+        ],
+        "skipped": list(report.skipped),
+        "error": report.error,
+        "duration_s": round(report.duration_s, 3),
+    }
 
 
 def run_all(

@@ -91,11 +91,13 @@ def _shorten(text: str, limit: int) -> str:
 
 def pointer_line(memory: Memory, limit: int) -> str:
     """A new pointer line ``- [name](file) — description``, within ``limit`` characters."""
-    title = memory.name.replace("[", "(").replace("]", ")")
-    head = f"- [{title}]({link_path(memory.file)})"
+    target = f"({link_path(memory.file)})"
+    room = limit - len(target) - 4 - (20 if memory.description else 0)
+    title = _shorten(memory.name.replace("[", "(").replace("]", ")"), max(room, 10))
+    head = f"- [{title}]{target}"
     hook = memory.description
     if not hook:
-        return _shorten(head, limit) if len(head) > limit else head
+        return head
     return head + " — " + _shorten(hook, max(limit - len(head) - 3, 1))
 
 
@@ -149,12 +151,14 @@ def plan_index(
     index_mtime_ns: int = 0,
     limits: Limits = Limits(),
     newline: str = "\n",
+    editable: set[str] | None = None,
 ) -> IndexPlan:
     """Plan the rebuilt index.
 
     ``memories``: the live memories after this run's merges and archives.
     ``present``: every ``.md`` file that will exist (memories and files that are not).
     ``redirects``: merged-away file -> the file that absorbed it.
+    ``editable``: memories that may receive moved index text (default: all of them).
     """
     redirects = dict(redirects or {})
     live = {m.file: m for m in memories}
@@ -163,9 +167,27 @@ def plan_index(
     removed: list[str] = []
     repointed: list[tuple[str, str]] = []
     notes: dict[str, list[str]] = {}
+    moved: list[str] = []
+    overflow_notes: list[str] = []
 
-    # 1. repoint merged-away and renamed pointers; drop other pointers to missing files.
+    def keep_text(target: str | None, detail: str, why: str, whole: str) -> None:
+        """Move index text that is leaving the index into its memory (or a topic memory)."""
+        memory = live.get(target or "")
+        if memory is not None and editable is not None and memory.file not in editable:
+            memory = None
+        if memory is not None and _hook_known(detail, memory):
+            return
+        if memory is not None:
+            notes.setdefault(memory.file, []).append(f"Index note (moved from MEMORY.md): {detail}")
+            moved.append(f"{memory.file}: {why} moved into the memory")
+        else:
+            overflow_notes.append(whole)
+            moved.append(f"{target}: {why} moved into a topic memory")
+
+    # 1. repoint merged-away and renamed pointers; drop other pointers to missing files, and
+    #    a repointed second pointer to one file (its hook is kept in the memory).
     linked = {t for line in lines for t in line.targets if t in present}
+    pointed: set[str] = set()
     for i, line in enumerate(lines):
         new_text = line.text
         for target in line.targets:
@@ -174,23 +196,43 @@ def plan_index(
                 repointed.append((target, redirects[target]))
         if new_text != line.text:
             lines[i] = line = classify(new_text)
-            linked.update(t for t in line.targets if t in present)
-    for i, line in enumerate(lines):
         target = line.target
-        if target is None or target in present:
-            continue
-        unpointed = [m for f, m in live.items() if f not in linked]
-        match = _renamed(line, target, unpointed)
-        if match is not None:
-            lines[i] = classify(retarget(line.text, target, match.file))
+        if target is not None and target not in present:
+            unpointed = [m for f, m in live.items() if f not in linked]
+            match = _renamed(line, target, unpointed)
+            if match is None:
+                removed.append(target)
+                lines[i] = IndexLine("", "drop")
+                continue
+            lines[i] = line = classify(retarget(line.text, target, match.file))
             repointed.append((target, match.file))
             linked.add(match.file)
-        else:
-            removed.append(target)
+            target = match.file
+        if target is not None and target in pointed and line.text != original[i].text:
+            hook = split_pointer(line.text)[2] or line.text
+            keep_text(target, hook, "duplicate pointer's hook", line.text)
             lines[i] = IndexLine("", "drop")
+            continue
+        if target is not None:
+            pointed.add(target)
     lines = [line for line in lines if line.kind != "drop"]
 
-    # 2. add memories that have no pointer, under the heading of their type.
+    # 2. shorten over-long pointer lines; what is cut goes into the memory it describes.
+    for i, line in enumerate(lines):
+        if line.kind != "pointer" or len(line.text) <= limits.max_line_chars:
+            continue
+        link, sep, hook = split_pointer(line.text)
+        title_cut = len(link) + len(sep) > limits.max_line_chars - 10
+        if title_cut:
+            title = _shorten(link_title(line.text), limits.max_line_chars // 2)
+            link, sep = f"- [{title}]({link_path(line.target or '')})", sep or " — "
+        room = limits.max_line_chars - len(link) - len(sep)
+        lines[i] = classify(link + sep + _shorten(hook, room) if hook else link)
+        detail = line.text if title_cut or not hook else hook
+        keep_text(line.target, detail, "long index hook", line.text)
+
+    # 3. add memories that no line links to (any more), under the heading of their type.
+    linked = {t for line in lines for t in line.targets}
     added: list[str] = []
     for memory in sorted(live.values(), key=lambda m: (m.type or "~", m.file)):
         if memory.file in linked:
@@ -207,30 +249,6 @@ def plan_index(
         added.append(memory.file)
         linked.add(memory.file)
 
-    # 3. shorten over-long pointer lines; what is cut goes into the memory it describes.
-    moved: list[str] = []
-    overflow_notes: list[str] = []
-    for i, line in enumerate(lines):
-        if line.kind != "pointer" or len(line.text) <= limits.max_line_chars:
-            continue
-        link, sep, hook = split_pointer(line.text)
-        if len(link) + len(sep) > limits.max_line_chars - 10:
-            title = _shorten(link_title(line.text), limits.max_line_chars // 2)
-            link, sep = f"- [{title}]({link_path(line.target or '')})", sep or " — "
-        room = limits.max_line_chars - len(link) - len(sep)
-        lines[i] = classify(link + sep + _shorten(hook, room) if hook else link)
-        memory = live.get(line.target or "")
-        if memory is not None and _hook_known(hook or line.text, memory):
-            continue
-        if memory is not None:
-            notes.setdefault(memory.file, []).append(
-                f"Index note (moved from MEMORY.md): {hook or line.text}"
-            )
-            moved.append(f"{memory.file}: long index hook moved into the memory")
-        else:
-            overflow_notes.append(line.text)
-            moved.append(f"{line.target}: long index line moved into a topic memory")
-
     # 4. fit the line and byte limits by moving whole sections, bottom first.
     taken = set(present)
     creates: list[TopicMemory] = []
@@ -243,6 +261,7 @@ def plan_index(
         types = [live[s].type for s in sources if s in live and live[s].type]
         topic = topic_memory(name, title, body_lines, max(stamps), types, newline)
         creates.append(topic)
+        mtimes[topic.file] = topic.mtime_ns
         return topic
 
     if overflow_notes:

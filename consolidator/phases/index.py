@@ -1,36 +1,29 @@
-"""Phase 4: plan (and in a real run, write) MEMORY.md within its limits."""
+"""Phase 4: plan MEMORY.md within its limits; in a real run, write it and what it moves.
+
+A dry run plans from the scan plus the plan's merges and archives. A real run re-reads the
+root after phase 3 and plans from what is really there, so a skipped step never leaves the
+index pointing at a file that was not moved.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 
-from consolidator.index.rebuild import Limits, plan_index
+from consolidator.errors import FileChanged
+from consolidator.index.rebuild import IndexPlan, Limits, plan_index
 from consolidator.phases.context import Work
-from consolidator.plan import Action
+from consolidator.plan import Action, Edit
+from consolidator.phases.consolidate import apply_edit
+from consolidator.store.frontmatter import BOM
+from consolidator.store.model import INDEX_NAME, Snapshot
+from consolidator.store.scan import scan
 
 
-def run(work: Work) -> None:
-    snapshot = work.snapshot
-    assert snapshot is not None
-    if snapshot.index.error is not None:
-        work.plan = dataclasses.replace(
-            work.plan,
-            notes=work.plan.notes + (f"MEMORY.md left alone: {snapshot.index.error}",),
-        )
-        return
-    gone = {a.file for a in work.plan.actions if a.op == "archive"}
-    redirects = {
-        source: a.file
-        for a in work.plan.actions
-        if a.op == "merge"
-        for source in a.sources
-        if source != a.file
-    }
-    gone |= set(redirects)
-    live = [m for m in snapshot.memories if m.file not in gone]
+def _plan(work: Work, snapshot: Snapshot, gone: set[str], redirects: dict[str, str]) -> IndexPlan:
     text = snapshot.index.text
     limits = work.ctx.cfg.index
-    plan = plan_index(
+    live = [m for m in snapshot.memories if m.file not in gone]
+    return plan_index(
         text,
         live,
         present=snapshot.existing_files() - gone,
@@ -38,10 +31,56 @@ def run(work: Work) -> None:
         index_mtime_ns=snapshot.index.stat.mtime_ns if snapshot.index.stat else 0,
         limits=Limits(limits.max_lines, limits.max_bytes, limits.max_line_chars),
         newline="\r\n" if text and "\r\n" in text else "\n",
+        editable={m.file for m in live if m.stat.mtime_ns <= work.ctx.hot_after_ns},
     )
+
+
+def _write(work: Work, snapshot: Snapshot, plan: IndexPlan) -> None:
+    by_file = snapshot.by_file()
+    tx = work.transaction()
+    for topic in plan.creates:
+        tx.create(topic.file, topic.text.encode("utf-8"), topic.mtime_ns, "index overflow")
+    for file, lines in plan.notes.items():
+        memory = by_file[file]
+        newline = memory.doc.newline
+        body = memory.body
+        if body and not body.endswith(("\n", "\r")):
+            body += newline
+        body += newline.join(lines) + newline
+        apply_edit(work, memory, Edit(file, body), "index detail moved in")
+    if not plan.changed:
+        return
+    index = snapshot.index
+    data = (BOM if index.bom else b"") + plan.text.encode("utf-8")
+    try:
+        if index.stat is None:
+            tx.create(INDEX_NAME, data, work.ctx.now_ns, "index rebuilt")
+        else:
+            tx.rewrite(index.stat, data, work.ctx.now_ns, "index rebuilt")
+    except (FileChanged, FileExistsError) as exc:
+        work.skipped.append(f"{INDEX_NAME}: {exc}")
+
+
+def run(work: Work) -> None:
+    snapshot = work.snapshot
+    assert snapshot is not None
+    if work.ctx.dry_run:
+        gone, redirects = set(work.plan.archived()), work.plan.redirects()
+    else:
+        snapshot = scan(work.ctx.root)
+        present = snapshot.existing_files()
+        gone = set()
+        redirects = {s: k for s, k in work.plan.redirects().items() if s not in present}
+    if snapshot.index.error is not None:
+        note = f"{INDEX_NAME} left alone: {snapshot.index.error}"
+        work.plan = dataclasses.replace(work.plan, notes=work.plan.notes + (note,))
+        return
+    plan = _plan(work, snapshot, gone, redirects)
     actions = list(work.plan.actions)
     for file, lines in plan.notes.items():
         actions.append(Action("rewrite", file, f"index detail moved in: {len(lines)} line(s)"))
     for topic in plan.creates:
         actions.append(Action("create", topic.file, "index overflow", topic.sources))
     work.plan = dataclasses.replace(work.plan, index=plan, actions=tuple(actions))
+    if not work.ctx.dry_run:
+        _write(work, snapshot, plan)

@@ -30,7 +30,8 @@ _PLAIN_BAD_START = set("-?:,[]{}#&*!|>'\"%@`")
 _YAML_SPECIAL = re.compile(
     r"^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON"
     r"|off|Off|OFF|y|Y|n|N|[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o[0-7]+"
-    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|\d{4}-\d\d?-\d\d?.*)$"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|\d{4}-\d\d?-\d\d?.*"
+    r"|[-+]?0b[01_]+|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|[-+]?[0-9][0-9_.]*)$"
 )
 
 
@@ -86,6 +87,8 @@ class Document:
 
         Raises :class:`ParseError` when the key exists but is not a one-line scalar.
         """
+        if any(ord(c) < 32 and c not in "\t\n" for c in value) or "\x7f" in value:
+            raise ParseError(f"value for {key!r} holds control characters; not written")
         lines = self.head.split("\n")
         span = self.spans.get(key)
         if span is not None:
@@ -95,15 +98,15 @@ class Document:
             raise ParseError(f"field {key!r} is not a one-line value and is left as it is")
         else:
             close = max(i for i, text in enumerate(lines) if text.strip())
-            cr = "\r" if lines[close].endswith("\r") else ""
+            cr = "\r" if self.newline == "\r\n" else ""
             lines.insert(close, f"{key}: {_encode(value, '')}{cr}")
         head = "\n".join(lines)
-        fields = dict(self.fields)
-        fields[key] = value
+        expected = {**self.fields, key: value}
         reparsed = parse_text(head + self.body, bom=self.bom)
-        if reparsed.fields.get(key) != value:
-            raise ParseError(f"field {key!r} would not read back as written; left as it is")
-        return replace(self, head=head, fields=fields, spans=reparsed.spans)
+        if reparsed.fields != expected:
+            raise ParseError(f"setting {key!r} would not read back as written; left as it is")
+        return replace(self, head=head, fields=reparsed.fields, spans=reparsed.spans,
+                       reader=reparsed.reader)
 
 
 def parse(data: bytes) -> Document:
@@ -196,7 +199,14 @@ def _plain_or_quoted(text: str) -> tuple[str, str] | None:
         if "\\" in inner or '"' in inner:
             return None
         return inner, '"'
-    if text[0] in _PLAIN_BAD_START or ": " in text or " #" in text or text.endswith(":"):
+    if (
+        text[0] in _PLAIN_BAD_START
+        or ": " in text
+        or ":\t" in text
+        or " #" in text
+        or "\t#" in text
+        or text.endswith(":")
+    ):
         return None
     return text, ""
 
@@ -264,13 +274,15 @@ def _read_lenient(inner: str, first_line: int) -> Fields:
             fields[key] = _unquote(value)
             start = match.start(2) + (len(match.group(2)) - len(match.group(2).lstrip()))
             quoted = len(value) >= 2 and value[0] in "'\"" and value[-1] == value[0]
-            quote = '"' if quoted else ""
+            quote = value[0] if quoted else ""
             spans[key] = FieldSpan(first_line + offset, start, start + len(value), quote)
     return fields, spans
 
 
 def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    if len(value) >= 2 and value[0] == value[-1] == '"':
         return value[1:-1]
     return value
 

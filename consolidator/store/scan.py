@@ -6,6 +6,7 @@ sockets and devices are never opened; files over 1 MiB are never read.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat as stat_mod
@@ -63,7 +64,7 @@ def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, os.sta
 
 
 def _why(exc: OSError) -> str:
-    if exc.errno is not None and exc.errno == getattr(os, "ELOOP", -1):
+    if exc.errno == errno.ELOOP:
         return "symbolic link, not followed"
     return exc.strerror or str(exc)
 
@@ -142,7 +143,8 @@ def read_index(root: Path) -> IndexFile:
     try:
         text = (data[3:] if bom else data).decode("utf-8")
     except UnicodeDecodeError as exc:
-        return IndexFile(text=None, stat=fstat, error=f"invalid UTF-8 at byte {exc.start}")
+        offset = exc.start + (len(BOM) if bom else 0)
+        return IndexFile(text=None, stat=fstat, error=f"invalid UTF-8 at byte {offset}")
     if "\x00" in text:
         return IndexFile(text=None, stat=fstat, error="binary file (NUL bytes)")
     return IndexFile(text=text, stat=fstat, bom=bom)

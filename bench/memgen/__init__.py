@@ -1,0 +1,1 @@
+"""Building blocks of bench/generate.py: a seeded generator of labelled memory directories."""

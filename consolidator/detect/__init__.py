@@ -1,0 +1,1 @@
+"""Pure detectors: memories in, findings out. Nothing here touches a file."""

@@ -1,0 +1,111 @@
+"""Conflicts: two memories with a line that says the same thing but for one value.
+
+``The dev database listens on port 5432`` against ``... port 6432``; ``use pnpm`` against
+``use npm``; ``deploy on Wednesday`` against ``deploy on Thursday``; ``always`` against
+``never``. Two indexes find them in linear time: one keyed by a line with each single token
+blanked out (catches any one-word difference), one keyed by a line with every value token
+(numbers, weekdays, months, package managers, always/never) replaced by its class (catches
+lines that differ only in values). Conflicts are reported, never merged offline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable
+
+from consolidator.detect.text import content_lines, shingles, jaccard, tokens
+from consolidator.store.model import Memory
+
+MIN_LINE_TOKENS = 4
+MAX_LINE_TOKENS = 60
+MAX_POSTINGS = 12  # a skeleton shared by more lines than this is boilerplate
+
+_CLASSES = {
+    **{d: "<weekday>" for d in (
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+        "mon", "tue", "wed", "thu", "fri", "sat", "sun")},
+    **{m: "<month>" for m in (
+        "january", "february", "march", "april", "may", "june", "july", "august",
+        "september", "october", "november", "december")},
+    **{p: "<pkg>" for p in ("npm", "pnpm", "yarn", "bun", "pip", "poetry", "uv", "pipenv")},
+    **{w: "<freq>" for w in ("always", "never", "sometimes", "must", "mustn", "should")},
+    **{w: "<bool>" for w in ("true", "false", "yes", "no", "on", "off", "enabled", "disabled")},
+    **{w: "<tab>" for w in ("tabs", "spaces")},
+}
+_STOP = frozenset(
+    "a an the to of in on at for and or is are was be it this that with as by from we you i "
+    "our my".split()
+)
+_NUMBER = re.compile(r"^\d+$")
+
+
+@dataclass(frozen=True)
+class ConflictFinding:
+    files: tuple[str, str]
+    newer: str
+    similarity: float
+    reason: str
+
+
+def _klass(token: str) -> str | None:
+    if _NUMBER.match(token):
+        return "<num>"
+    return _CLASSES.get(token)
+
+
+def _differs(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str] | None:
+    """The values that differ between two lines of one skeleton, if they are substantive."""
+    left = [x for x, y in zip(a, b) if x != y]
+    right = [y for x, y in zip(a, b) if x != y]
+    if not left or all(t in _STOP for t in left + right):
+        return None
+    return " ".join(left), " ".join(right)
+
+
+def find_conflicts(
+    memories: Iterable[Memory], skip: set[frozenset[str]] | None = None
+) -> list[ConflictFinding]:
+    """Pairs of memories that disagree on a claim; ``skip`` holds pairs already duplicates."""
+    skip = skip or set()
+    by_file = {m.file: m for m in memories}
+    index: dict[tuple[str, ...], list[tuple[str, tuple[str, ...], str]]] = defaultdict(list)
+    for file, memory in by_file.items():
+        seen: set[tuple[str, ...]] = set()
+        for line in content_lines(memory.body):
+            toks = tokens(line)
+            if not MIN_LINE_TOKENS <= len(toks) <= MAX_LINE_TOKENS:
+                continue
+            keys = []
+            classed = tuple(_klass(t) or t for t in toks)
+            if classed != toks:
+                keys.append(("C", *classed))
+            for i, tok in enumerate(toks):
+                if tok not in _STOP:
+                    keys.append(("S", str(i), *toks[:i], *toks[i + 1 :]))
+            for key in keys:
+                if key not in seen:
+                    seen.add(key)
+                    index[key].append((file, toks, line.strip()))
+    found: dict[frozenset[str], tuple[str, str]] = {}
+    for entries in index.values():
+        if len(entries) < 2 or len(entries) > MAX_POSTINGS:
+            continue
+        for i, (fa, ta, _la) in enumerate(entries):
+            for fb, tb, _lb in entries[i + 1 :]:
+                pair = frozenset((fa, fb))
+                if fa == fb or ta == tb or pair in skip or pair in found:
+                    continue
+                diff = _differs(ta, tb)
+                if diff is not None:
+                    found[pair] = diff if fa < fb else (diff[1], diff[0])
+    out = []
+    for pair, (va, vb) in found.items():
+        fa, fb = sorted(pair)
+        a, b = by_file[fa], by_file[fb]
+        newer = fa if (a.stat.mtime_ns, fa) > (b.stat.mtime_ns, fb) else fb
+        similarity = jaccard(shingles(a.body), shingles(b.body))
+        reason = f"{fa} says {va!r} where {fb} says {vb!r}"
+        out.append(ConflictFinding((fa, fb), newer, similarity, reason))
+    return sorted(out, key=lambda c: c.files)

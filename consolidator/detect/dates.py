@@ -1,0 +1,185 @@
+"""Dates in memory text: relative phrases to rewrite, and deadlines that have passed.
+
+Relative phrases are resolved against the memory's mtime (its local calendar date): that is
+when "yesterday" was written. English, Chinese and Japanese forms are known.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december")
+_CN_DAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_JA_DAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
+_WD = "|".join(WEEKDAYS)
+_NUM_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+              "a": 1, "an": 1}
+
+_RELATIVE = re.compile(
+    rf"\b(?P<en>yesterday|today|tomorrow|tonight"
+    rf"|(?:last|next|this) (?:week|month|{_WD})"
+    rf"|(?P<n>\d+|one|two|three|four|five|six|seven|a|an) (?P<unit>days?|weeks?) (?P<dir>ago|from now)"
+    rf"|in (?P<n2>\d+|one|two|three|four|five|six|seven|a) (?P<unit2>days?|weeks?))\b"
+    rf"|(?P<cjk>前天|昨天|今天|明天|后天|上周[一二三四五六日天]?|下周[一二三四五六日天]?"
+    rf"|(?:这|本)周[一二三四五六日天]|昨日|今日|明日|先週|来週(?:[月火水木金土日]曜日?)?)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class RelativeDate:
+    phrase: str
+    start: int
+    end: int
+    resolved: str  # what replaces the phrase
+
+
+def _monday(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def _resolve(match: re.Match[str], base: date) -> str | None:
+    text = match.group(0)
+    low = text.casefold()
+    simple = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1, "前天": -2, "昨天": -1,
+              "今天": 0, "明天": 1, "后天": 2, "昨日": -1, "今日": 0, "明日": 1}
+    if low in simple:
+        return (base + timedelta(days=simple[low])).isoformat()
+    if match.group("n") or match.group("n2"):
+        raw = (match.group("n") or match.group("n2")).casefold()
+        count = int(raw) if raw.isdigit() else _NUM_WORDS[raw]
+        unit = (match.group("unit") or match.group("unit2")).casefold()
+        days = count * (7 if unit.startswith("week") else 1)
+        sign = -1 if match.group("dir") and match.group("dir").casefold() == "ago" else 1
+        return (base + timedelta(days=sign * days)).isoformat()
+    week_shift = {"last": -7, "next": 7, "this": 0, "上周": -7, "下周": 7, "这周": 0, "本周": 0,
+                  "先週": -7, "来週": 7}
+    for prefix, shift in week_shift.items():
+        if not low.startswith(prefix):
+            continue
+        rest = low[len(prefix):].strip()
+        if rest in ("week", ""):
+            monday = (_monday(base) + timedelta(days=shift)).isoformat()
+            if prefix in ("先週", "来週"):
+                return f"{monday}の週"
+            return f"{monday}那周" if prefix in ("上周", "下周") else f"the week of {monday}"
+        if rest == "month":
+            month = (base.replace(day=1) + timedelta(days=32 * (shift // 7))).replace(day=1)
+            if shift == 0:
+                month = base.replace(day=1)
+            elif shift < 0:
+                month = (base.replace(day=1) - timedelta(days=1)).replace(day=1)
+            return month.strftime("%Y-%m")
+        day_index = _weekday_index(rest)
+        if day_index is None:
+            return None
+        if prefix in ("next", "last"):
+            # "next Tuesday": the first Tuesday after the date; "last Tuesday": the last before.
+            step = 1 if prefix == "next" else -1
+            day = base + timedelta(days=step)
+            while day.weekday() != day_index:
+                day += timedelta(days=step)
+            return day.isoformat()
+        return (_monday(base) + timedelta(days=shift + day_index)).isoformat()
+    return None
+
+
+def _weekday_index(rest: str) -> int | None:
+    if rest in WEEKDAYS:
+        return WEEKDAYS.index(rest)
+    if rest[:1] in _CN_DAYS and len(rest) == 1:
+        return _CN_DAYS[rest]
+    if rest[:1] in _JA_DAYS and rest[1:] in ("", "曜", "曜日"):
+        return _JA_DAYS[rest[:1]]
+    return None
+
+
+_CODE = re.compile(r"`[^`\n]*`|https?://\S+")
+
+
+def find_relative(text: str, written: datetime) -> list[RelativeDate]:
+    """Relative date phrases in ``text`` (outside code spans and URLs), resolved."""
+    base = written.date()
+    shielded = [(m.start(), m.end()) for m in _CODE.finditer(text)]
+    out = []
+    for match in _RELATIVE.finditer(text):
+        if any(s <= match.start() < e for s, e in shielded):
+            continue
+        resolved = _resolve(match, base)
+        if resolved:
+            out.append(RelativeDate(match.group(0), match.start(), match.end(), resolved))
+    return out
+
+
+def rewrite_relative(text: str, found: list[RelativeDate]) -> str:
+    """``text`` with each found phrase replaced by its absolute date."""
+    for item in sorted(found, key=lambda f: f.start, reverse=True):
+        text = text[: item.start] + item.resolved + text[item.end :]
+    return text
+
+
+# --- deadlines ---------------------------------------------------------------------------
+
+_ISO = r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"
+_MONTH_NAMES = "|".join(MONTHS) + "|" + "|".join(m[:3] for m in MONTHS)
+_NAMED = rf"(?P<mon>{_MONTH_NAMES})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,? (?P<y>\d{{4}}))?"
+_CJK_DATE = r"(?:(?P<y>\d{4})年)?(?P<m>\d{1,2})月(?P<d>\d{1,2})[日号]"
+_LEAD = r"\b(?:until|till|through|by|before|due(?: on| by)?|deadline:?|expires?(?: on)?|ends?(?: on)?)\s+"
+_DEADLINES = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        _LEAD + _ISO,
+        _LEAD + _NAMED,
+        r"\b\d{4}-\d{1,2}-\d{1,2}\s*(?:to|–|—|-|until|through)\s*" + _ISO,
+        r"(?:截止|截至|到期)(?:日期)?[:：]?\s*" + _CJK_DATE,
+        _CJK_DATE + r"\s*(?:まで|截止|之前|前)",
+    )
+)
+
+
+@dataclass(frozen=True)
+class Deadline:
+    phrase: str
+    day: date
+
+
+def _year_for(month: int, day: int, written: date) -> date | None:
+    """A date given without a year: the first such date on or after the writing date."""
+    for year in (written.year, written.year + 1):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            return None
+        if candidate >= written:
+            return candidate
+    return None
+
+
+def find_deadlines(text: str, written: datetime) -> list[Deadline]:
+    """Deadlines and date-range ends stated in ``text``."""
+    out = []
+    base = written.date()
+    for pattern in _DEADLINES:
+        for match in pattern.finditer(text):
+            g = match.groupdict()
+            try:
+                month = _month_number(g["mon"]) if g.get("mon") else int(g["m"])
+                dom = int(g["d"])
+                day = date(int(g["y"]), month, dom) if g.get("y") else _year_for(month, dom, base)
+            except (ValueError, TypeError):
+                continue
+            if day is not None:
+                out.append(Deadline(match.group(0), day))
+    return out
+
+
+def _month_number(name: str) -> int:
+    low = name.casefold().rstrip(".")
+    for i, month in enumerate(MONTHS):
+        if month.startswith(low):
+            return i + 1
+    raise ValueError(name)

@@ -1,0 +1,93 @@
+"""Duplicates: memories whose every line (in normal form) stands in another memory.
+
+That covers exact copies, copies reworded by whitespace, case, punctuation or bullet style,
+reordered copies, and a memory wholly contained in a longer one. Because the survivor already
+holds every line of every memory it absorbs, merging them never drops a claim.
+
+Candidates come from an inverted index of lines: a container must hold the contained
+memory's rarest line, so only that line's posting list is checked. Near-linear in the
+number of memories.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable
+
+from consolidator.detect.text import normal_set, tokens
+from consolidator.store.model import Memory
+
+MIN_TOKENS = 4  # a memory must say at least this much to be called a duplicate
+MAX_POSTINGS = 500  # a line shared by more memories than this is boilerplate
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Memories that say the same thing; ``keep`` holds every line of the others."""
+
+    keep: str
+    files: tuple[str, ...]  # keep first, then the absorbed ones
+    similarity: float  # the lowest line-set similarity of an absorbed memory to ``keep``
+    kind: str  # "same lines" or "contained"
+
+
+def _newest_first(memory: Memory) -> tuple[int, int, str]:
+    return (-memory.stat.mtime_ns, -len(memory.body), memory.file)
+
+
+def find_duplicates(memories: Iterable[Memory]) -> list[Cluster]:
+    """Group duplicate memories; each cluster names its survivor."""
+    by_file = {m.file: m for m in memories}
+    sets = {f: normal_set(m.body) for f, m in by_file.items()}
+    groups: dict[frozenset[str], list[str]] = defaultdict(list)
+    for file, lines in sets.items():
+        if sum(len(tokens(line)) for line in lines) >= MIN_TOKENS:
+            groups[lines].append(file)
+
+    # 1. Identical line sets: each contains the others, so the newest survives.
+    rep_of: dict[str, str] = {}
+    reps: dict[str, frozenset[str]] = {}
+    for lines, files in groups.items():
+        ordered = sorted(files, key=lambda f: _newest_first(by_file[f]))
+        reps[ordered[0]] = lines
+        for file in ordered:
+            rep_of[file] = ordered[0]
+
+    # 2. Strict containment between representatives, via the rarest line.
+    postings: dict[str, list[str]] = defaultdict(list)
+    for rep, lines in reps.items():
+        for line in lines:
+            postings[line].append(rep)
+    parent: dict[str, str] = {}
+    for rep, lines in reps.items():
+        rarest = min(lines, key=lambda line: len(postings[line]))
+        if len(postings[rarest]) > MAX_POSTINGS:
+            continue
+        containers = [
+            other
+            for other in postings[rarest]
+            if other != rep and len(reps[other]) > len(lines) and lines <= reps[other]
+        ]
+        if containers:
+            parent[rep] = max(
+                containers, key=lambda o: (len(reps[o]), by_file[o].stat.mtime_ns, o)
+            )
+
+    def top(rep: str) -> str:
+        while rep in parent:
+            rep = parent[rep]
+        return rep
+
+    members: dict[str, list[str]] = defaultdict(list)
+    for file, rep in rep_of.items():
+        members[top(rep)].append(file)
+    clusters = []
+    for keep, files in members.items():
+        if len(files) < 2:
+            continue
+        others = sorted(f for f in files if f != keep)
+        similarity = min(len(sets[f] & sets[keep]) / len(sets[f] | sets[keep]) for f in others)
+        kind = "same lines" if all(sets[f] == sets[keep] for f in others) else "contained"
+        clusters.append(Cluster(keep, (keep, *others), similarity, kind))
+    return sorted(clusters, key=lambda c: c.keep)

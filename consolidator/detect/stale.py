@@ -1,0 +1,108 @@
+"""Stale memories, each with its evidence. Age alone is never evidence, only a warning.
+
+Evidence: a status marker (SUPERSEDED, DONE, RESOLVED, OBSOLETE, "no longer"); a deadline or
+date range that has passed; a project file the memory names that no longer exists (only
+relative paths with a folder and a file extension are checked: ``src/legacy/auth.py``, not
+folders, URLs, wiki links, links to other memories or bare file names).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from consolidator.detect.dates import find_deadlines
+from consolidator.index.parse import LINK_RE, WIKI_RE
+from consolidator.store.model import Memory
+
+# Markers that retire the memory as a whole (in its name, description, a heading, its first
+# line or a "Status:" line): these may be archived.
+_STRONG = re.compile(
+    r"\b(SUPERSEDED|OBSOLETE|DONE|RESOLVED|DEPRECATED)\b"
+    r"|\bstatus\s*[:：]\s*\**\s*(superseded|obsolete|done|resolved|deprecated|closed)\b"
+    r"|\bsuperseded by\b|(已完成|已解决|已废弃|已过时|完了済み|解決済み|廃止)"
+)
+# "no longer" often states a current fact ("we no longer use Redis"): reported, not archived.
+_WEAK = re.compile(r"\bno longer\b|不再|もう使わない", re.IGNORECASE)
+_PATH = re.compile(
+    r"(?<![\w/.:@~\\-])((?:\.{1,2}/)?(?:[\w@.+-]+/)+[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,7})"
+    r"(?![\w/])"
+)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class StaleFinding:
+    file: str
+    reasons: tuple[str, ...]
+    archivable: bool  # evidence strong enough for the offline backend to archive
+    kinds: tuple[str, ...]  # "marker", "deadline", "path", "no-longer"
+
+
+def _marker_lines(memory: Memory) -> list[str]:
+    lines = [line.strip() for line in memory.body.splitlines() if line.strip()]
+    head = [memory.name, memory.description] + lines[:1]
+    head += [l for l in lines if l.startswith("#") or re.match(r"\W*status\b", l, re.I)]
+    return head
+
+
+def mentioned_paths(body: str) -> list[str]:
+    """Relative project paths a memory names (links, wiki links and URLs excluded)."""
+    text = LINK_RE.sub(" ", body)
+    text = WIKI_RE.sub(" ", text)
+    text = _URL.sub(" ", text)
+    found = []
+    for match in _PATH.finditer(text):
+        path = match.group(1)
+        if path.lower().endswith(".md") and "/" not in path.rstrip("/"):
+            continue
+        found.append(path)
+    return list(dict.fromkeys(found))
+
+
+def _missing(project: Path, path: str) -> bool:
+    normal = posixpath.normpath(path)
+    if normal.startswith("..") or os.path.isabs(normal):
+        return False
+    return not os.path.lexists(project / normal)
+
+
+def find_stale(memory: Memory, now: datetime, project: Path | None) -> StaleFinding | None:
+    """The evidence that ``memory`` is stale, or ``None``."""
+    reasons: list[str] = []
+    kinds: list[str] = []
+    strong = False
+    head_text = "\n".join(_marker_lines(memory))
+    marker = _STRONG.search(head_text)
+    if marker:
+        reasons.append(f"status marker {marker.group(0).strip()!r}")
+        kinds.append("marker")
+        strong = True
+    else:
+        body_marker = _STRONG.search(memory.body)
+        if body_marker:
+            reasons.append(f"status marker {body_marker.group(0).strip()!r} in the body")
+            kinds.append("marker")
+    weak = _WEAK.search(memory.body) or _WEAK.search(memory.description)
+    if weak:
+        reasons.append(f"says {weak.group(0)!r}")
+        kinds.append("no-longer")
+    written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
+    passed = [d for d in find_deadlines(memory.body, written) if d.day < now.date()]
+    if passed:
+        last = max(passed, key=lambda d: d.day)
+        reasons.append(f"deadline passed: {last.phrase!r} ({last.day.isoformat()})")
+        kinds.append("deadline")
+        strong = True
+    if project is not None:
+        for path in mentioned_paths(memory.body):
+            if _missing(project, path):
+                reasons.append(f"references missing path {path}")
+                kinds.append("path")
+    if not reasons:
+        return None
+    return StaleFinding(memory.file, tuple(reasons), strong, tuple(dict.fromkeys(kinds)))

@@ -1,0 +1,170 @@
+"""The root's lock, shared with Claude Code's own consolidation (CONTRACT §4).
+
+Two layers: a non-blocking ``filelock`` on ``<root>/.consolidate.flock`` excludes other
+consolidator processes for the whole read–decide–write window; Claude Code's
+``<root>/.consolidate-lock`` (body = holder PID, mtime = last consolidation) tells Claude Code
+a run is going on, and records when the last one finished.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from consolidator.errors import LockHeld
+
+CLAUDE_LOCK = ".consolidate-lock"
+OWN_LOCK = ".consolidate.flock"
+MAX_PID = 1 << 22  # Linux's pid_max ceiling; anything larger is garbage
+
+log = structlog.get_logger("consolidator.lock")
+
+
+@dataclass(frozen=True)
+class Holder:
+    """What ``.consolidate-lock`` says now."""
+
+    exists: bool
+    pid: int | None = None
+    mtime_ns: int | None = None
+    body: bytes = b""
+
+
+def read_holder(root: Path) -> Holder:
+    path = root / CLAUDE_LOCK
+    try:
+        st = os.lstat(path)
+        with open(path, "rb") as fh:
+            body = fh.read(64)
+    except FileNotFoundError:
+        return Holder(False)
+    except OSError:
+        return Holder(True)
+    text = body.decode("ascii", "replace").strip()
+    pid = int(text) if text.isdigit() and 0 < int(text) < MAX_PID else None
+    return Holder(True, pid, st.st_mtime_ns, body)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def last_consolidated_ns(root: Path, now_ns: int) -> int | None:
+    """When the root was last consolidated (the lock file's mtime); a future mtime is ignored."""
+    holder = read_holder(root)
+    if not holder.exists or holder.mtime_ns is None or holder.mtime_ns > now_ns + 60 * 10**9:
+        return None
+    return holder.mtime_ns
+
+
+def live_holder(root: Path, now_ns: int, stale_minutes: int) -> str | None:
+    """Why ``.consolidate-lock`` counts as held by someone else, or ``None``."""
+    holder = read_holder(root)
+    if not holder.exists or holder.mtime_ns is None:
+        return None
+    if holder.pid is None:
+        if holder.body.strip():
+            log.warning("lock file holds no valid PID; taking it over", root=str(root))
+        return None
+    if holder.pid == os.getpid():
+        return None
+    age_ns = now_ns - holder.mtime_ns
+    if age_ns < 0:
+        log.warning("lock file mtime is in the future; taking it over", root=str(root))
+        return None
+    if age_ns >= stale_minutes * 60 * 10**9:
+        return None
+    if not pid_alive(holder.pid):
+        return None
+    return f"held by PID {holder.pid} for {age_ns // 10**9} s"
+
+
+def own_lock_free(root: Path) -> bool:
+    """Probe: is the filelock free now? Creates nothing (the report writes nothing)."""
+    import fcntl
+
+    try:
+        fd = os.open(root / OWN_LOCK, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return True  # no lock file: nobody holds it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return True
+    finally:
+        os.close(fd)
+
+
+class RootLock:
+    """Held for one run: acquire, then ``success`` or ``rollback``, then ``release``."""
+
+    def __init__(self, root: Path, stale_minutes: int) -> None:
+        self.root = root
+        self.stale_minutes = stale_minutes
+        self._flock: object | None = None
+        self._previous: Holder | None = None
+
+    def acquire(self, start_ns: int) -> None:
+        """Take both locks or raise :class:`LockHeld` (taking neither)."""
+        from filelock import FileLock, Timeout
+
+        flock = FileLock(str(self.root / OWN_LOCK), timeout=0)
+        try:
+            flock.acquire()
+        except Timeout:
+            raise LockHeld(f"{self.root}: another consolidator run holds the lock") from None
+        reason = live_holder(self.root, time.time_ns(), self.stale_minutes)
+        if reason is not None:
+            flock.release()
+            raise LockHeld(f"{self.root}: Claude Code's lock is {reason}")
+        self._flock = flock
+        self._previous = read_holder(self.root)
+        self._write(str(os.getpid()).encode("ascii"), None)
+
+    def success(self, start_ns: int) -> None:
+        """Empty the body; the mtime records this run's start as the last consolidation."""
+        self._write(b"", start_ns)
+        self._previous = None
+
+    def rollback(self) -> None:
+        """Put ``.consolidate-lock`` back as it was, so the next run is not delayed."""
+        previous = self._previous
+        if previous is None:
+            return
+        path = self.root / CLAUDE_LOCK
+        if not previous.exists:
+            path.unlink(missing_ok=True)
+        else:
+            self._write(previous.body, previous.mtime_ns)
+        self._previous = None
+
+    def release(self) -> None:
+        if self._flock is not None:
+            self._flock.release()  # type: ignore[attr-defined]
+            self._flock = None
+
+    def _write(self, body: bytes, mtime_ns: int | None) -> None:
+        path = self.root / CLAUDE_LOCK
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        try:
+            os.write(fd, body)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if mtime_ns is not None:
+            os.utime(path, ns=(mtime_ns, mtime_ns))

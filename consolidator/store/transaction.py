@@ -1,0 +1,73 @@
+"""Changing a root, one journaled step at a time: rewrite, create, archive.
+
+Each step: re-check the file against the scan, save its bytes to the run's backup, journal
+the intent, make the change atomically, journal it done. A file that changed since the scan
+is skipped (a live session is writing it) and reported by the caller.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from consolidator.store.journal import Journal, ensure_private_dir
+from consolidator.store.model import FileStat
+from consolidator.store.write import atomic_write, check_unchanged, move_file, safe_path
+
+
+class Transaction:
+    """The store's writer for one run on one root."""
+
+    def __init__(self, root: Path, run_dir: Path, meta: dict[str, Any]) -> None:
+        self.root = root
+        self.run_dir = run_dir
+        self.journal = Journal(run_dir)
+        self.journal.open(meta)
+        self.changed: list[str] = []
+
+    def rewrite(self, stat: FileStat, data: bytes, mtime_ns: int, reason: str) -> None:
+        """Replace a scanned file's bytes; raises FileChanged if it moved on meanwhile."""
+        path = safe_path(self.root, stat.rel)
+        check_unchanged(path, stat)
+        step = self.journal.next_step()
+        dest = backup_path(self.run_dir, step, stat.rel)
+        ensure_private_dir(dest.parent)
+        atomic_write(dest, path.read_bytes(), mode=0o600)
+        self.journal.intent(step, "write", stat.rel, stat, _sha(data), reason)
+        atomic_write(path, data, mtime_ns=mtime_ns, mode=stat.mode, expected=stat)
+        self.journal.done(step, "write", stat.rel)
+        self.changed.append(stat.rel)
+
+    def create(self, rel: str, data: bytes, mtime_ns: int, reason: str) -> None:
+        """Create a new file; never overwrites one (FileExistsError)."""
+        path = safe_path(self.root, rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        step = self.journal.next_step()
+        self.journal.intent(step, "create", rel, None, _sha(data), reason)
+        atomic_write(path, data, mtime_ns=mtime_ns, exclusive=True)
+        self.journal.done(step, "create", rel)
+        self.changed.append(rel)
+
+    def archive(self, stat: FileStat, reason: str) -> None:
+        """Move a scanned file, byte for byte, into this run's archive."""
+        path = safe_path(self.root, stat.rel)
+        step = self.journal.next_step()
+        self.journal.intent(step, "archive", stat.rel, stat, stat.sha256, reason)
+        move_file(path, archive_path(self.run_dir, stat.rel), stat)
+        self.journal.done(step, "archive", stat.rel)
+        self.changed.append(stat.rel)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def backup_path(run_dir: Path, step: int, rel: str) -> Path:
+    """Where step ``step`` saved ``rel``'s bytes before rewriting it."""
+    return run_dir / "backup" / str(step) / rel
+
+
+def archive_path(run_dir: Path, rel: str) -> Path:
+    """Where an archived file of this run lies."""
+    return run_dir / "archive" / rel

@@ -1,0 +1,95 @@
+"""Undo: put a root back to its exact bytes (and mtimes) before a run.
+
+Everything is checked before anything is changed. A file that changed since the run is a
+conflict: undo refuses and lists them, unless forced; even then the current bytes are saved
+in the run's folder (``displaced/``) before being replaced. Nothing is unlinked: a file the
+run created is moved into ``undone/``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from consolidator.errors import ConsolidatorError
+from consolidator.store.journal import Entry, ensure_private_dir, read_entries
+from consolidator.store.scan import ReadProblem, file_stat, read_regular
+from consolidator.store.transaction import archive_path, backup_path
+from consolidator.store.model import FileStat
+from consolidator.store.write import atomic_write, move_file, safe_path
+
+
+class UndoRefused(ConsolidatorError):
+    """Files changed since the run; ``files`` names them."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+        super().__init__("changed since the run, not undone (use --force): " + ", ".join(files))
+
+
+@dataclass
+class UndoResult:
+    restored: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+
+
+def _sha_now(path: Path) -> str | None:
+    try:
+        data, st = read_regular(path, limit=1 << 40)
+    except ReadProblem:
+        return None
+    return file_stat("", data, st).sha256
+
+
+def _step_state(root: Path, run_dir: Path, entry: Entry) -> str:
+    """``todo``, ``clean`` (nothing to undo) or ``conflict`` for one journaled step."""
+    path = safe_path(root, entry.file)
+    now = _sha_now(path) if os.path.lexists(path) else None
+    before = entry.before["sha256"] if entry.before else None
+    if entry.op == "write":
+        if now == entry.after_sha256 and now != before:
+            return "todo"
+        return "clean" if now == before else "conflict"
+    if entry.op == "create":
+        if now is None:
+            return "clean"
+        return "todo" if now == entry.after_sha256 else "conflict"
+    archived = os.path.lexists(archive_path(run_dir, entry.file))
+    if now is None and archived:
+        return "todo"
+    return "clean" if not archived and now == before else "conflict"
+
+
+def undo(root: Path, run_dir: Path, force: bool = False) -> UndoResult:
+    """Restore ``root`` to its bytes before the run journaled in ``run_dir``."""
+    _meta, intents, _done = read_entries(run_dir)
+    states = [(entry, _step_state(root, run_dir, entry)) for entry in reversed(intents)]
+    result = UndoResult(conflicts=sorted({e.file for e, s in states if s == "conflict"}))
+    if result.conflicts and not force:
+        raise UndoRefused(result.conflicts)
+    for entry, state in states:
+        if state == "clean":
+            continue
+        path = safe_path(root, entry.file)
+        if state == "conflict" and os.path.lexists(path):
+            _displace(path, run_dir / "displaced" / f"{entry.step}" / entry.file)
+        if entry.op == "write":
+            assert entry.before is not None
+            data = backup_path(run_dir, entry.step, entry.file).read_bytes()
+            atomic_write(path, data, mtime_ns=entry.before["mtime_ns"], mode=entry.before["mode"])
+        elif entry.op == "create":
+            if os.path.lexists(path):
+                _displace(path, run_dir / "undone" / entry.file)
+        else:
+            assert entry.before is not None
+            move_file(archive_path(run_dir, entry.file), path, FileStat(**entry.before))
+        result.restored.append(entry.file)
+    return result
+
+
+def _displace(path: Path, dest: Path) -> None:
+    ensure_private_dir(dest.parent)
+    if os.path.lexists(dest):
+        dest = dest.with_name(dest.name + f".{os.getpid()}")
+    os.rename(path, dest)

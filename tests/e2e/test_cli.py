@@ -1,0 +1,78 @@
+"""The installed command as a subprocess: exit codes, one-line errors, outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import EXAMPLES
+
+
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "consolidator", *args],
+        capture_output=True, text=True, timeout=60, env={**os.environ, **(env or {})},
+    )
+
+
+def test_help_lists_the_commands_and_exit_codes() -> None:
+    proc = _run("--help")
+    assert proc.returncode == 0
+    assert "report" in proc.stdout and "75" in proc.stdout
+
+
+def test_report_markdown_on_the_example(tmp_path: Path) -> None:
+    proc = _run("report", "--memory-dir", str(EXAMPLES / "memory"), "--state-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("# Dream Consolidator report")
+    assert "project_old_payments.md" in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def test_report_json_to_a_file(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    proc = _run("report", "--format", "json", "--output", str(out),
+                "--memory-dir", str(EXAMPLES / "memory"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["roots"][0]["status"] == "planned"
+
+
+def test_missing_memory_dir_is_a_one_line_usage_error(tmp_path: Path) -> None:
+    proc = _run("report", "--memory-dir", str(tmp_path / "nope"))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "no such directory" in proc.stderr
+
+
+def test_a_file_as_memory_dir_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    proc = _run("report", "--memory-dir", str(tmp_path / "f"))
+    assert proc.returncode == 2 and "not a directory" in proc.stderr
+
+
+def test_unknown_command_is_a_usage_error() -> None:
+    proc = _run("frobnicate")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_config_check_lists_every_problem_with_its_key_path(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[gates]\nidle_minute = 5\nmin_hours = "x"\n')
+    proc = _run("config", "check", "--config", str(cfg))
+    assert proc.returncode == 2
+    assert "gates.idle_minute: unknown key (did you mean 'idle_minutes'?)" in proc.stderr
+    assert "gates.min_hours: expected int" in proc.stderr
+
+
+def test_config_check_accepts_the_shipped_config() -> None:
+    proc = _run("config", "check", "--config", str(EXAMPLES.parent / "config.toml"))
+    assert proc.returncode == 0 and proc.stdout.strip().endswith(": ok")
+
+
+def test_config_from_the_environment_is_used(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[nope]\n")
+    proc = _run("config", "check", env={"CONSOLIDATOR_CONFIG": str(cfg)})
+    assert proc.returncode == 2 and "nope: unknown section" in proc.stderr

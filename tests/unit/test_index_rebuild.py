@@ -1,0 +1,1045 @@
+"""Planning MEMORY.md's rebuild: order and hand-written lines kept, pointers repaired, limits met
+by moving (never deleting) what does not fit."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from consolidator.index.parse import classify, parse_index, retarget, split_pointer
+from consolidator.index.rebuild import IndexPlan, Limits, measure, plan_index
+from consolidator.store import frontmatter
+from consolidator.store.model import FileStat, Memory
+
+DAY_NS = 86_400 * 10**9
+BASE_NS = 1_760_000_000 * 10**9
+DEFAULT_LIMITS = Limits()
+
+
+def make_memory(
+    rel: str,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    mtype: str | None = "project",
+    body: str = "Body text.\n",
+    mtime_ns: int = BASE_NS,
+) -> Memory:
+    """A memory as the scan would hand it over: real frontmatter bytes, parsed."""
+    head = ["---", f"name: {name if name is not None else rel.rsplit('/', 1)[-1][:-3]}"]
+    if description is not None:
+        head.append(f"description: {description}")
+    if mtype is not None:
+        head.append(f"type: {mtype}")
+    head.append("---")
+    data = ("\n".join(head) + "\n" + body).encode("utf-8")
+    doc = frontmatter.parse(data)
+    return Memory(FileStat(rel, len(data), mtime_ns, 0o644, hashlib.sha256(data).hexdigest()), doc)
+
+
+def rebuild(
+    text: str | None,
+    memories: Iterable[Memory] = (),
+    *,
+    present: Iterable[str] = (),
+    **kwargs: object,
+) -> IndexPlan:
+    """plan_index with ``present`` = the memories' files plus any extra files named."""
+    memories = list(memories)
+    files = {m.file for m in memories} | set(present)
+    return plan_index(text, memories, present=files, **kwargs)  # type: ignore[arg-type]
+
+
+def lines_of(text: str) -> list[str]:
+    return [line.text for line in parse_index(text)]
+
+
+def index_targets(text: str) -> set[str]:
+    return {t for line in parse_index(text) for t in line.targets}
+
+
+def pointer_targets(text: str) -> list[str]:
+    return [line.target for line in parse_index(text) if line.target]
+
+
+def is_subsequence(needles: list[str], haystack: list[str]) -> bool:
+    it = iter(haystack)
+    return all(any(item == candidate for candidate in it) for item in needles)
+
+
+def assert_topics_are_sound(
+    plan: IndexPlan, memories: Iterable[Memory], index_mtime_ns: int = 0
+) -> None:
+    """Every created topic memory parses, lists what it says, and is as old as what it lists."""
+    mtimes = {m.file: m.stat.mtime_ns for m in memories}
+    mtimes.update({t.file: t.mtime_ns for t in plan.creates})
+    for topic in plan.creates:
+        doc = frontmatter.parse(topic.text.encode("utf-8"))
+        assert doc.fields["name"] == topic.file[:-3]
+        assert doc.memory_type in ("user", "feedback", "project", "reference")
+        assert doc.fields["description"]
+        assert topic.memory.file == topic.file
+        assert topic.memory.stat.mtime_ns == topic.mtime_ns
+        listed = {t for line in parse_index(topic.text) for t in line.targets}
+        assert set(topic.sources) <= listed
+        stamps = [mtimes[s] for s in topic.sources if s in mtimes]
+        assert topic.mtime_ns == (max(stamps) if stamps else index_mtime_ns)
+
+
+def assert_measured(plan: IndexPlan, limits: Limits = DEFAULT_LIMITS) -> None:
+    lines, size = measure(plan.text)
+    assert (plan.lines, plan.bytes) == (lines, size)
+    assert size == len(plan.text.encode("utf-8"))
+    assert plan.within_limits == (lines <= limits.max_lines and size <= limits.max_bytes)
+
+
+# --- an index that needs nothing ---------------------------------------------------------------
+
+TIDY = [
+    "# Memory index",
+    "",
+    "## Feedback",
+    "- [No mocks](feedback_no_mock.md) — integration tests hit a real database",
+    "- **[pnpm](feedback_pnpm.md)** — always pnpm",
+    "",
+    "## Project",
+    "1. [Release day](project_release.md): Thursday",
+    "| Service | Port |",
+    "|---|---|",
+    "| db | 6432 |",
+    "The staging box is called `kestrel`.",
+]
+
+
+def tidy_memories() -> list[Memory]:
+    return [
+        make_memory("feedback_no_mock.md", mtype="feedback", description="Real DB in tests"),
+        make_memory("feedback_pnpm.md", mtype="feedback", description="pnpm not npm"),
+        make_memory("project_release.md", description="Release on Thursday"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n".join(TIDY) + "\n",
+        "\r\n".join(TIDY) + "\r\n",
+        "\n".join(TIDY),
+        "\n".join(TIDY) + "\n\n\n",
+    ],
+    ids=["lf", "crlf", "no-final-newline", "trailing-blank-lines"],
+)
+def test_unchanged_index_is_reported_unchanged_and_kept_byte_for_byte(text: str) -> None:
+    plan = rebuild(text, tidy_memories())
+
+    assert plan.changed is False
+    assert plan.text == text
+    assert plan.within_limits
+    assert (plan.added, plan.removed, plan.repointed, plan.dropped) == ((), (), (), ())
+    assert (plan.moved, plan.creates, dict(plan.notes)) == ((), (), {})
+    assert_measured(plan)
+
+
+def test_missing_index_with_no_memories_stays_empty() -> None:
+    plan = rebuild(None)
+
+    assert plan.text == ""
+    assert plan.changed is False
+    assert (plan.lines, plan.bytes) == (0, 0)
+
+
+def test_missing_index_gets_a_pointer_for_every_memory() -> None:
+    plan = rebuild(None, tidy_memories())
+
+    assert plan.changed
+    assert set(plan.added) == {"feedback_no_mock.md", "feedback_pnpm.md", "project_release.md"}
+    assert set(pointer_targets(plan.text)) == set(plan.added)
+
+
+def test_changed_crlf_index_is_written_with_crlf() -> None:
+    text = "\r\n".join(TIDY) + "\r\n"
+    memories = tidy_memories() + [make_memory("project_new.md", description="New thing")]
+
+    plan = rebuild(text, memories, newline="\r\n")
+
+    assert plan.changed
+    assert "\n" not in plan.text.replace("\r\n", "")
+    assert plan.text.startswith("\r\n".join(TIDY[:7]) + "\r\n")
+
+
+# --- order, headings and hand-written lines ---------------------------------------------------
+
+
+def test_order_headings_and_hand_written_lines_are_kept_exactly() -> None:
+    original = [
+        "# Memory index",
+        "Everything below is loaded into every session.",
+        "",
+        "### Rules of thumb",
+        "- Always use pnpm, never npm",
+        "- [No mocks](feedback_no_mock.md) — integration tests hit a real database",
+        "- [Gone](gone.md) — a memory that was deleted by hand",
+        "| Service | File |",
+        "|---|---|",
+        "| db | [release](project_release.md) |",
+        "See [pnpm](feedback_pnpm.md) before touching the lockfile.",
+        "#### 포트",
+        "스테이징 데이터베이스 포트는 6432이다.",
+        "",
+        "## Project",
+        "1. [Release day](project_release.md): Thursday",
+    ]
+    memories = tidy_memories() + [make_memory("project_new.md", description="Brand new")]
+
+    plan = rebuild("\n".join(original) + "\n", memories)
+
+    kept = [line for line in original if "gone.md" not in line]
+    assert is_subsequence(kept, lines_of(plan.text))
+    assert len(lines_of(plan.text)) == len(kept) + 1
+    assert plan.removed == ("gone.md",)
+    assert plan.added == ("project_new.md",)
+
+
+def test_links_to_missing_files_in_text_and_tables_are_hand_written_and_kept() -> None:
+    text = "See [old](gone.md) for history.\n| a | [old](gone.md) |\n"
+
+    plan = rebuild(text)
+
+    assert plan.changed is False
+    assert plan.text == text
+    assert plan.removed == ()
+
+
+# --- pointers to missing files --------------------------------------------------------------
+
+
+def test_pointer_to_missing_file_is_dropped_and_named() -> None:
+    text = (
+        "## Project\n- [Release](project_release.md) — Thursday\n- [Old plan](old_plan.md) — Q3\n"
+    )
+
+    plan = rebuild(text, [make_memory("project_release.md", description="Release day")])
+
+    assert plan.removed == ("old_plan.md",)
+    assert "old_plan.md" not in plan.text
+    assert lines_of(plan.text) == ["## Project", "- [Release](project_release.md) — Thursday"]
+    assert plan.changed
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- **[Old](old.md)** — bold pointer",
+        "* [Old](./old.md); star pointer",
+        "3. [Old](old%20plan.md): numbered pointer",
+        "- [Old](<sub/old plan.md>) — angle pointer",
+    ],
+)
+def test_pointer_of_every_shape_to_missing_file_is_dropped(line: str) -> None:
+    plan = rebuild(f"# Index\n{line}\n")
+
+    assert lines_of(plan.text) == ["# Index"]
+    assert len(plan.removed) == 1
+    assert plan.removed[0] == classify(line).target
+
+
+def test_pointer_to_present_file_that_is_not_a_memory_is_kept() -> None:
+    text = "- [Daily log](daily_log.md) — notes without frontmatter\n"
+
+    plan = rebuild(text, present={"daily_log.md"})
+
+    assert plan.changed is False
+    assert plan.removed == ()
+
+
+def test_pointer_to_merged_away_file_is_repointed_at_the_survivor_and_named() -> None:
+    text = (
+        "## Feedback\n"
+        "- [No mocks](feedback_no_mock.md) — real database\n"
+        "- [Real DB](feedback_real_db.md) — no mocks in tests\n"
+        "See [the old rule](feedback_real_db.md) for why.\n"
+        "| rule | [db](feedback_real_db.md) |\n"
+    )
+    survivor = make_memory("feedback_no_mock.md", mtype="feedback", description="Real DB")
+
+    plan = rebuild(text, [survivor], redirects={"feedback_real_db.md": "feedback_no_mock.md"})
+
+    # The repointed pointer would be a second one to the survivor: it goes, and its hook is
+    # kept in the survivor.
+    assert lines_of(plan.text) == [
+        "## Feedback",
+        "- [No mocks](feedback_no_mock.md) — real database",
+        "See [the old rule](feedback_no_mock.md) for why.",
+        "| rule | [db](feedback_no_mock.md) |",
+    ]
+    assert any("no mocks in tests" in n for n in plan.notes["feedback_no_mock.md"])
+    assert ("feedback_real_db.md", "feedback_no_mock.md") in plan.repointed
+    assert plan.removed == ()
+    assert plan.added == ()
+
+
+def test_redirect_to_a_survivor_with_spaces_uses_angle_brackets() -> None:
+    plan = rebuild(
+        "- [Old](old.md) — hook\n",
+        [make_memory("new note.md")],
+        redirects={"old.md": "new note.md"},
+    )
+
+    assert lines_of(plan.text) == ["- [Old](<new note.md>) — hook"]
+    assert plan.repointed == (("old.md", "new note.md"),)
+
+
+@pytest.mark.parametrize(
+    ("line", "memory"),
+    [
+        pytest.param(
+            "- [Deploy](deploy_rules.md) — how we ship",
+            make_memory("ops/deploy.md", name="deploy_rules", description="other words"),
+            id="name-is-the-old-file-stem",
+        ),
+        pytest.param(
+            "- [Deploy rules](old.md) — how we ship",
+            make_memory("ops.md", name="Deploy Rules", description="other words"),
+            id="name-is-the-link-title",
+        ),
+        pytest.param(
+            "- [X](deploy.md) — how we ship",
+            make_memory("deploy_notes.md", name="zzz", description="other words"),
+            id="new-stem-extends-old-stem",
+        ),
+        pytest.param(
+            "- [X](deploy-2024.md) — how we ship",
+            make_memory("deploy.md", name="zzz", description="other words"),
+            id="old-stem-extends-new-stem",
+        ),
+        pytest.param(
+            "- [X](yyy.md) — How we ship, safely",
+            make_memory("zzz.md", name="qqq", description="how we ship safely"),
+            id="description-is-the-hook",
+        ),
+    ],
+)
+def test_pointer_to_renamed_file_is_repointed_at_the_memory_that_matches(
+    line: str, memory: Memory
+) -> None:
+    old = classify(line).target
+    assert old is not None
+
+    plan = rebuild(f"## Project\n{line}\n", [memory])
+
+    assert lines_of(plan.text) == ["## Project", retarget(line, old, memory.file)]
+    assert plan.repointed == ((old, memory.file),)
+    assert plan.removed == ()
+    assert plan.added == ()
+
+
+def test_memory_that_already_has_a_pointer_is_not_taken_for_a_rename() -> None:
+    text = "- [X](deploy.md) — how we ship\n- [Notes](deploy_notes.md) — notes\n"
+
+    plan = rebuild(text, [make_memory("deploy_notes.md", name="zzz")])
+
+    assert lines_of(plan.text) == ["- [Notes](deploy_notes.md) — notes"]
+    assert plan.removed == ("deploy.md",)
+    assert plan.repointed == ()
+
+
+def test_pointer_with_two_equally_likely_renames_is_dropped_and_both_are_added() -> None:
+    memories = [make_memory("deploy_a.md", name="aaa"), make_memory("deploy_b.md", name="bbb")]
+
+    plan = rebuild("- [X](deploy.md) — how we ship\n", memories)
+
+    assert plan.removed == ("deploy.md",)
+    assert plan.repointed == ()
+    assert set(plan.added) == {"deploy_a.md", "deploy_b.md"}
+
+
+def test_a_renamed_memory_is_claimed_by_only_one_dangling_pointer() -> None:
+    text = "- [X](deploy.md) — one\n- [Y](deploy.md) — two\n"
+
+    plan = rebuild(text, [make_memory("deploy_notes.md", name="zzz")])
+
+    assert lines_of(plan.text) == ["- [X](deploy_notes.md) — one"]
+    assert plan.repointed == (("deploy.md", "deploy_notes.md"),)
+    assert plan.removed == ("deploy.md",)
+
+
+# --- adding memories that have no pointer ----------------------------------------------------
+
+
+def test_memory_without_pointer_is_added_at_the_end_of_its_type_section() -> None:
+    text = "\n".join(TIDY) + "\n"
+    new = make_memory("feedback_tabs.md", mtype="feedback", description="Tabs, not spaces")
+
+    plan = rebuild(text, tidy_memories() + [new])
+
+    assert plan.added == ("feedback_tabs.md",)
+    assert (
+        lines_of(plan.text)
+        == TIDY[:5] + ["- [feedback_tabs](feedback_tabs.md) — Tabs, not spaces"] + TIDY[5:]
+    )
+
+
+def test_memory_with_nested_metadata_type_is_added_under_that_type() -> None:
+    data = (
+        b"---\nname: user_role\ndescription: Backend engineer\nmetadata:\n  type: user\n---\nBody\n"
+    )
+    memory = Memory(
+        FileStat("user_role.md", len(data), BASE_NS, 0o644, "x"), frontmatter.parse(data)
+    )
+    text = "## About the user\n- [Editor](user_editor.md) — vim\n\n## Project\n- [P](p.md)\n"
+
+    plan = rebuild(text, [memory, make_memory("user_editor.md", mtype="user"), make_memory("p.md")])
+
+    assert lines_of(plan.text)[:3] == [
+        "## About the user",
+        "- [Editor](user_editor.md) — vim",
+        "- [user_role](user_role.md) — Backend engineer",
+    ]
+
+
+def test_missing_type_heading_is_created_for_an_added_memory() -> None:
+    text = "\n".join(TIDY) + "\n"
+    new = make_memory("reference_grafana.md", mtype="reference", description="Dashboards")
+
+    plan = rebuild(text, tidy_memories() + [new])
+
+    assert plan.added == ("reference_grafana.md",)
+    assert lines_of(plan.text) == TIDY + [
+        "",
+        "## Reference",
+        "- [reference_grafana](reference_grafana.md) — Dashboards",
+    ]
+
+
+def test_memory_without_type_is_added_under_an_other_heading() -> None:
+    plan = rebuild("# Index\n", [make_memory("loose.md", mtype=None, description="Untyped")])
+
+    assert lines_of(plan.text) == ["# Index", "", "## Other", "- [loose](loose.md) — Untyped"]
+    assert plan.added == ("loose.md",)
+
+
+def test_added_memories_of_one_type_share_one_new_heading() -> None:
+    memories = [
+        make_memory("b.md", mtype="reference"),
+        make_memory("a.md", mtype="reference"),
+    ]
+
+    plan = rebuild("", memories)
+
+    assert lines_of(plan.text) == ["## Reference", "- [a](a.md)", "- [b](b.md)"]
+    assert plan.added == ("a.md", "b.md")
+
+
+def test_added_memory_in_a_folder_or_with_spaces_gets_a_working_link() -> None:
+    memories = [make_memory("sub/deep note.md", description="Nested")]
+
+    plan = rebuild("", memories)
+
+    pointers = [line for line in parse_index(plan.text) if line.kind == "pointer"]
+    assert [p.target for p in pointers] == ["sub/deep note.md"]
+
+
+def test_added_pointer_line_with_long_description_fits_the_line_limit() -> None:
+    memory = make_memory("p.md", description="word " * 60)
+
+    plan = rebuild("", [memory])
+
+    pointers = [line for line in parse_index(plan.text) if line.kind == "pointer"]
+    assert [p.target for p in pointers] == ["p.md"]
+    assert len(pointers[0].text) <= 150
+    assert plan.notes == {}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "See [the release rule](project_release.md) before tagging.",
+        "| Release | [rule](project_release.md) |",
+        "- Tag on Thursday, see [rule](project_release.md)",
+    ],
+    ids=["sentence", "table", "list-item-sentence"],
+)
+def test_memory_linked_only_from_a_sentence_or_table_counts_as_indexed(line: str) -> None:
+    text = f"## Project\n{line}\n"
+
+    plan = rebuild(text, [make_memory("project_release.md")])
+
+    assert plan.added == ()
+    assert plan.changed is False
+    assert plan.text == text
+
+
+# --- over-long pointer lines ----------------------------------------------------------------
+
+LONG_HOOK = " ".join(f"step{i}" for i in range(40))
+
+
+def test_over_long_pointer_line_is_shortened_and_the_hook_goes_into_notes() -> None:
+    line = f"## Project\n- [Release](project_release.md) — {LONG_HOOK}\n"
+    memory = make_memory("project_release.md", description="Release day")
+
+    plan = rebuild(line, [memory])
+
+    [heading, pointer] = parse_index(plan.text)
+    assert heading.text == "## Project"
+    assert pointer.kind == "pointer" and pointer.target == "project_release.md"
+    assert len(pointer.text) <= 150
+    assert pointer.text.startswith("- [Release](project_release.md) — step0 step1")
+    assert pointer.text.endswith("…")
+    assert list(plan.notes) == ["project_release.md"]
+    assert any(LONG_HOOK in note for note in plan.notes["project_release.md"])
+    assert plan.moved
+    assert plan.changed
+
+
+def test_over_long_hook_the_memory_already_says_is_not_noted() -> None:
+    line = f"- [Release](project_release.md) — {LONG_HOOK}\n"
+    memory = make_memory("project_release.md", body=f"Full steps: {LONG_HOOK.upper()}.\n")
+
+    plan = rebuild(line, [memory])
+
+    assert len(lines_of(plan.text)[0]) <= 150
+    assert plan.notes == {}
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "- **[Release](project_release.md)** — ",
+        "1. [Release](project_release.md): ",
+        "* [Release](project_release.md); ",
+    ],
+)
+def test_over_long_pointer_of_any_shape_is_shortened_keeping_its_link(prefix: str) -> None:
+    plan = rebuild(prefix + LONG_HOOK + "\n", [make_memory("project_release.md")])
+
+    [pointer] = parse_index(plan.text)
+    assert pointer.kind == "pointer" and pointer.target == "project_release.md"
+    assert len(pointer.text) <= 150
+    assert pointer.text.startswith(prefix)
+    assert any(LONG_HOOK in note for note in plan.notes["project_release.md"])
+
+
+def test_over_long_cjk_hook_is_shortened_by_characters() -> None:
+    hook = "사용자는 한국어로 답변을 선호하며 " * 10
+    plan = rebuild(
+        f"- [선호](user_lang.md) — {hook}\n", [make_memory("user_lang.md", mtype="user")]
+    )
+
+    [pointer] = parse_index(plan.text)
+    assert len(pointer.text) <= 150
+    assert pointer.target == "user_lang.md"
+    assert any(hook.strip() in note for note in plan.notes["user_lang.md"])
+
+
+def test_pointer_line_of_exactly_150_characters_is_left_alone() -> None:
+    head = "- [Release](project_release.md) — "
+    line = head + "x" * (150 - len(head))
+    assert len(line) == 150
+
+    plan = rebuild(line + "\n", [make_memory("project_release.md")])
+
+    assert plan.changed is False
+    assert plan.notes == {}
+
+
+def test_pointer_line_of_151_characters_is_shortened() -> None:
+    head = "- [Release](project_release.md) — "
+    hook = "a" * 50 + " " + "b" * (150 - len(head) - 50)
+    line = head + hook
+    assert len(line) == 151
+
+    plan = rebuild(line + "\n", [make_memory("project_release.md")])
+
+    assert plan.changed
+    assert len(lines_of(plan.text)[0]) <= 150
+    assert any(hook in note for note in plan.notes["project_release.md"])
+
+
+def test_long_plain_fact_is_not_shortened() -> None:
+    text = "Fact: " + LONG_HOOK + "\n"
+
+    plan = rebuild(text)
+
+    assert plan.changed is False
+    assert plan.text == text
+
+
+def test_over_long_pointer_to_a_file_that_is_not_a_memory_moves_whole_into_a_topic() -> None:
+    line = f"- [Daily log](daily_log.md) — {LONG_HOOK}"
+
+    plan = rebuild(line + "\n", present={"daily_log.md"}, index_mtime_ns=BASE_NS + 7)
+
+    [topic] = plan.creates
+    assert line in topic.text.splitlines()
+    assert topic.file in pointer_targets(plan.text)
+    assert all(len(text) <= 150 for text in lines_of(plan.text))
+    assert topic.file != "daily_log.md"
+    assert_topics_are_sound(plan, [], index_mtime_ns=BASE_NS + 7)
+
+
+# --- the line limit --------------------------------------------------------------------------
+
+
+def sectioned_index(sections: int, per_section: int) -> tuple[list[str], list[Memory]]:
+    """``## Section k`` headings, each over pointer lines to its own memories."""
+    lines: list[str] = []
+    memories: list[Memory] = []
+    for s in range(sections):
+        lines.append(f"## Section {s}")
+        for j in range(per_section):
+            k = s * per_section + j
+            lines.append(f"- [Memory {k}](m{k:03d}.md) — what memory {k} says")
+            memories.append(make_memory(f"m{k:03d}.md", mtime_ns=BASE_NS + k * DAY_NS))
+    return lines, memories
+
+
+def test_index_of_exactly_200_lines_is_left_untouched() -> None:
+    lines, memories = sectioned_index(4, 49)
+    text = "\n".join(lines) + "\n"
+    assert len(lines) == 200
+
+    plan = rebuild(text, memories)
+
+    assert plan.changed is False
+    assert plan.text == text
+    assert (plan.lines, plan.within_limits, plan.creates) == (200, True, ())
+
+
+def test_index_of_201_lines_is_fitted_by_moving_the_bottom_section() -> None:
+    lines, memories = sectioned_index(4, 49)
+    lines.append("Releases happen on Thursday.")
+    text = "\n".join(lines) + "\n"
+
+    plan = rebuild(text, memories)
+
+    assert plan.changed
+    assert plan.within_limits and plan.lines <= 200
+    assert_measured(plan)
+    [topic] = plan.creates
+    moved = lines[151:]
+    assert lines_of(plan.text)[:151] == lines[:151]
+    assert all(line in topic.text.splitlines() for line in moved)
+    assert topic.file in pointer_targets(plan.text)
+    assert topic.mtime_ns == BASE_NS + 195 * DAY_NS
+    assert_topics_are_sound(plan, memories)
+    assert plan.dropped == ()
+
+
+def test_fitting_moves_whole_sections_bottom_first_until_the_index_fits() -> None:
+    lines, memories = sectioned_index(6, 45)  # 276 lines
+
+    plan = rebuild("\n".join(lines) + "\n", memories)
+
+    assert plan.within_limits
+    assert len(plan.creates) == 2
+    assert [t.file for t in plan.creates] == ["index_section_5.md", "index_section_4.md"]
+    kept = lines_of(plan.text)
+    assert kept[: 4 * 46] == lines[: 4 * 46]
+    assert "## Section 4" in kept and "## Section 5" in kept
+    for topic in plan.creates:
+        assert topic.file in pointer_targets(plan.text)
+    by_file = {t.file: t for t in plan.creates}
+    assert set(lines[5 * 46 + 1 :]) <= set(by_file["index_section_5.md"].text.splitlines())
+    assert set(lines[4 * 46 + 1 : 5 * 46]) <= set(by_file["index_section_4.md"].text.splitlines())
+    assert by_file["index_section_5.md"].mtime_ns == BASE_NS + 269 * DAY_NS
+    assert by_file["index_section_4.md"].mtime_ns == BASE_NS + 224 * DAY_NS
+    assert_topics_are_sound(plan, memories)
+    assert_measured(plan)
+
+
+def test_topic_memory_takes_the_newest_mtime_even_when_it_is_not_the_last_line() -> None:
+    lines, memories = sectioned_index(5, 45)
+    newest = make_memory("m200.md", mtime_ns=BASE_NS + 999 * DAY_NS)
+    lines.insert(4 * 46 + 1, "- [Newest](m200.md) — newest of all")
+
+    plan = rebuild("\n".join(lines) + "\n", memories + [newest])
+
+    [topic] = plan.creates
+    assert "m200.md" in topic.sources
+    assert topic.mtime_ns == BASE_NS + 999 * DAY_NS
+
+
+def test_topic_of_facts_only_takes_the_index_mtime() -> None:
+    lines = ["# Facts"] + [f"Fact number {i}." for i in range(150)]
+    lines += ["## More facts"] + [f"Another fact {i}." for i in range(100)]
+
+    plan = rebuild("\n".join(lines) + "\n", index_mtime_ns=BASE_NS + 42)
+
+    [topic] = plan.creates
+    assert topic.sources == ()
+    assert topic.mtime_ns == BASE_NS + 42
+    assert_topics_are_sound(plan, [], index_mtime_ns=BASE_NS + 42)
+
+
+def test_topic_file_name_does_not_reuse_a_present_file() -> None:
+    lines, memories = sectioned_index(4, 49)
+    lines.append("One line too many.")
+
+    plan = rebuild("\n".join(lines) + "\n", memories, present={"index_section_3.md"})
+
+    [topic] = plan.creates
+    assert topic.file == "index_section_3-2.md"
+
+
+def test_topic_memory_of_a_crlf_index_uses_crlf_and_still_parses() -> None:
+    lines, memories = sectioned_index(4, 49)
+    lines.append("One line too many.")
+
+    plan = rebuild("\r\n".join(lines) + "\r\n", memories, newline="\r\n")
+
+    [topic] = plan.creates
+    assert "\r\n" in topic.text and "\n" not in topic.text.replace("\r\n", "")
+    assert "\n" not in plan.text.replace("\r\n", "")
+    assert_topics_are_sound(plan, memories)
+
+
+def test_index_without_headings_and_300_pointers_moves_its_tail() -> None:
+    memories = [make_memory(f"m{i:03d}.md", mtime_ns=BASE_NS + i) for i in range(300)]
+    lines = [f"- [M{i}](m{i:03d}.md) — memory {i}" for i in range(300)]
+
+    plan = rebuild("\n".join(lines) + "\n", memories)
+
+    assert plan.within_limits and plan.lines <= 200
+    [topic] = plan.creates
+    kept = lines_of(plan.text)
+    assert kept[:-1] == lines[: len(kept) - 1]
+    assert kept[-1] == classify(kept[-1]).text and classify(kept[-1]).target == topic.file
+    moved = lines[len(kept) - 1 :]
+    topic_lines = topic.text.splitlines()
+    assert all(line in topic_lines for line in moved)
+    assert topic.mtime_ns == BASE_NS + 299
+    assert plan.added == () and plan.dropped == ()
+    assert_topics_are_sound(plan, memories)
+    assert_measured(plan)
+
+
+def test_blank_lines_are_collapsed_first_when_that_is_enough() -> None:
+    lines, memories = sectioned_index(4, 45)  # 184 lines
+    spaced: list[str] = []
+    for line in lines:
+        spaced.append(line)
+        if line.startswith("## "):
+            spaced += ["", "", ""]
+    spaced += [""] * 10
+    assert len(spaced) > 200
+
+    plan = rebuild("\n".join(spaced) + "\n", memories)
+
+    assert plan.within_limits
+    assert plan.creates == ()
+    assert [line for line in lines_of(plan.text) if line] == lines
+
+
+# --- the byte limit --------------------------------------------------------------------------
+
+
+def facts_index(total_bytes: int) -> str:
+    """Two sections of plain facts (no memories needed), exactly ``total_bytes`` long."""
+    lines = ["# Notes"] + [f"Fact {i}: " + "x" * 120 for i in range(90)]
+    lines += ["## More notes"] + [f"Fact b{i}: " + "y" * 120 for i in range(80)]
+    short = total_bytes - len(("\n".join(lines) + "\n").encode("utf-8"))
+    assert short > 0
+    lines[-1] += "z" * short
+    text = "\n".join(lines) + "\n"
+    assert len(text.encode("utf-8")) == total_bytes
+    return text
+
+
+def test_index_of_exactly_25000_bytes_is_left_untouched() -> None:
+    text = facts_index(25_000)
+
+    plan = rebuild(text)
+
+    assert plan.changed is False
+    assert plan.text == text
+    assert (plan.bytes, plan.within_limits) == (25_000, True)
+
+
+def test_index_of_25001_bytes_is_fitted() -> None:
+    text = facts_index(25_001)
+
+    plan = rebuild(text)
+
+    assert plan.changed
+    assert plan.within_limits and plan.bytes <= 25_000
+    assert_measured(plan)
+    [topic] = plan.creates
+    original = lines_of(text)
+    more = original.index("## More notes")
+    assert lines_of(plan.text)[: more + 1] == original[: more + 1]
+    assert all(line in topic.text.splitlines() for line in original[more + 1 :])
+    assert topic.file in pointer_targets(plan.text)
+
+
+@pytest.mark.parametrize(
+    ("heading", "fact"),
+    [("# 메모", "한국어 사실 " + "가" * 95), ("# 备忘", "中文事实 " + "字" * 95)],
+    ids=["korean", "chinese"],
+)
+def test_cjk_index_is_measured_in_utf8_bytes_not_characters(heading: str, fact: str) -> None:
+    lines = [heading, "## 첫째"] + [f"{fact} {i}" for i in range(40)]
+    lines += ["## 둘째"] + [f"{fact} {i}" for i in range(50)]
+    text = "\n".join(lines) + "\n"
+    assert len(text) < 25_000 < len(text.encode("utf-8"))
+    assert len(lines) < 200
+
+    plan = rebuild(text)
+
+    assert plan.changed
+    assert plan.within_limits and plan.bytes <= 25_000
+    assert_measured(plan)
+    assert plan.creates
+    topic_lines = {line for topic in plan.creates for line in topic.text.splitlines()}
+    for line in lines:
+        assert line in lines_of(plan.text) or line in topic_lines
+    for topic in plan.creates:
+        frontmatter.parse(topic.text.encode("utf-8"))
+        assert topic.file in pointer_targets(plan.text)
+        assert topic.file.isascii()
+
+
+def test_custom_limits_are_honoured() -> None:
+    lines, memories = sectioned_index(3, 5)
+    limits = Limits(max_lines=10, max_bytes=10_000, max_line_chars=150)
+
+    plan = rebuild("\n".join(lines) + "\n", memories, limits=limits)
+
+    assert plan.within_limits and plan.lines <= 10
+    assert_measured(plan, limits)
+
+
+# --- known bugs ---------------------------------------------------------------------------
+
+
+def test_shortening_a_hook_keeps_other_memories_it_links_reachable() -> None:
+    memories = [make_memory("a.md", description="Alpha"), make_memory("b.md", description="Beta")]
+    text = "- [A](a.md) — see also " + "word " * 30 + "and [B](b.md) for details\n"
+
+    plan = rebuild(text, memories)
+
+    assert "b.md" in index_targets(plan.text) or "b.md" in plan.added
+
+
+def test_dropping_a_dangling_pointer_keeps_other_memories_it_links_reachable() -> None:
+    text = "- [Old](gone.md) — superseded by [B](b.md)\n"
+
+    plan = rebuild(text, [make_memory("b.md", description="Beta")])
+
+    assert plan.removed == ("gone.md",)
+    assert "b.md" in index_targets(plan.text) or "b.md" in plan.added
+
+
+def test_added_pointer_for_a_memory_with_a_very_long_name_still_links_to_it() -> None:
+    plan = rebuild("", [make_memory("a.md", name="n" * 200)])
+
+    assert plan.added == ("a.md",)
+    assert "a.md" in pointer_targets(plan.text)
+
+
+def test_cut_words_of_an_over_long_link_title_are_kept_in_notes() -> None:
+    title = " ".join(f"title{i}" for i in range(30))
+    line = f"- [{title}](a.md) — short hook\n"
+
+    plan = rebuild(line, [make_memory("a.md", description="Alpha")])
+
+    assert len(lines_of(plan.text)[0]) <= 150
+    assert any(title in note for note in plan.notes.get("a.md", ()))
+
+
+def test_tail_topic_takes_the_newest_mtime_of_the_topic_memories_it_lists() -> None:
+    memories = [make_memory(f"p{i:03d}.md", mtime_ns=BASE_NS + i) for i in range(250)]
+    memories += [make_memory(f"s{i}.md", mtime_ns=BASE_NS + 9000 + i) for i in range(10)]
+    lines = [f"- [P{i}](p{i:03d}.md)" for i in range(250)]
+    lines += ["## Late"] + [f"- [S{i}](s{i}.md)" for i in range(10)]
+
+    plan = rebuild("\n".join(lines) + "\n", memories)
+
+    mtimes = {m.file: m.stat.mtime_ns for m in memories}
+    mtimes.update({t.file: t.mtime_ns for t in plan.creates})
+    assert len(plan.creates) == 2
+    for topic in plan.creates:
+        assert topic.mtime_ns == max(mtimes[s] for s in topic.sources)
+
+
+# --- the whole rebuild, over random indexes ---------------------------------------------------
+
+_WORDS = st.text(
+    st.sampled_from("abcdefghijklmnopqrstuvwxyz0123456789가나다라마바사아자차中文字日本語"),
+    min_size=1,
+    max_size=9,
+)
+_PHRASE = st.lists(_WORDS, min_size=1, max_size=8).map(" ".join)
+_LONG_PHRASE = st.lists(_WORDS, min_size=20, max_size=45).map(" ".join)
+_TYPES = st.sampled_from(["user", "feedback", "project", "reference", None])
+
+
+@st.composite
+def memory_sets(draw: st.DrawFn) -> list[Memory]:
+    count = draw(st.integers(0, 10))
+    memories = []
+    for i in range(count):
+        stem = draw(st.sampled_from([f"mem_{i}", f"노트_{i}", f"note {i}", f"sub/m{i}"]))
+        memories.append(
+            make_memory(
+                f"{stem}.md",
+                name=f"memory_{i}",
+                description=draw(st.one_of(st.none(), _PHRASE)),
+                mtype=draw(_TYPES),
+                body=draw(st.one_of(_PHRASE, _LONG_PHRASE)) + "\n",
+                mtime_ns=BASE_NS + draw(st.integers(0, 10**6)) * 10**9,
+            )
+        )
+    return memories
+
+
+@st.composite
+def index_lines(draw: st.DrawFn, files: list[str]) -> list[str]:
+    """Random index lines of every kind; pointer hooks and titles hold no links."""
+    from consolidator.index.parse import link_path
+
+    targets = files + ["daily_log.md"]
+    kinds = ["heading", "fact", "blank", "table", "sentence", "dangling", "cjk"]
+    if targets:
+        kinds += ["pointer", "pointer", "pointer", "long_pointer"]
+    lines = []
+    for _ in range(draw(st.integers(0, 70))):
+        kind = draw(st.sampled_from(kinds))
+        if kind == "heading":
+            lines.append("#" * draw(st.integers(1, 4)) + " " + draw(_PHRASE))
+        elif kind == "fact":
+            lines.append("Fact " + draw(st.one_of(_PHRASE, _LONG_PHRASE)))
+        elif kind == "cjk":
+            lines.append("사실 " + "가나다라마바사中文字" * draw(st.integers(1, 30)))
+        elif kind == "blank":
+            lines.append("")
+        elif kind == "table":
+            lines.append(
+                f"| {draw(_PHRASE)} | [t]({link_path(draw(st.sampled_from(targets + ['x.md'])))}) |"
+            )
+        elif kind == "sentence":
+            target = link_path(draw(st.sampled_from(targets + ["x.md"])))
+            lines.append(f"See [{draw(_WORDS)}]({target}) {draw(_PHRASE)}")
+        elif kind == "dangling":
+            lines.append(f"- [{draw(_WORDS)}](gone_{draw(st.integers(0, 3))}.md) — {draw(_PHRASE)}")
+        else:
+            marker = draw(st.sampled_from(["- ", "* ", "1. ", "- **"]))
+            target = link_path(draw(st.sampled_from(targets)))
+            link = f"{marker}[{draw(_WORDS)}]({target})" + ("**" if marker == "- **" else "")
+            sep = draw(st.sampled_from([" — ", " – ", " - ", ": ", "; "]))
+            hook = draw(_LONG_PHRASE if kind == "long_pointer" else _PHRASE)
+            lines.append(link + sep + hook)
+    return lines
+
+
+def _words(text: str) -> set[str]:
+    return set(re.sub(r"[\W_]+", " ", text.casefold()).split())
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_rebuild_keeps_every_line_somewhere_and_fits_the_limits(data: st.DataObject) -> None:
+    memories = data.draw(memory_sets())
+    live = {m.file: m for m in memories}
+    lines = data.draw(index_lines(sorted(live)))
+    newline = data.draw(st.sampled_from(["\n", "\r\n"]))
+    limits = data.draw(
+        st.one_of(
+            st.just(Limits()),
+            st.builds(Limits, max_lines=st.integers(6, 60), max_bytes=st.integers(600, 6000)),
+        )
+    )
+    text = newline.join(lines) + newline if lines else ""
+    index_mtime = BASE_NS - DAY_NS
+    redirects = data.draw(
+        st.dictionaries(
+            st.sampled_from([f"gone_{k}.md" for k in range(4)]),
+            st.sampled_from(sorted(live)),
+            max_size=2,
+        )
+        if live
+        else st.just({})
+    )
+
+    plan = plan_index(
+        text,
+        memories,
+        present=set(live) | {"daily_log.md"},
+        redirects=redirects,
+        index_mtime_ns=index_mtime,
+        limits=limits,
+        newline=newline,
+    )
+
+    for label, happened in [
+        ("topic created", plan.creates),
+        ("hook noted", plan.notes),
+        ("pointer removed", plan.removed),
+        ("pointer repointed", plan.repointed),
+        ("memory added", plan.added),
+    ]:
+        if happened:
+            event(label)
+
+    # The result fits and says so.
+    assert plan.dropped == ()
+    assert plan.within_limits
+    assert_measured(plan, limits)
+    if not plan.changed:
+        assert plan.text == text
+    result = lines_of(plan.text)
+    assert all(
+        len(line.text) <= limits.max_line_chars
+        for line in parse_index(plan.text)
+        if line.kind == "pointer"
+    )
+
+    # Topic memories are valid memories, as old as what they list.
+    assert_topics_are_sound(plan, memories, index_mtime_ns=index_mtime)
+    topic_lines = {line for topic in plan.creates for line in topic.text.splitlines()}
+
+    # Every original line is still in the index, moved verbatim, or (a cut hook) noted.
+    for line in parse_index(text):
+        if line.kind == "blank":
+            continue
+        candidates = [line.text]
+        if line.kind == "pointer" and line.target not in live and line.target != "daily_log.md":
+            if line.target in plan.removed:
+                continue
+            candidates = [
+                retarget(line.text, old, new) for old, new in plan.repointed if old == line.target
+            ]
+        if any(c in result or c in topic_lines for c in candidates):
+            continue
+        # A shortened line, or a second pointer to one file after repointing: its hook
+        # (or, for a cut title, the whole line) went into the memory it describes.
+        def kept(moved: str) -> bool:
+            parsed = classify(moved)
+            if parsed.kind != "pointer" or parsed.target not in live:
+                return False
+            hook = split_pointer(moved)[2] or moved
+            memory = live[parsed.target]
+            noted = any(hook in note or moved in note for note in plan.notes.get(memory.file, ()))
+            known = _words(hook) <= _words(f"{memory.name} {memory.description} {memory.body}")
+            return noted or known
+
+        assert any(kept(c) for c in candidates), candidates
+
+    # Every live memory is still reachable from the index (directly or through a topic).
+    reachable = set(index_targets(plan.text))
+    topics = {t.file: t for t in plan.creates}
+    frontier = [t for t in reachable if t in topics]
+    while frontier:
+        for target in index_targets(topics[frontier.pop()].text):
+            if target not in reachable:
+                reachable.add(target)
+                if target in topics:
+                    frontier.append(target)
+    assert set(live) <= reachable
+    assert set(topics) <= reachable
+    assert set(plan.added) <= set(live)

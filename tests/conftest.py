@@ -33,7 +33,18 @@ def example_copy(tmp_path: Path) -> Path:
     """A private copy of examples/ (memory dir, transcripts, project); returns the memory dir."""
     dest = tmp_path / "examples"
     shutil.copytree(EXAMPLES, dest, symlinks=True)
+    age_tree(dest, days=10)
     return dest / "memory"
+
+
+def age_tree(root: Path, days: float) -> None:
+    """Set every file's mtime under ``root`` to ``days`` ago (a checkout makes them all new)."""
+    import time
+
+    stamp = time.time() - days * 86400
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            os.utime(Path(dirpath) / name, (stamp, stamp))
 
 
 def snapshot_tree(root: Path) -> dict[str, tuple[bytes, int, int]]:

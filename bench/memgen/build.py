@@ -25,17 +25,35 @@ TYPE_WEIGHTS = (0.50, 0.28, 0.17, 0.05)
 LINK_TARGETS_KEPT = 2000
 
 
+ASPECT_ALIASES: dict[str, tuple[str, ...]] = {
+    "deploy": ("deploy", "deploys", "rollout", "release"),
+    "testing": ("testing", "tests", "test_policy"),
+    "database": ("database", "db", "schema", "sql"),
+    "config": ("config", "settings", "env"),
+    "observability": ("observability", "logging", "alerts", "metrics"),
+    "errors": ("errors", "error_handling", "retries"),
+    "performance": ("performance", "perf", "latency"),
+    "security": ("security", "authz", "secrets"),
+    "api": ("api", "endpoints", "http_api"),
+    "ci": ("ci", "checks", "builds"),
+    "style": ("style", "code_style", "conventions"),
+    "queues": ("queues", "messaging", "events"),
+}
+
+
 class Namer:
-    """Unique file stems in the styles of real directories (type prefix, topic words)."""
+    """Unique file stems in the styles of real directories (type prefix, topic words).
+    Members of a planted group draw their names independently, like anything else."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.used: set[str] = set()
 
     def stem(self, mtype: str, topic: Topic, lang: str) -> str:
-        p, s, a = topic.prefix, topic.suffix, topic.aspect
-        base = self.rng.choice((f"{mtype}_{p}_{s}_{a}", f"{mtype}_{p}_{a}",
-                                f"{mtype}_{a}_{p}_{s}", f"{mtype}_{p}_{s}_{a}_notes"))
+        p, s = topic.prefix, topic.suffix
+        a = self.rng.choice(ASPECT_ALIASES[topic.aspect])
+        base = self.rng.choice((f"{mtype}_{p}_{s}_{a}", f"{mtype}_{p}_{a}", f"{mtype}_{a}_{p}_{s}",
+                                f"{mtype}_{p}_{s}_{a}_notes", f"{mtype}_{p}_{a}_rules"))
         if lang != "en" and self.rng.random() < 0.5:
             base += f"_{lang}"
         return self.reserve(base)

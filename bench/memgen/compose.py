@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -51,44 +52,60 @@ def random_topic(rng: random.Random) -> Topic:
 
 
 class Slots(dict[str, str]):
-    """Template values: fixed per memory, or drawn afresh at each use (numbers, people)."""
+    """Template values. Fixed ones are per component; the others (numbers, people, peers)
+    are a hash of component, template and slot, so every memory that states a fact about a
+    component states the same value: clean memories never contradict each other."""
 
-    def __init__(self, rng: random.Random, fixed: dict[str, str], lang: str = "en") -> None:
+    def __init__(self, fixed: dict[str, str], lang: str = "en") -> None:
         super().__init__(fixed)
-        self.rng = rng
         self.lang = lang
+        self._template = ""
+        self._seen: dict[str, int] = {}
+
+    def fill(self, template: str) -> str:
+        self._template, self._seen = template, {}
+        return template.format_map(self)
+
+    def _hash(self, key: str) -> int:
+        k = self._seen.get(key, 0)
+        self._seen[key] = k + 1
+        return zlib.crc32(f"{self['cid']}|{self._template}|{key}|{k}".encode())
 
     def __missing__(self, key: str) -> str:
-        r = self.rng
+        h = self._hash(key)
         if key == "n1":
-            return str(r.randint(2, 9))
+            return str(2 + h % 8)
         if key == "n2":
-            return str(r.randrange(100, 5000, 50))
+            return str(100 + 50 * (h % 98))
         if key == "n3":
-            return str(r.randrange(200, 900, 50))
+            return str(200 + 50 * (h % 14))
         if key == "pct":
-            return str(r.randint(70, 95))
-        if key == "port":
-            return str(r.choice(en.PORTS))
-        if key == "who":
-            return r.choice(en.PEOPLE)
-        if key == "team":
-            return r.choice(en.TEAMS)
-        if key == "metric":
-            return r.choice(en.METRICS)
+            return str(70 + h % 26)
         if key == "tenant":
-            return f"tenant-{r.randint(100, 999)}"
+            return f"tenant-{100 + h % 900}"
         if key == "svc":
-            prefix, suffix = r.choice(en.PREFIXES), r.choice(en.SUFFIXES)
+            prefix, suffix = pick(en.PREFIXES, h), pick(en.SUFFIXES, h >> 8)
             return f"the {prefix} {suffix}" if self.lang == "en" else f"{prefix}-{suffix}"
-        if key == "role":
-            return r.choice(en.ROLES)
-        raise KeyError(key)
+        choices = _SLOT_CHOICES.get(key)
+        if choices is None:
+            raise KeyError(key)
+        return pick(choices, h)
 
 
-def new_slots(rng: random.Random, topic: Topic, org: str, lang: str = "en") -> Slots:
+_SLOT_CHOICES: dict[str, tuple[str, ...]] = {
+    "port": tuple(str(p) for p in en.PORTS), "who": en.PEOPLE, "team": en.TEAMS,
+    "metric": en.METRICS, "role": en.ROLES,
+}
+
+
+def pick(choices: tuple[str, ...], h: int) -> str:
+    return choices[h % len(choices)]
+
+
+def new_slots(topic: Topic, org: str, lang: str = "en") -> Slots:
     comp = topic.comp
-    return Slots(rng, {
+    h = zlib.crc32(topic.cid.encode())
+    return Slots({
         "c": comp,
         "C": comp[0].upper() + comp[1:],
         "cid": topic.cid,
@@ -96,12 +113,12 @@ def new_slots(rng: random.Random, topic: Topic, org: str, lang: str = "en") -> S
         "tp": topic.test_path,
         "org": org,
         "aspect": topic.aspect,
-        "env": f"{topic.prefix.upper()}_{rng.choice(en.ENV_NOUNS)}",
-        "db": rng.choice(en.DATABASES),
-        "table": f"{topic.prefix}_{rng.choice(en.TABLE_NOUNS)}",
-        "queue": f"{topic.prefix}-{rng.choice(en.TABLE_NOUNS)}",
-        "pipeline": rng.choice(en.PIPELINES),
-        "flagtool": rng.choice(en.FLAG_TOOLS),
+        "env": f"{topic.prefix.upper()}_{pick(en.ENV_NOUNS, h)}",
+        "db": pick(en.DATABASES, h >> 3),
+        "table": f"{topic.prefix}_{pick(en.TABLE_NOUNS, h >> 6)}",
+        "queue": f"{topic.prefix}-{pick(en.TABLE_NOUNS, h >> 9)}",
+        "pipeline": pick(en.PIPELINES, h >> 12),
+        "flagtool": pick(en.FLAG_TOOLS, h >> 15),
     }, lang)
 
 
@@ -131,16 +148,16 @@ def capitalize(text: str) -> str:
 
 
 def en_sentence(rng: random.Random, template: str, slots: Slots, decorate: bool = True) -> str:
-    core = template
+    text = slots.fill(template)
     if decorate and rng.random() < 0.3 and not template.startswith("{C}"):
-        core = rng.choice(en.LEADS) + core
+        text = slots.fill(rng.choice(en.LEADS)) + text
     if decorate and rng.random() < 0.35:
-        core = core + rng.choice(en.TAILS)
-    return capitalize(core.format_map(slots)) + "."
+        text = text + slots.fill(rng.choice(en.TAILS))
+    return capitalize(text) + "."
 
 
 def cjk_sentence(template: str, slots: Slots) -> str:
-    return template.format_map(slots) + "。"
+    return slots.fill(template) + "。"
 
 
 class Deck:
@@ -174,7 +191,7 @@ class Deck:
 
 def line_count(rng: random.Random) -> int:
     """Body lines: median ~9 (a ~1.7 KB file), a long tail up to ~12 KB."""
-    return max(3, min(95, int(rng.lognormvariate(2.55, 0.55))))
+    return max(3, min(95, int(rng.lognormvariate(2.65, 0.55))))
 
 
 def en_body(rng: random.Random, topic: Topic, mtype: str, slots: Slots, n: int) -> list[str]:
@@ -188,14 +205,14 @@ def en_body(rng: random.Random, topic: Topic, mtype: str, slots: Slots, n: int) 
         lines.append(en_sentence(rng, deck.draw(), slots, decorate=False))
     if mtype == "reference":
         for t in rng.sample(en.REFERENCE_LINES, rng.randint(3, 6)):
-            lines.append(t.format_map(slots))
+            lines.append(slots.fill(t))
     while len(lines) < n:
         roll = rng.random()
         if roll < 0.08 and n - len(lines) >= 4:
             lines.append(rng.choice(en.BULLET_INTROS))
             for _ in range(rng.randint(3, 5)):
                 lines.append("- " + en_sentence(rng, deck.draw(), slots, decorate=False))
-        elif roll < 0.11 and len(lines) > 2:
+        elif roll < 0.11 and len(lines) > 2 and n - len(lines) >= 3:
             lines.append("")
             lines.append(rng.choice(("## Details", "## Background", "## Notes", "---")))
         elif roll < 0.33:
@@ -204,8 +221,8 @@ def en_body(rng: random.Random, topic: Topic, mtype: str, slots: Slots, n: int) 
         else:
             lines.append(en_sentence(rng, deck.draw(), slots))
     if mtype in ("project", "feedback"):
-        lines.append(f"{cjk.WHY_LABEL['en']} {rng.choice(en.REASONS).format_map(slots)}.")
-        lines.append(f"{cjk.HOW_LABEL['en']} {rng.choice(en.APPLY).format_map(slots)}.")
+        lines.append(f"{cjk.WHY_LABEL['en']} {slots.fill(rng.choice(en.REASONS))}.")
+        lines.append(f"{cjk.HOW_LABEL['en']} {slots.fill(rng.choice(en.APPLY))}.")
     return lines
 
 
@@ -219,7 +236,7 @@ def cjk_body(rng: random.Random, lang: str, mtype: str, slots: Slots, n: int) ->
     lines = [cjk_sentence(t, slots) for t in picks]
     if mtype == "reference":
         for t in rng.sample(en.REFERENCE_LINES[:6], 3):
-            lines.insert(1, t.format_map(slots))
+            lines.insert(1, slots.fill(t))
     if rng.random() < 0.2 and len(lines) > 4:
         bullets = ["- " + lines.pop() for _ in range(3)]
         lines.extend(bullets)
@@ -238,11 +255,20 @@ def describe(first_line: str, limit: int = 100) -> str:
     return cut.rstrip(",;:")
 
 
+ASPECT_ZH = {"deploy": "部署", "testing": "测试", "database": "数据库", "config": "配置",
+             "observability": "监控", "errors": "错误处理", "performance": "性能",
+             "security": "安全", "api": "接口", "ci": "CI", "style": "代码风格", "queues": "消息队列"}
+ASPECT_JA = {"deploy": "デプロイ", "testing": "テスト", "database": "データベース", "config": "設定",
+             "observability": "監視", "errors": "エラー処理", "performance": "性能",
+             "security": "セキュリティ", "api": "API", "ci": "CI", "style": "コーディング規約",
+             "queues": "キュー"}
+
+
 def title_for(topic: Topic, lang: str) -> str:
     if lang == "zh":
-        return f"{topic.cid} 的{topic.aspect}规则"
+        return f"{topic.cid} 的{ASPECT_ZH[topic.aspect]}规则"
     if lang == "ja":
-        return f"{topic.cid} の{topic.aspect}ルール"
+        return f"{topic.cid} の{ASPECT_JA[topic.aspect]}ルール"
     return f"{capitalize(topic.prefix)} {topic.suffix} {topic.aspect}"
 
 
@@ -255,12 +281,13 @@ def compose(
     n_lines: int | None = None,
 ) -> tuple[Memory, Slots]:
     """A memory about `topic` with rel/name left empty (the builder names files)."""
-    slots = new_slots(rng, topic, org, lang)
+    slots = new_slots(topic, org, lang)
     n = line_count(rng) if n_lines is None else n_lines
     if lang == "en":
         lines = en_body(rng, topic, mtype, slots, n)
     else:
-        lines = cjk_body(rng, lang, mtype, slots, max(4, n))
+        # CJK templates are fewer, so CJK memories stay short to keep topics apart.
+        lines = cjk_body(rng, lang, mtype, slots, max(4, min(10, round(n * 0.6))))
     memory = Memory(
         rel="", name="", description=describe(lines[0]), type=mtype, lang=lang,
         title=title_for(topic, lang), lines=lines,

@@ -75,7 +75,7 @@ def _hook_known(hook: str, memory: Memory | None) -> bool:
     if memory is None:
         return False
     known = _norm(f"{memory.name} {memory.description} {memory.body}")
-    return _norm(hook) in known or set(_norm(hook).split()) <= set(known.split())
+    return set(_norm(hook).split()) <= set(known.split())
 
 
 def _shorten(text: str, limit: int) -> str:

@@ -187,7 +187,9 @@ def plan_index(
     # 1. repoint merged-away and renamed pointers; drop other pointers to missing files, and
     #    a repointed second pointer to one file (its hook is kept in the memory).
     linked = {t for line in lines for t in line.targets if t in present}
-    pointed: set[str] = set()
+    pointed = {
+        line.target for line in lines if line.target in present and line.target not in redirects
+    }
     for i, line in enumerate(lines):
         new_text = line.text
         for target in line.targets:
@@ -208,7 +210,8 @@ def plan_index(
             repointed.append((target, match.file))
             linked.add(match.file)
             target = match.file
-        if target is not None and target in pointed and line.text != original[i].text:
+        repointed_here = line.text != original[i].text
+        if target is not None and target in pointed and repointed_here:
             hook = split_pointer(line.text)[2] or line.text
             keep_text(target, hook, "duplicate pointer's hook", line.text)
             lines[i] = IndexLine("", "drop")

@@ -14,15 +14,15 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
 if str(_HERE) not in sys.path:
     sys.path.insert(0, str(_HERE))
 
-from memgen.build import generate  # noqa: E402
-from memgen.labels import Labels  # noqa: E402
+from memgen.build import generate
+from memgen.labels import Labels
 
 __all__ = ["Labels", "generate", "main"]
 
@@ -30,7 +30,10 @@ __all__ = ["Labels", "generate", "main"]
 def _parse_now(text: str) -> int:
     if text.isdigit():
         return int(text)
-    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp())
 
 
 def main(argv: list[str] | None = None) -> int:

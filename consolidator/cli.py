@@ -9,12 +9,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from datetime import datetime, timezone
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from consolidator import __version__
 from consolidator.errors import ConfigError, ConsolidatorError, LockHeld, UsageError
+
+if TYPE_CHECKING:
+    from consolidator.stop import StopToken
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_LOCKED = 0, 1, 2, 75
 
@@ -67,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dry-run", action="store_true", help="plan and report; change nothing")
     run.add_argument("--json", action="store_true", help="print the JSON report")
     _common(run, suppress=True)
+
+    serve = sub.add_parser("serve", help="the long-running service (APScheduler)")
+    _common(serve, suppress=True)
 
     status = sub.add_parser("status", help="each root's gates and last run, reading no memory")
     status.add_argument("--json", action="store_true", help="print JSON")
@@ -152,7 +159,7 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         dry_run=True,
         env=env,
     )
-    result = runner.run_all(roots, cfg, opts, datetime.now(timezone.utc))
+    result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
     text = report.to_json(result) if args.format == "json" else report.to_markdown(result)
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -163,19 +170,12 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     return EXIT_FAILED if result.failed else EXIT_OK
 
 
-class Interrupted(BaseException):
-    """SIGTERM (or SIGINT) arrived: unwind, rolling back the step in progress."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _raise_on_signals() -> None:
+def _stop_on_signals(token: StopToken) -> None:
+    """SIGTERM and SIGINT ask the run to stop at the next step boundary."""
     import signal
 
     def handler(signum: int, _frame: object) -> None:
-        raise Interrupted(signum)
+        token.request(signum)
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, handler)
@@ -183,6 +183,7 @@ def _raise_on_signals() -> None:
 
 def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator import paths, report, runner
+    from consolidator.stop import Stopped
 
     cfg = _load_config(args, env)
     _setup_logging(cfg, args.debug, stream=sys.stderr if args.json else sys.stdout)
@@ -195,11 +196,12 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         force=args.force,
         trigger="run",
         env=env,
+        progress=not args.json,
     )
-    _raise_on_signals()
+    _stop_on_signals(opts.stop)
     try:
-        result = runner.run_all(roots, cfg, opts, datetime.now(timezone.utc))
-    except Interrupted as exc:
+        result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
+    except Stopped as exc:
         print(f"consolidator: stopped by signal {exc.signum}; rolled back", file=sys.stderr)
         return 128 + exc.signum
     if args.json:
@@ -211,6 +213,31 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print(f"consolidator: lock held, not consolidated: {', '.join(held)}", file=sys.stderr)
         return EXIT_LOCKED
     return EXIT_OK
+
+
+def _cmd_serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import paths, runner
+    from consolidator.scheduler import Service
+
+    cfg = _load_config(args, env)
+    _setup_logging(cfg, args.debug, stream=sys.stdout)
+    if args.memory_dir:
+        paths.roots(args.memory_dir, cfg, env)  # a bad --memory-dir fails now, exit 2
+
+    def one_pass(current, stop):  # type: ignore[no-untyped-def]
+        opts = runner.RunOptions(
+            state_dir=paths.state_dir(args.state_dir, current, env),
+            transcripts_dir=args.transcripts_dir,
+            project_root=args.project_root,
+            dry_run=False,
+            trigger="serve",
+            env=env,
+            stop=stop,
+        )
+        roots = paths.roots(args.memory_dir, current, env)
+        return runner.run_all(roots, current, opts, datetime.now(UTC))
+
+    return Service(lambda: _load_config(args, env), one_pass).serve()
 
 
 def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -270,8 +297,8 @@ def _cmd_status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     state_dir = paths.state_dir(args.state_dir, cfg, env)
     opts = runner.RunOptions(state_dir=state_dir, transcripts_dir=args.transcripts_dir,
                              project_root=args.project_root, env=env, trigger="status")
-    now = datetime.now(timezone.utc)
-    rows = []
+    now = datetime.now(UTC)
+    rows: list[dict[str, Any]] = []
     for root in paths.roots(args.memory_dir, cfg, env):
         ctx = runner.context_for(root, cfg, opts, now, "status")
         gates, _ok = evaluate(ctx, all_of_them=True)
@@ -309,6 +336,7 @@ def _cmd_config(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 _HANDLERS: dict[str, Callable[[argparse.Namespace, Mapping[str, str]], int]] = {
     "report": _cmd_report,
     "run": _cmd_run,
+    "serve": _cmd_serve,
     "status": _cmd_status,
     "history": _cmd_history,
     "undo": _cmd_undo,

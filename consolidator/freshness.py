@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 DAY_NS = 86_400 * 1_000_000_000
 
@@ -35,5 +35,5 @@ def age_warning(days: int) -> str | None:
 
 def iso(mtime_ns: int) -> str:
     """UTC ISO 8601 with a ``Z``, to the second."""
-    moment = datetime.fromtimestamp(mtime_ns / 1_000_000_000, tz=timezone.utc)
+    moment = datetime.fromtimestamp(mtime_ns / 1_000_000_000, tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from consolidator.store.journal import ensure_private_dir
 

@@ -7,9 +7,9 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from consolidator.config import Config
 from consolidator.errors import UsageError

@@ -62,7 +62,7 @@ class Plan:
     actions: tuple[Action, ...] = ()
     index: IndexPlan | None = None
     notes: tuple[str, ...] = field(default=())  # run-level remarks, e.g. a skipped check
-    edits: tuple["Edit", ...] = ()  # the payload of merge and rewrite actions
+    edits: tuple[Edit, ...] = ()  # the payload of merge and rewrite actions
 
     def archived(self) -> dict[str, str]:
         """Files this plan moves into the archive -> why (merged-away or stale)."""

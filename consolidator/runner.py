@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Mapping
 
 import structlog
 
-from consolidator import history
+from consolidator import history, progress
 from consolidator.config import Config
 from consolidator.errors import ConsolidatorError, LockHeld
 from consolidator.gates import GATE_NAMES, GateResult, evaluate
@@ -24,6 +24,7 @@ from consolidator.paths import project_root, root_key, transcripts_dir
 from consolidator.phases import PHASES
 from consolidator.phases.context import RootContext, Work
 from consolidator.plan import Plan
+from consolidator.stop import StopToken
 from consolidator.store.model import Snapshot
 
 log = structlog.get_logger("consolidator.runner")
@@ -82,6 +83,8 @@ class RunOptions:
     force: bool = False
     trigger: str = "report"
     env: Mapping[str, str] = field(default_factory=dict)
+    stop: StopToken = field(default_factory=StopToken)
+    progress: bool = False
 
 
 def context_for(
@@ -100,6 +103,7 @@ def context_for(
         force=opts.force,
         trigger=opts.trigger,
         env=opts.env,
+        stop=opts.stop,
     )
 
 
@@ -144,8 +148,12 @@ def run_root(ctx: RootContext) -> RootReport:
     status, error = ("planned" if ctx.dry_run else "consolidated"), None
     try:
         for name, phase in PHASES:
+            ctx.stop.check()
+            structlog.contextvars.bind_contextvars(phase=name)
+            progress.phase(ctx.root, name)
             bound.debug("phase", phase=name)
             phase(work)
+        structlog.contextvars.unbind_contextvars("phase")
         if held is not None:
             held.success(ctx.now_ns)
     except (ConsolidatorError, OSError) as exc:
@@ -192,5 +200,14 @@ def run_all(
 ) -> RunReport:
     """Every root in turn; one failing root does not stop the others."""
     run_id = new_run_id(now)
-    reports = [run_root(context_for(root, cfg, opts, now, run_id)) for root in roots]
+    progress.enable(opts.progress)
+    reports = []
+    try:
+        for root in roots:
+            opts.stop.check()
+            structlog.contextvars.bind_contextvars(run_id=run_id, root=str(root))
+            reports.append(run_root(context_for(root, cfg, opts, now, run_id)))
+    finally:
+        structlog.contextvars.unbind_contextvars("run_id", "root", "phase")
+        progress.done()
     return RunReport(run_id, opts.dry_run, tuple(reports))

@@ -11,8 +11,18 @@ from pathlib import Path
 from . import plants
 from . import vocab_cjk as cjk
 from . import vocab_en as en
-from .compose import (Deck, Memory, Slots, Topic, compose, cjk_sentence, en_sentence,
-                      random_topic, render, style)
+from .compose import (
+    Deck,
+    Memory,
+    Slots,
+    Topic,
+    cjk_sentence,
+    compose,
+    en_sentence,
+    random_topic,
+    render,
+    style,
+)
 from .index import IndexBuilder
 from .labels import Labels, iso
 from .plan import Item, plan

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from . import vocab_cjk as cjk
 from . import vocab_en as en
@@ -303,7 +303,7 @@ def style(rng: random.Random, memory: Memory, sessions: list[str], clean: bool) 
     if rng.random() < 0.03:
         memory.extra.append(("node_type", "memory"))
     if rng.random() < 0.03 and memory.mtime:
-        day = datetime.fromtimestamp(memory.mtime, timezone.utc).date().isoformat()
+        day = datetime.fromtimestamp(memory.mtime, UTC).date().isoformat()
         memory.extra.append(("last_updated", day))
     memory.quote_desc = rng.random() < 0.1
     memory.blank_after_fence = rng.random() < 0.2

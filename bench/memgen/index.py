@@ -49,8 +49,8 @@ class IndexBuilder:
         self.pointers += 1
 
     def write(self, path: Path, mtime: int) -> None:
-        out = [f"Index of {self.org} memories. One line per memory; the details live in the "
-               "linked files.", "", f"# {self.org} memory", ""]
+        out = [(f"Index of {self.org} memories. One line per memory; the details live in the "
+               "linked files."), "", f"# {self.org} memory", ""]
         for key, heading in SECTIONS:
             out.append(f"## {heading}")
             out.extend(line for _, line in sorted(self.sections[key]))

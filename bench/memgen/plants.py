@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from . import vocab_en as en
 from .compose import Slots, Topic, capitalize
@@ -107,15 +107,15 @@ def conflict_claims(
         what, pa, pb = rng.choice(en.CONFLICT_PORTS)
 
         def port(x: int) -> list[str]:
-            return [f"The {what} of {c} listens on port {x} on localhost; "
-                    f"local clients connect to localhost:{x}."]
+            return [(f"The {what} of {c} listens on port {x} on localhost; "
+                    f"local clients connect to localhost:{x}.")]
         return port(pa), port(pb), str(pa), str(pb)
     if kind == "weekday":
         da, db = rng.choice(en.CONFLICT_DAYS)
 
         def day(x: str) -> list[str]:
-            return [f"The release train of {c} leaves every {x}; "
-                    "the release branch is cut the evening before."]
+            return [(f"The release train of {c} leaves every {x}; "
+                    "the release branch is cut the evening before.")]
         return day(da), day(db), da, db
     rule = rng.choice(en.CONFLICT_RULES)
     sa, sb = ("Always", "Never") if rng.random() < 0.5 else ("Never", "Always")
@@ -229,10 +229,10 @@ def malformed_bytes(rng: random.Random, kind: str, body: list[str], topic: Topic
     if kind == "binary":
         return bytes(rng.getrandbits(8) for _ in range(rng.randint(300, 3000))) + b"\x00\x00"
     head = f"---\nname: {topic.slug}\ndescription: {topic.cid} notes\ntype: project\n---\n"
-    latin = "Caf\xe9 cr\xe8me r\xe9sum\xe9: the {0} sends na\xefve retries.\n".format(topic.cid)
+    latin = f"Caf\xe9 cr\xe8me r\xe9sum\xe9: the {topic.cid} sends na\xefve retries.\n"
     return (head + "\n".join(text_lines[:3]) + "\n").encode("utf-8") + latin.encode("latin-1") \
         + b"\xff\xfe\xc3\x28\n"
 
 
 def utc_date(epoch: float, days: float = 0.0) -> date:
-    return (datetime.fromtimestamp(epoch, timezone.utc) + timedelta(days=days)).date()
+    return (datetime.fromtimestamp(epoch, UTC) + timedelta(days=days)).date()

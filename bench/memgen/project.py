@@ -6,7 +6,7 @@ import json
 import os
 import random
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from . import vocab_en as en
@@ -45,7 +45,7 @@ def session_ids(rng: random.Random, n: int) -> list[str]:
 
 
 def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def write_transcripts(

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
-from consolidator.detect.text import content_lines, shingles, jaccard, tokens
+from consolidator.detect.text import content_lines, jaccard, shingles, tokens
 from consolidator.store.model import Memory
 
 MIN_LINE_TOKENS = 4
@@ -35,8 +35,7 @@ _CLASSES = {
     **{w: "<tab>" for w in ("tabs", "spaces")},
 }
 _STOP = frozenset(
-    "a an the to of in on at for and or is are was be it this that with as by from we you i "
-    "our my".split()
+    ["a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "was", "be", "it", "this", "that", "with", "as", "by", "from", "we", "you", "i", "our", "my"]
 )
 _NUMBER = re.compile(r"^\d+$")
 

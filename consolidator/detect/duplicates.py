@@ -12,8 +12,8 @@ number of memories.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from consolidator.detect.text import normal_set, tokens
 from consolidator.store.model import Memory

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from consolidator.index.parse import LINK_RE, WIKI_RE, link_path, local_target
 from consolidator.store.model import Memory

@@ -46,7 +46,7 @@ class StaleFinding:
 def _marker_lines(memory: Memory) -> list[str]:
     lines = [line.strip() for line in memory.body.splitlines() if line.strip()]
     head = [memory.name, memory.description] + lines[:1]
-    head += [l for l in lines if l.startswith("#") or re.match(r"\W*status\b", l, re.I)]
+    head += [l for l in lines if l.startswith("#") or re.match(r"\W*status\b", l, re.IGNORECASE)]
     return head
 
 

@@ -6,8 +6,8 @@ next to nothing, since the service checks every root every few minutes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from consolidator.gates import checks
 from consolidator.phases.context import RootContext

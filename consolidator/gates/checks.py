@@ -9,7 +9,6 @@ from pathlib import Path
 from consolidator import lock
 from consolidator.paths import is_session_transcript
 from consolidator.phases.context import RootContext
-from consolidator.store.model import INDEX_NAME
 from consolidator.store.scan import walk
 
 SCAN_FILE = "last-scan"

@@ -79,7 +79,7 @@ def parse_index(text: str) -> list[IndexLine]:
     """Split MEMORY.md text (any line endings) into classified lines."""
     if not text:
         return []
-    body = text[:-1] if text.endswith("\n") else text
+    body = text.removesuffix("\n")
     return [classify(line.rstrip("\r")) for line in body.split("\n")]
 
 

@@ -11,8 +11,8 @@ index points to. Whatever still cannot be indexed is named in ``dropped``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 from consolidator.index.parse import (
     IndexLine,
@@ -62,7 +62,7 @@ class IndexPlan:
 
 def measure(text: str) -> tuple[int, int]:
     """(lines, UTF-8 bytes) of an index text, as Claude Code would count them."""
-    body = text[:-1] if text.endswith("\n") else text
+    body = text.removesuffix("\n")
     return (body.count("\n") + 1 if body else 0), len(text.encode("utf-8"))
 
 
@@ -192,10 +192,10 @@ def plan_index(
     }
     for i, line in enumerate(lines):
         new_text = line.text
-        for target in line.targets:
-            if target in redirects:
-                new_text = retarget(new_text, target, redirects[target])
-                repointed.append((target, redirects[target]))
+        for linked_file in line.targets:
+            if linked_file in redirects:
+                new_text = retarget(new_text, linked_file, redirects[linked_file])
+                repointed.append((linked_file, redirects[linked_file]))
         if new_text != line.text:
             lines[i] = line = classify(new_text)
         target = line.target
@@ -261,7 +261,7 @@ def plan_index(
         name = topic_file_name(title, taken)
         taken.add(name)
         stamps = [mtimes[s] for s in sources if s in mtimes] or [index_mtime_ns]
-        types = [live[s].type for s in sources if s in live and live[s].type]
+        types = [t for s in sources if s in live and (t := live[s].type)]
         topic = topic_memory(name, title, body_lines, max(stamps), types, newline)
         creates.append(topic)
         mtimes[topic.file] = topic.mtime_ns
@@ -335,7 +335,12 @@ def _collapse_blanks(lines: list[IndexLine]) -> list[IndexLine]:
     return out
 
 
-def _move_tail(lines, fits, new_topic, limits):  # type: ignore[no-untyped-def]
+def _move_tail(
+    lines: list[IndexLine],
+    fits: Callable[[list[IndexLine]], bool],
+    new_topic: Callable[[str, list[str], Iterable[str]], TopicMemory],
+    limits: Limits,
+) -> tuple[list[IndexLine], tuple[str, int] | None]:
     """Keep the longest head that fits with one pointer line; move the rest to a topic."""
     lines = _collapse_blanks(lines)
     keep = len(lines)

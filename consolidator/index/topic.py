@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from consolidator.store.frontmatter import parse_text
 from consolidator.store.model import FileStat, Memory
@@ -56,8 +56,10 @@ def topic_memory(
     head = [
         "---",
         f"name: {name}",
-        f'description: "MEMORY.md entries for {clean_title}, moved here to keep the index '
-        'within its limits"',
+        (
+            f'description: "MEMORY.md entries for {clean_title}, moved here to keep the index '
+            'within its limits"'
+        ),
         f"type: {mtype}",
         "---",
         f"# {clean_title}",

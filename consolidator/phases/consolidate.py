@@ -48,12 +48,14 @@ def run(work: Work) -> None:
     by_file = work.snapshot.by_file()
     edits = {e.file: e for e in work.plan.edits}
     for action in work.plan.actions:
+        work.ctx.stop.check()
         memory = by_file[action.file]
         if action.op == "merge":
             if not apply_edit(work, memory, edits[action.file], action.reason):
                 continue  # survivor changed: keep every source live
             for source in action.sources:
                 if source != action.file:
+                    work.ctx.stop.check()
                     archive(work, by_file[source], f"merged into {action.file}")
         elif action.op == "archive":
             archive(work, memory, action.reason)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Mapping
 
 from consolidator.config import Config
 from consolidator.paths import ProjectRoot
 from consolidator.plan import Plan
+from consolidator.stop import StopToken
 from consolidator.store.model import Snapshot
 from consolidator.store.transaction import Transaction
 
@@ -29,6 +30,7 @@ class RootContext:
     force: bool = False
     trigger: str = "report"
     env: Mapping[str, str] = field(default_factory=dict)
+    stop: StopToken = field(default_factory=StopToken, compare=False)
 
     @property
     def now_ns(self) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from datetime import datetime
 
@@ -11,7 +10,7 @@ from consolidator.detect.dates import find_relative, rewrite_relative
 from consolidator.detect.duplicates import Cluster, find_duplicates
 from consolidator.detect.links import name_table, repoint
 from consolidator.detect.stale import find_stale
-from consolidator.detect.text import content_lines, words_covered
+from consolidator.detect.text import words_covered
 from consolidator.freshness import age_days, age_warning, freshness_text
 from consolidator.phases.context import RootContext, Work
 from consolidator.plan import Action, Conflict, Duplicate, Edit, MemoryInfo, Plan, Stale
@@ -65,7 +64,7 @@ def merged_body(cluster: Cluster, by_file: dict[str, Memory]) -> tuple[str, str 
     body = keep.body
     known = f"{keep.name}\n{keep.description}\n{body}"
     description = keep.description or None
-    extra = []
+    extra: list[str] = []
     for file in cluster.files[1:]:
         source = by_file[file]
         if description is None and source.description:

@@ -11,9 +11,9 @@ import dataclasses
 
 from consolidator.errors import FileChanged
 from consolidator.index.rebuild import IndexPlan, Limits, plan_index
+from consolidator.phases.consolidate import apply_edit
 from consolidator.phases.context import Work
 from consolidator.plan import Action, Edit
-from consolidator.phases.consolidate import apply_edit
 from consolidator.store.frontmatter import BOM
 from consolidator.store.model import INDEX_NAME, Snapshot
 from consolidator.store.scan import scan

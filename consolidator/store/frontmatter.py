@@ -216,7 +216,7 @@ def _read_yaml(inner: str) -> Fields | None:
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(inner, Loader=loader)  # noqa: S506 - a safe loader
+        data = yaml.load(inner, Loader=loader)
     except Exception:  # noqa: BLE001 - any YAML failure means "try the lenient reader"
         return None
     if not isinstance(data, dict):

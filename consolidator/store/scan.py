@@ -10,8 +10,8 @@ import errno
 import hashlib
 import os
 import stat as stat_mod
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from consolidator.store.frontmatter import BOM, ParseError, parse
 from consolidator.store.model import (

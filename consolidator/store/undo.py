@@ -14,9 +14,9 @@ from pathlib import Path
 
 from consolidator.errors import ConsolidatorError
 from consolidator.store.journal import Entry, ensure_private_dir, read_entries
+from consolidator.store.model import FileStat
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
 from consolidator.store.transaction import archive_path, backup_path
-from consolidator.store.model import FileStat
 from consolidator.store.write import atomic_write, move_file, safe_path
 
 

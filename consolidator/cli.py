@@ -182,7 +182,7 @@ def _stop_on_signals(token: StopToken) -> None:
 
 
 def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import paths, report, runner
+    from consolidator import paths, runner
     from consolidator.stop import Stopped
 
     cfg = _load_config(args, env)
@@ -205,6 +205,8 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print(f"consolidator: stopped by signal {exc.signum}; rolled back", file=sys.stderr)
         return 128 + exc.signum
     if args.json:
+        from consolidator import report
+
         sys.stdout.write(report.to_json(result))
     if result.failed:
         return EXIT_FAILED

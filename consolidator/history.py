@@ -37,14 +37,16 @@ def counts(report: Any) -> dict[str, int]:
     }
 
 
-def record(state: Path, entry: dict[str, Any]) -> None:
-    """Append one entry to the root's history (fsynced)."""
+def record(state: Path, entry: dict[str, Any], durable: bool = True) -> None:
+    """Append one entry to the root's history (fsynced when ``durable``: a run that changed
+    files; a closed gate's line is not worth a disk flush on the service's hot path)."""
     ensure_private_dir(state)
     line = json.dumps(entry, ensure_ascii=False) + "\n"
     fd = os.open(state / HISTORY, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, line.encode("utf-8"))
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import json
@@ -110,6 +111,7 @@ class ProjectRoot:
     source: str  # "flag", "config", "transcript" or why there is none
 
 
+@functools.lru_cache(maxsize=256)
 def project_root(cli_value: str | None, cfg: Config, transcripts: Path) -> ProjectRoot:
     """The project folder that memories' paths are checked against, if one is known."""
     if cli_value:
@@ -131,7 +133,7 @@ _SESSION_RE = re.compile(
 
 def is_session_transcript(name: str) -> bool:
     """True for a UUID-named ``*.jsonl`` (subagent ``agent-*.jsonl`` files are not sessions)."""
-    return bool(_SESSION_RE.match(name))
+    return len(name) == 42 and name.endswith(".jsonl") and bool(_SESSION_RE.match(name))
 
 
 def newest_transcript_cwd(transcripts: Path, max_bytes: int = 256 * 1024) -> Path | None:

@@ -6,8 +6,10 @@ Values only; nothing here reads or writes a file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from consolidator.index.rebuild import IndexPlan
+if TYPE_CHECKING:
+    from consolidator.index.rebuild import IndexPlan
 
 
 @dataclass(frozen=True)

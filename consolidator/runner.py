@@ -11,21 +11,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 
 from consolidator import history, progress
 from consolidator.config import Config
+from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError, LockHeld
 from consolidator.gates import GATE_NAMES, GateResult, evaluate
 from consolidator.gates.checks import lock_probe
 from consolidator.lock import RootLock
-from consolidator.paths import project_root, root_key, transcripts_dir
-from consolidator.phases import PHASES
-from consolidator.phases.context import RootContext, Work
+from consolidator.paths import root_key, transcripts_dir
 from consolidator.plan import Plan
 from consolidator.stop import StopToken
-from consolidator.store.model import Snapshot
+
+if TYPE_CHECKING:
+    from consolidator.store.model import Snapshot
 
 log = structlog.get_logger("consolidator.runner")
 
@@ -96,7 +98,7 @@ def context_for(
         cfg=cfg,
         state=opts.state_dir / root_key(root),
         transcripts=transcripts,
-        project=project_root(opts.project_root, cfg, transcripts),
+        project_flag=opts.project_root,
         now=now,
         run_id=run_id,
         dry_run=opts.dry_run,
@@ -141,8 +143,11 @@ def run_root(ctx: RootContext) -> RootReport:
         bound.info("root skipped", gate=closed.id, reason=closed.reason)
         report = RootReport(ctx.root, "skipped", gates, duration_s=time.monotonic() - started,
                             lock_held=closed.id == "G7")
-        history.record(ctx.state, history_entry(ctx, report))
+        history.record(ctx.state, history_entry(ctx, report), durable=False)
         return report
+
+    from consolidator.phases import PHASES  # the heavy part: only once the gates are open
+    from consolidator.phases.context import Work
 
     work = Work(ctx)
     status, error = ("planned" if ctx.dry_run else "consolidated"), None

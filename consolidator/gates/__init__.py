@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from consolidator.context import RootContext
 from consolidator.gates import checks
-from consolidator.phases.context import RootContext
 
 Check = Callable[[RootContext], tuple[bool, str]]
 

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from consolidator import lock
+from consolidator.context import RootContext
 from consolidator.paths import is_session_transcript
-from consolidator.phases.context import RootContext
 from consolidator.store.scan import walk
 
 SCAN_FILE = "last-scan"

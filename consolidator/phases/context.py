@@ -2,48 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
-from pathlib import Path
 
-from consolidator.config import Config
-from consolidator.paths import ProjectRoot
+from consolidator.context import RootContext
 from consolidator.plan import Plan
-from consolidator.stop import StopToken
 from consolidator.store.model import Snapshot
 from consolidator.store.transaction import Transaction
 
 
-@dataclass(frozen=True)
-class RootContext:
-    """The fixed facts of one root's run."""
-
-    root: Path
-    cfg: Config
-    state: Path  # this root's folder in the state dir
-    transcripts: Path
-    project: ProjectRoot
-    now: datetime
-    run_id: str
-    dry_run: bool = True
-    force: bool = False
-    trigger: str = "report"
-    env: Mapping[str, str] = field(default_factory=dict)
-    stop: StopToken = field(default_factory=StopToken, compare=False)
-
-    @property
-    def now_ns(self) -> int:
-        return int(self.now.timestamp() * 1_000_000_000)
-
-    @property
-    def hot_after_ns(self) -> int:
-        """Memories with a later mtime may be in a live session's hands: never touched."""
-        return self.now_ns - self.cfg.gates.idle_minutes * 60 * 1_000_000_000
-
-    @property
-    def run_dir(self) -> Path:
-        return self.state / "runs" / self.run_id
+__all__ = ["RootContext", "Work"]
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime
 
+from consolidator.context import RootContext
 from consolidator.detect.conflicts import find_conflicts
 from consolidator.detect.dates import find_relative, rewrite_relative
 from consolidator.detect.duplicates import Cluster, find_duplicates
@@ -12,7 +13,7 @@ from consolidator.detect.links import name_table, repoint
 from consolidator.detect.stale import find_stale
 from consolidator.detect.text import words_covered
 from consolidator.freshness import age_days, age_warning, freshness_text
-from consolidator.phases.context import RootContext, Work
+from consolidator.phases.context import Work
 from consolidator.plan import Action, Conflict, Duplicate, Edit, MemoryInfo, Plan, Stale
 from consolidator.store.model import MEMORY_TYPES, Memory, Snapshot
 from consolidator.store.scan import MAX_FILE_BYTES

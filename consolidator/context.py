@@ -1,0 +1,48 @@
+"""The fixed facts of one root's run: light enough for the gates to import."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from consolidator.config import Config
+from consolidator.paths import ProjectRoot, project_root
+from consolidator.stop import StopToken
+
+
+@dataclass(frozen=True)
+class RootContext:
+    """The fixed facts of one root's run."""
+
+    root: Path
+    cfg: Config
+    state: Path  # this root's folder in the state dir
+    transcripts: Path
+    project_flag: str | None  # --project-root, if given
+    now: datetime
+    run_id: str
+    dry_run: bool = True
+    force: bool = False
+    trigger: str = "report"
+    env: Mapping[str, str] = field(default_factory=dict)
+    stop: StopToken = field(default_factory=StopToken, compare=False)
+
+    @property
+    def project(self) -> ProjectRoot:
+        """The project root (found lazily: it may read a transcript, which gates never do)."""
+        return project_root(self.project_flag, self.cfg, self.transcripts)
+
+    @property
+    def now_ns(self) -> int:
+        return int(self.now.timestamp() * 1_000_000_000)
+
+    @property
+    def hot_after_ns(self) -> int:
+        """Memories with a later mtime may be in a live session's hands: never touched."""
+        return self.now_ns - self.cfg.gates.idle_minutes * 60 * 1_000_000_000
+
+    @property
+    def run_dir(self) -> Path:
+        return self.state / "runs" / self.run_id

@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="the dry-run report: gates and the full plan")
     report.add_argument("--format", choices=("markdown", "json"), default="markdown")
     report.add_argument("--output", metavar="FILE", help="write the report here, not stdout")
+    report.add_argument("--llm", action="store_true",
+                        help="ask the configured LLM backend too (costs API calls)")
     _common(report, suppress=True)
 
     run = sub.add_parser("run", help="one pass over every root: gates, then phases")
@@ -143,6 +145,7 @@ def _setup_logging(cfg, debug: bool, stream=None, quiet: bool = False) -> None: 
 
 def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator import paths, report, runner
+    from consolidator.llm import make_backend
 
     cfg = _load_config(args, env)
     _setup_logging(cfg, args.debug, quiet=True)
@@ -158,6 +161,7 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         project_root=args.project_root,
         dry_run=True,
         env=env,
+        llm=make_backend(cfg.llm, env, enabled=args.llm),
     )
     result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
     text = report.to_json(result) if args.format == "json" else report.to_markdown(result)
@@ -183,6 +187,7 @@ def _stop_on_signals(token: StopToken) -> None:
 
 def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator import paths, runner
+    from consolidator.llm import make_backend
     from consolidator.stop import Stopped
 
     cfg = _load_config(args, env)
@@ -197,6 +202,7 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         trigger="run",
         env=env,
         progress=not args.json,
+        llm=make_backend(cfg.llm, env, enabled=True),
     )
     _stop_on_signals(opts.stop)
     try:
@@ -219,6 +225,7 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 def _cmd_serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator import paths, runner
+    from consolidator.llm import make_backend
     from consolidator.scheduler import Service
 
     cfg = _load_config(args, env)
@@ -235,6 +242,7 @@ def _cmd_serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             trigger="serve",
             env=env,
             stop=stop,
+            llm=make_backend(current.llm, env, enabled=True),
         )
         roots = paths.roots(args.memory_dir, current, env)
         return runner.run_all(roots, current, opts, datetime.now(UTC))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from consolidator.config import Config
 from consolidator.paths import ProjectRoot, project_root
@@ -28,6 +29,7 @@ class RootContext:
     trigger: str = "report"
     env: Mapping[str, str] = field(default_factory=dict)
     stop: StopToken = field(default_factory=StopToken, compare=False)
+    llm: Any = field(default=None, compare=False)  # the run's backend (llm.base.Backend)
 
     @property
     def project(self) -> ProjectRoot:
@@ -36,7 +38,7 @@ class RootContext:
 
     @property
     def now_ns(self) -> int:
-        return int(self.now.timestamp() * 1_000_000_000)
+        return _ns(self.now)
 
     @property
     def hot_after_ns(self) -> int:
@@ -46,3 +48,12 @@ class RootContext:
     @property
     def run_dir(self) -> Path:
         return self.state / "runs" / self.run_id
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _ns(moment: datetime) -> int:
+    """Exact nanoseconds since the epoch (a float product would be off by a few hundred ns)."""
+    aware = moment if moment.tzinfo else moment.astimezone()
+    return (aware - _EPOCH) // timedelta(microseconds=1) * 1000

@@ -13,6 +13,16 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class LlmUsage:
+    """What one root's run spent on the model."""
+
+    backend: str = "offline"
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
 class MemoryInfo:
     file: str
     name: str

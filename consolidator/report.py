@@ -72,6 +72,7 @@ def root_dict(root: RootReport) -> dict[str, Any]:
             "moved": list(index.moved) if index else [],
             "dropped": list(index.dropped) if index else [],
         },
+        "skipped": list(root.skipped),
         "notes": list(plan.notes),
         "llm": {
             "backend": root.llm.backend,
@@ -176,6 +177,9 @@ def to_markdown(report: RunReport) -> str:
         out += [f"- `{u.rel}`: {u.error}" for u in unparsed] or ["none"]
         out += _plan_md(plan)
         out += _index_md(root)
+        if root.skipped:
+            out += ["", "### Skipped (changed on disk during the run)", ""]
+            out += [f"- {s}" for s in root.skipped]
         if plan.notes:
             out += ["", "### Notes", ""] + [f"- {n}" for n in plan.notes]
     return "\n".join(out) + "\n"

@@ -5,13 +5,14 @@ A root that fails is reported as failed; the caller goes on with the next root.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -19,25 +20,17 @@ from consolidator import history, progress
 from consolidator.config import Config
 from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError, LockHeld
-from consolidator.gates import GATE_NAMES, GateResult, evaluate
+from consolidator.gates import GATE_NAMES, GateResult, evaluate, not_evaluated
 from consolidator.gates.checks import lock_probe
 from consolidator.lock import RootLock
 from consolidator.paths import root_key, transcripts_dir
-from consolidator.plan import Plan
+from consolidator.plan import LlmUsage, Plan
 from consolidator.stop import StopToken
 
 if TYPE_CHECKING:
     from consolidator.store.model import Snapshot
 
 log = structlog.get_logger("consolidator.runner")
-
-
-@dataclass(frozen=True)
-class LlmUsage:
-    backend: str = "offline"
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -87,6 +80,7 @@ class RunOptions:
     env: Mapping[str, str] = field(default_factory=dict)
     stop: StopToken = field(default_factory=StopToken)
     progress: bool = False
+    llm: Any = None  # the run's backend, shared by its roots (one budget per run)
 
 
 def context_for(
@@ -106,6 +100,7 @@ def context_for(
         trigger=opts.trigger,
         env=opts.env,
         stop=opts.stop,
+        llm=opts.llm,
     )
 
 
@@ -120,6 +115,9 @@ def _take_lock(ctx: RootContext) -> tuple[GateResult, RootLock | None]:
         held.acquire(ctx.now_ns)
     except LockHeld as exc:
         return GateResult(gid, name, False, str(exc)), None
+    except OSError as exc:
+        held.release()
+        raise ConsolidatorError(f"{ctx.root}: cannot take the lock: {exc}") from exc
     return GateResult(gid, name, True, "acquired"), held
 
 
@@ -127,6 +125,30 @@ def run_root(ctx: RootContext) -> RootReport:
     """Gates, then the phases, on one root; never raises for an expected failure."""
     started = time.monotonic()
     bound = log.bind(run_id=ctx.run_id, root=str(ctx.root))
+    try:
+        report = _gate_and_run(ctx, bound, started)
+    except (ConsolidatorError, OSError) as exc:
+        bound.error("root failed", error=str(exc))
+        report = RootReport(ctx.root, "failed", not_evaluated(), error=str(exc),
+                            duration_s=time.monotonic() - started)
+    if ctx.trigger != "report":
+        try:
+            history.record(ctx.state, history_entry(ctx, report),
+                           durable=report.status != "skipped")
+        except OSError as exc:
+            bound.error("history not recorded", error=str(exc))
+            if report.status != "failed":
+                report = dataclasses.replace(
+                    report, status="failed", error=f"history not recorded: {exc}")
+    event = "root skipped" if report.status == "skipped" else "root done"
+    closed = next((g for g in report.gates if g.passed is False), None)
+    bound.info(event, status=report.status, **history.counts(report),
+               **({"gate": closed.id, "reason": closed.reason} if closed else {}),
+               duration_s=round(report.duration_s, 3))
+    return report
+
+
+def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
     report_only = ctx.trigger == "report"
     results, ok = evaluate(ctx, all_of_them=report_only)
     held: RootLock | None = None
@@ -140,11 +162,8 @@ def run_root(ctx: RootContext) -> RootReport:
     gates = tuple(results)
     if not ok and not report_only:
         closed = next(g for g in gates if g.passed is False)
-        bound.info("root skipped", gate=closed.id, reason=closed.reason)
-        report = RootReport(ctx.root, "skipped", gates, duration_s=time.monotonic() - started,
-                            lock_held=closed.id == "G7")
-        history.record(ctx.state, history_entry(ctx, report), durable=False)
-        return report
+        return RootReport(ctx.root, "skipped", gates, duration_s=time.monotonic() - started,
+                          lock_held=closed.id == "G7")
 
     from consolidator.phases import PHASES  # the heavy part: only once the gates are open
     from consolidator.phases.context import Work
@@ -168,17 +187,12 @@ def run_root(ctx: RootContext) -> RootReport:
         if held is not None:
             held.rollback()  # a no-op after success
             held.release()
-    report = RootReport(
-        ctx.root, status, gates, work.plan, work.snapshot, error=error,
-        duration_s=time.monotonic() - started, skipped=tuple(work.skipped),
+    usage, llm_notes = work.llm_usage()
+    plan = dataclasses.replace(work.plan, notes=work.plan.notes + tuple(llm_notes))
+    return RootReport(
+        ctx.root, status, gates, plan, work.snapshot, error=error,
+        duration_s=time.monotonic() - started, skipped=tuple(work.skipped), llm=usage,
     )
-    if not report_only:
-        history.record(ctx.state, history_entry(ctx, report))
-    bound.info(
-        "root done", status=status, **history.counts(report),
-        duration_s=round(report.duration_s, 3),
-    )
-    return report
 
 
 def history_entry(ctx: RootContext, report: RootReport) -> dict[str, object]:

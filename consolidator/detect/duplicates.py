@@ -91,3 +91,39 @@ def find_duplicates(memories: Iterable[Memory]) -> list[Cluster]:
         kind = "same lines" if all(sets[f] == sets[keep] for f in others) else "contained"
         clusters.append(Cluster(keep, (keep, *others), similarity, kind))
     return sorted(clusters, key=lambda c: c.keep)
+
+
+@dataclass(frozen=True)
+class Similar:
+    """Two memories sharing most of their lines, neither holding all of the other's."""
+
+    files: tuple[str, str]
+    similarity: float
+
+
+def find_similar(
+    memories: Iterable[Memory], skip: set[frozenset[str]], threshold: float = 0.5
+) -> list[Similar]:
+    """Near-duplicates by shared lines: words alone cannot merge these without dropping a
+    claim, so the offline backend only reports them; an LLM backend may merge them."""
+    sets = {m.file: normal_set(m.body) for m in memories}
+    postings: dict[str, list[str]] = defaultdict(list)
+    for file, lines in sets.items():
+        for line in lines:
+            if len(tokens(line)) >= 3:
+                postings[line].append(file)
+    shared: dict[tuple[str, str], int] = defaultdict(int)
+    for files in postings.values():
+        if 2 <= len(files) <= 50:
+            for i, a in enumerate(files):
+                for b in files[i + 1 :]:
+                    shared[(a, b) if a < b else (b, a)] += 1
+    out = []
+    for (a, b), count in shared.items():
+        if frozenset((a, b)) in skip:
+            continue
+        union = len(sets[a] | sets[b])
+        similarity = len(sets[a] & sets[b]) / union if union else 0.0
+        if similarity >= threshold:
+            out.append(Similar((a, b), similarity))
+    return sorted(out, key=lambda s: (-s.similarity, s.files))

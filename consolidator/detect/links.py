@@ -6,7 +6,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 
-from consolidator.index.parse import LINK_RE, WIKI_RE, link_path, local_target
+from consolidator.index.parse import LINK_RE, WIKI_RE, relink, resolve_link
 from consolidator.store.model import Memory
 
 
@@ -26,16 +26,12 @@ def repoint(
     changed: list[str] = []
 
     def file_link(match: re.Match[str]) -> str:
-        target = local_target(match.group(2))
-        if target is None:
-            return match.group(0)
-        rel = posixpath.normpath(posixpath.join(folder, target)) if folder else target
-        if rel not in redirects:
+        rel = resolve_link(match.group(2), folder)
+        if rel is None or rel not in redirects:
             return match.group(0)
         changed.append(rel)
         new = redirects[rel]
-        new_link = posixpath.relpath(new, folder) if folder else new
-        return f"[{match.group(1)}]({link_path(new_link)})"
+        return relink(match, posixpath.relpath(new, folder) if folder else new)
 
     def wiki_link(match: re.Match[str]) -> str:
         key = match.group(1).strip()

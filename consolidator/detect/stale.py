@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from consolidator.detect.dates import find_deadlines
+from consolidator.detect.dates import find_deadlines, find_relative, rewrite_relative
 from consolidator.index.parse import LINK_RE, WIKI_RE
 from consolidator.store.model import Memory
 
@@ -23,8 +23,8 @@ from consolidator.store.model import Memory
 # line or a "Status:" line): these may be archived.
 _STRONG = re.compile(
     r"\b(SUPERSEDED|OBSOLETE|DONE|RESOLVED|DEPRECATED)\b"
-    r"|\bstatus\s*[:：]\s*\**\s*(superseded|obsolete|done|resolved|deprecated|closed)\b"
-    r"|\bsuperseded by\b|(已完成|已解决|已废弃|已过时|完了済み|解決済み|廃止)"
+    r"|(?i:\bstatus\s*\**\s*[:：]\s*\**\s*(?:superseded|obsolete|done|resolved|deprecated|closed)\b)"
+    r"|(?i:\bsuperseded by\b)|(已完成|已解决|已废弃|已过时|完了済み|解決済み|廃止)"
 )
 # "no longer" often states a current fact ("we no longer use Redis"): reported, not archived.
 _WEAK = re.compile(r"\bno longer\b|不再|もう使わない", re.IGNORECASE)
@@ -92,7 +92,9 @@ def find_stale(memory: Memory, now: datetime, project: Path | None) -> StaleFind
         reasons.append(f"says {weak.group(0)!r}")
         kinds.append("no-longer")
     written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
-    passed = [d for d in find_deadlines(memory.body, written) if d.day < now.date()]
+    # "until tomorrow" is a deadline too, once resolved against the day it was written.
+    body = rewrite_relative(memory.body, find_relative(memory.body, written))
+    passed = [d for d in find_deadlines(body, written) if d.day < now.date()]
     if passed:
         last = max(passed, key=lambda d: d.day)
         reasons.append(f"deadline passed: {last.phrase!r} ({last.day.isoformat()})")

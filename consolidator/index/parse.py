@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-LINK_RE = re.compile(r"\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\s*\)")
+LINK_RE = re.compile(r"\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^>\n]*>|[^)\s]+)(\s+\"[^\"]*\")?\s*\)")
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
 _POINTER_START = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__|\*|_)?)\[")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -42,6 +42,11 @@ class IndexLine:
 
 def local_target(raw: str) -> str | None:
     """The root-relative file a link target names, or ``None`` if it is not a local memory."""
+    return resolve_link(raw, "")
+
+
+def resolve_link(raw: str, folder: str) -> str | None:
+    """The root-relative ``.md`` file that a link written in ``folder`` points at, if any."""
     target = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
     target = target.split("#", 1)[0].strip()
     if not target or "://" in target or target.startswith(("mailto:", "/", "\\")):
@@ -49,10 +54,19 @@ def local_target(raw: str) -> str | None:
     target = unquote(target).replace("\\", "/")
     if not target.lower().endswith(".md"):
         return None
-    normal = posixpath.normpath(target)
+    normal = posixpath.normpath(posixpath.join(folder, target) if folder else target)
     if normal.startswith("../") or normal == ".." or re.match(r"^[A-Za-z]:", normal):
         return None
     return normal
+
+
+def relink(match: re.Match[str], new_path: str) -> str:
+    """The link in ``match`` pointed at ``new_path``, keeping its text, anchor and title."""
+    raw = match.group(2)
+    inner = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
+    anchor = "#" + inner.split("#", 1)[1] if "#" in inner else ""
+    title = match.group(3) or ""
+    return f"[{match.group(1)}]({link_path(new_path + anchor)}{title})"
 
 
 def classify(text: str) -> IndexLine:
@@ -113,7 +127,7 @@ def retarget(text: str, old: str, new: str) -> str:
     def swap(match: re.Match[str]) -> str:
         if local_target(match.group(2)) != old:
             return match.group(0)
-        return f"[{match.group(1)}]({link_path(new)})"
+        return relink(match, new)
 
     return LINK_RE.sub(swap, text)
 

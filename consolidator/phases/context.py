@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from consolidator.context import RootContext
-from consolidator.plan import Plan
+from consolidator.plan import LlmUsage, Plan
 from consolidator.store.model import Snapshot
 from consolidator.store.transaction import Transaction
-
 
 __all__ = ["RootContext", "Work"]
 
@@ -22,6 +21,23 @@ class Work:
     plan: Plan = field(default_factory=Plan)
     skipped: list[str] = field(default_factory=list)  # changed on disk, left alone
     tx: Transaction | None = None
+    _llm_start: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    def __post_init__(self) -> None:
+        usage = self.ctx.llm.usage if self.ctx.llm is not None else None
+        if usage is not None:
+            self._llm_start = (usage.calls, usage.input_tokens, usage.output_tokens,
+                               len(usage.notes))
+
+    def llm_usage(self) -> tuple[LlmUsage, list[str]]:
+        """What this root spent on the model, and the backend's notes about it."""
+        if self.ctx.llm is None:
+            return LlmUsage(), []
+        usage = self.ctx.llm.usage
+        calls, tokens_in, tokens_out, notes = self._llm_start
+        spent = LlmUsage(usage.backend, usage.calls - calls, usage.input_tokens - tokens_in,
+                         usage.output_tokens - tokens_out)
+        return spent, list(usage.notes[notes:])
 
     def transaction(self) -> Transaction:
         """The run's journaled writer, opened on the first change."""

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections import Counter
 from datetime import datetime
 
 from consolidator.context import RootContext
-from consolidator.detect.conflicts import find_conflicts
+from consolidator.detect.conflicts import ConflictFinding, find_conflicts
 from consolidator.detect.dates import find_relative, rewrite_relative
-from consolidator.detect.duplicates import Cluster, find_duplicates
+from consolidator.detect.duplicates import Cluster, Similar, find_duplicates, find_similar
 from consolidator.detect.links import name_table, repoint
-from consolidator.detect.stale import find_stale
+from consolidator.detect.stale import StaleFinding, find_stale
 from consolidator.detect.text import words_covered
 from consolidator.freshness import age_days, age_warning, freshness_text
+from consolidator.index.parse import LINK_RE, WIKI_RE, resolve_link
+from consolidator.llm import redact
+from consolidator.llm.base import Answer, Question
 from consolidator.phases.context import Work
 from consolidator.plan import Action, Conflict, Duplicate, Edit, MemoryInfo, Plan, Stale
 from consolidator.store.model import MEMORY_TYPES, Memory, Snapshot
@@ -35,6 +39,10 @@ def memory_warnings(memory: Memory, days: int, duplicate_names: set[str]) -> lis
         warnings.append("frontmatter is not valid YAML; read leniently")
     if memory.name in duplicate_names:
         warnings.append(f"name {memory.name!r} is also used by another memory")
+    secrets = redact.find(memory.doc.head + memory.body)
+    if secrets:
+        warnings.append(f"holds what looks like a secret ({', '.join(secrets)}); it is "
+                        "redacted before any text is sent to an API")
     return warnings
 
 
@@ -57,6 +65,27 @@ def describe(snapshot: Snapshot, now: datetime) -> tuple[MemoryInfo, ...]:
             )
         )
     return tuple(infos)
+
+
+def linked_from(snapshot: Snapshot, sources: set[str]) -> set[str]:
+    """Every memory file that the memories in ``sources`` link to (by file or by name)."""
+    if not sources:
+        return set()
+    names = name_table(list(snapshot.memories))
+    by_file = snapshot.by_file()
+    out: set[str] = set()
+    for file in sources:
+        memory = by_file[file]
+        folder = posixpath.dirname(file)
+        for match in LINK_RE.finditer(memory.body):
+            target = resolve_link(match.group(2), folder)
+            if target:
+                out.add(target)
+        for match in WIKI_RE.finditer(memory.body):
+            named = names.get(match.group(1).strip())
+            if named is not None:
+                out.add(named.file)
+    return out
 
 
 def merged_body(cluster: Cluster, by_file: dict[str, Memory]) -> tuple[str, str | None]:
@@ -101,8 +130,11 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
     actions: list[Action] = []
     edits: dict[str, Edit] = {}
     in_cluster = {f for c in clusters for f in c.files}
+    # A memory in a live session's hands cannot have its links repointed this run: keep
+    # everything it links to where it is.
+    pinned = hot | linked_from(snapshot, hot)
     for cluster in clusters:
-        if hot & set(cluster.files):
+        if hot & set(cluster.files) or pinned & set(cluster.files[1:]):
             continue
         body, description = merged_body(cluster, by_file)
         if len(body.encode("utf-8")) + len(by_file[cluster.keep].doc.head) > MAX_FILE_BYTES:
@@ -116,9 +148,13 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
         allowed = ("marker" in finding.kinds and opts.archive_status_markers) or (
             "deadline" in finding.kinds and opts.archive_passed_deadlines
         )
-        if finding.archivable and allowed and finding.file not in in_cluster | hot:
+        if finding.archivable and allowed and finding.file not in in_cluster | pinned:
             actions.append(Action("archive", finding.file, "stale: " + "; ".join(finding.reasons)))
 
+    similar = find_similar(snapshot.memories, pairs | {frozenset(c.files) for c in conflicts})
+    if ctx.llm is not None:
+        judged = _ask_llm(ctx, by_file, pinned, similar, conflicts, stale, actions, edits)
+        actions, edits = judged
     draft = Plan(actions=tuple(actions))
     gone = set(draft.archived())
     redirects = draft.redirects()
@@ -145,6 +181,9 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
             )
             if memory.file not in {a.file for a in actions if a.op == "merge"}:
                 actions.append(Action("rewrite", memory.file, "; ".join(reasons)))
+    for pair in similar:
+        notes.append(f"similar but not mergeable offline: {pair.files[0]} ~ {pair.files[1]} "
+                     f"({pair.similarity:.2f})")
     return Plan(
         memories=describe(snapshot, now),
         duplicates=tuple(Duplicate(c.files, c.keep, c.similarity) for c in clusters),
@@ -161,3 +200,71 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
 def run(work: Work) -> None:
     assert work.snapshot is not None
     work.plan = plan(work.snapshot, work.ctx)
+
+
+def _questions(
+    similar: list[Similar], conflicts: list[ConflictFinding], stale: list[StaleFinding],
+    acted: set[str],
+) -> list[Question]:
+    """What only a model can decide, most important first."""
+    out = [
+        Question("conflict", c.files, c.reason, 3.0 + c.similarity) for c in conflicts
+    ] + [
+        Question("merge", s.files, f"{s.similarity:.0%} of their lines are shared", 2.0
+                 + s.similarity) for s in similar
+    ] + [
+        Question("stale", (f.file,), "; ".join(f.reasons), 1.0) for f in stale
+    ]
+    out = [q for q in out if not acted & set(q.files)]
+    return sorted(out, key=lambda q: (-q.priority, q.files))
+
+
+def _ask_llm(
+    ctx: RootContext,
+    by_file: dict[str, Memory],
+    hot: set[str],
+    similar: list[Similar],
+    conflicts: list[ConflictFinding],
+    stale: list[StaleFinding],
+    actions: list[Action],
+    edits: dict[str, Edit],
+) -> tuple[list[Action], dict[str, Edit]]:
+    """Ask the backend about each open cluster; apply each checked answer to the plan."""
+    acted = set(hot) | {f for a in actions for f in (a.file, *a.sources)}
+    for question in _questions(similar, conflicts, stale, acted):
+        if acted & set(question.files):
+            continue
+        ctx.stop.check()
+        answer = ctx.llm.ask(question, by_file)
+        if answer is None:
+            continue
+        acted |= set(question.files)
+        actions_for(answer, by_file, actions, edits)
+    return actions, edits
+
+
+def actions_for(
+    answer: Answer, by_file: dict[str, Memory], actions: list[Action], edits: dict[str, Edit]
+) -> None:
+    """Turn one checked answer into plan actions (a merge, or an archive with its note)."""
+    question = answer.question
+    if answer.decision == "merge" and answer.keep and answer.body:
+        files = (answer.keep, *[f for f in question.files if f != answer.keep])
+        newest = max(by_file[f].stat.mtime_ns for f in files)
+        edits[answer.keep] = Edit(answer.keep, answer.body, answer.description, newest)
+        actions.append(Action("merge", answer.keep, f"merged by the model: {answer.reason}",
+                              files))
+    elif answer.decision == "supersede" and answer.keep:
+        (old,) = [f for f in question.files if f != answer.keep]
+        keep = by_file[answer.keep]
+        newline = keep.doc.newline
+        body = keep.body if keep.body.endswith(("\n", "\r")) or not keep.body else (
+            keep.body + newline)
+        note = f"- Supersedes `{old}` (archived): {answer.reason}".replace("\n", " ")
+        edits[answer.keep] = Edit(answer.keep, body + note + newline, None, keep.stat.mtime_ns)
+        actions.append(Action("rewrite", answer.keep, f"notes that it supersedes {old}"))
+        actions.append(Action("archive", old, f"superseded by {answer.keep}: {answer.reason}"))
+    elif answer.decision == "obsolete":
+        actions.append(Action("archive", question.files[0],
+                              f"stale, confirmed by the model: {question.evidence}; "
+                              f"{answer.reason}"))

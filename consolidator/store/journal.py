@@ -29,6 +29,7 @@ class Entry:
     before: dict[str, Any] | None  # FileStat of the file before, None for a new file
     after_sha256: str | None = None
     reason: str = ""
+    after_mtime_ns: int | None = None
 
 
 def stat_dict(stat: FileStat | None) -> dict[str, Any] | None:
@@ -61,9 +62,9 @@ class Journal:
         return self._step
 
     def intent(self, step: int, op: str, file: str, before: FileStat | None,
-               after_sha: str | None, reason: str) -> None:
+               after_sha: str | None, reason: str, after_mtime_ns: int | None = None) -> None:
         self._append(asdict(Entry(step, "intent", op, file, stat_dict(before), after_sha,
-                                  reason)))
+                                  reason, after_mtime_ns)))
 
     def done(self, step: int, op: str, file: str) -> None:
         self._append({"step": step, "phase": "done", "op": op, "file": file})

@@ -34,7 +34,7 @@ class Transaction:
         dest = backup_path(self.run_dir, step, stat.rel)
         ensure_private_dir(dest.parent)
         atomic_write(dest, path.read_bytes(), mode=0o600)
-        self.journal.intent(step, "write", stat.rel, stat, _sha(data), reason)
+        self.journal.intent(step, "write", stat.rel, stat, _sha(data), reason, mtime_ns)
         atomic_write(path, data, mtime_ns=mtime_ns, mode=stat.mode, expected=stat)
         self.journal.done(step, "write", stat.rel)
         self.changed.append(stat.rel)

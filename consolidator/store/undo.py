@@ -34,37 +34,58 @@ class UndoResult:
     conflicts: list[str] = field(default_factory=list)
 
 
-def _sha_now(path: Path) -> str | None:
+State = tuple[str, int] | None  # (sha256, mtime_ns) of a file, or None when absent
+
+
+def _now(path: Path) -> State:
+    if not os.path.lexists(path):
+        return None
     try:
         data, st = read_regular(path, limit=1 << 40)
     except ReadProblem:
-        return None
-    return file_stat("", data, st).sha256
+        return ("unreadable", 0)
+    return file_stat("", data, st).sha256, st.st_mtime_ns
 
 
-def _step_state(root: Path, run_dir: Path, entry: Entry) -> str:
-    """``todo``, ``clean`` (nothing to undo) or ``conflict`` for one journaled step."""
-    path = safe_path(root, entry.file)
-    now = _sha_now(path) if os.path.lexists(path) else None
-    before = entry.before["sha256"] if entry.before else None
-    if entry.op == "write":
-        if now == entry.after_sha256 and now != before:
-            return "todo"
-        return "clean" if now == before else "conflict"
-    if entry.op == "create":
-        if now is None:
-            return "clean"
-        return "todo" if now == entry.after_sha256 else "conflict"
-    archived = os.path.lexists(archive_path(run_dir, entry.file))
-    if now is None and archived:
-        return "todo"
-    return "clean" if not archived and now == before else "conflict"
+def _plan(root: Path, run_dir: Path, intents: list[Entry]) -> list[tuple[Entry, str]]:
+    """Each step, newest first, with ``todo``, ``clean`` (nothing to undo) or ``conflict``.
+
+    Steps are judged against a simulation of the files as undo goes back in time, so a file
+    the run wrote twice is judged against what the later write left, not what is on disk.
+    """
+    virtual: dict[str, State] = {}
+    out = []
+    for entry in reversed(intents):
+        path = safe_path(root, entry.file)
+        current = virtual[entry.file] if entry.file in virtual else _now(path)
+        before: State = (
+            (entry.before["sha256"], entry.before["mtime_ns"]) if entry.before else None
+        )
+        sha = current[0] if current else None
+        if entry.op == "write":
+            if sha == entry.after_sha256 and current != before:
+                state = "todo"
+            else:
+                state = "clean" if current == before or (before and sha == before[0]) else "conflict"
+        elif entry.op == "create":
+            state = "clean" if current is None else (
+                "todo" if sha == entry.after_sha256 else "conflict")
+        else:
+            archived = os.path.lexists(archive_path(run_dir, entry.file))
+            if current is None and archived:
+                state = "todo"
+            else:
+                state = "clean" if not archived and sha == (before[0] if before else None) \
+                    else "conflict"
+        out.append((entry, state))
+        virtual[entry.file] = before if state != "clean" or entry.op != "create" else current
+    return out
 
 
 def undo(root: Path, run_dir: Path, force: bool = False) -> UndoResult:
     """Restore ``root`` to its bytes before the run journaled in ``run_dir``."""
     _meta, intents, _done = read_entries(run_dir)
-    states = [(entry, _step_state(root, run_dir, entry)) for entry in reversed(intents)]
+    states = _plan(root, run_dir, intents)
     result = UndoResult(conflicts=sorted({e.file for e, s in states if s == "conflict"}))
     if result.conflicts and not force:
         raise UndoRefused(result.conflicts)

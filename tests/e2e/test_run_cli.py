@@ -1,0 +1,318 @@
+"""``consolidator run`` as a subprocess on several roots: gating, failures, exit codes, output.
+
+Every root here is ``<tmp>/projects/<name>/memory`` with its session transcripts beside it in
+``<tmp>/projects/<name>/``, the way Claude Code lays them out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consolidator.paths import root_key
+
+SESSION_IDS = [
+    "3f2b9c1e-8a4d-4e6f-9b1a-2c7d5e8f0a13",
+    "5b0c3e1a-7d42-4f8b-a6c9-1e2f3d4c5b6a",
+    "72ad4c0f-b8e1-4f39-a6d7-5c2e9b1f08d3",
+    "9d7e6f5a-4b3c-4d2e-8f1a-0b9c8d7e6f54",
+    "c41a8e27-6f3b-4d95-b0e2-7a5c9d183f6e",
+]
+
+
+def make_project(base: Path, name: str, sessions: int = 0, memories: int = 2) -> Path:
+    """``base/projects/<name>/memory`` with old memories and ``sessions`` hour-old sessions."""
+    project = base / "projects" / name
+    root = project / "memory"
+    root.mkdir(parents=True)
+    old = time.time() - 10 * 86400
+    for i in range(memories):
+        path = root / f"project_{name}_{i}.md"
+        path.write_text(
+            f"---\nname: {name}_{i}\ndescription: {name} fact {i}\ntype: project\n---\n"
+            f"In {name}, service s{i} listens on port 80{i:02d}.\n",
+            encoding="utf-8",
+        )
+        os.utime(path, (old, old))
+    hour_ago = time.time() - 3600
+    for sid in SESSION_IDS[:sessions]:
+        path = project / f"{sid}.jsonl"
+        path.write_text(json.dumps({"type": "user", "cwd": str(project)}) + "\n")
+        os.utime(path, (hour_ago, hour_ago))
+    return root
+
+
+def consolidator(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "consolidator", *args],
+        capture_output=True, text=True, timeout=60, env=dict(os.environ), check=False,
+    )
+
+
+def roots_by_dir(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["memory_dir"]: r for r in report["roots"]}
+
+
+def closed_gate(root_report: dict[str, Any]) -> str | None:
+    return next((g["id"] for g in root_report["gates"] if g["passed"] is False), None)
+
+
+def json_lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+@contextmanager
+def flock_held_elsewhere(root: Path) -> Iterator[None]:
+    code = (
+        "import sys, filelock\n"
+        "lock = filelock.FileLock(sys.argv[1]); lock.acquire()\n"
+        "print('held', flush=True); sys.stdin.readline()\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code, str(root / ".consolidate.flock")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=10)
+
+
+# --------------------------------------------------------------------------- several roots
+
+
+def test_each_root_given_by_repeated_memory_dir_is_gated_on_its_own(tmp_path: Path) -> None:
+    busy = make_project(tmp_path, "busy", sessions=5)
+    quiet = make_project(tmp_path, "quiet", sessions=1)
+    recent = make_project(tmp_path, "recent", sessions=5)
+    (recent / ".consolidate-lock").write_bytes(b"")
+    hour_ago = time.time() - 3600
+    os.utime(recent / ".consolidate-lock", (hour_ago, hour_ago))
+    before_quiet = sorted(p.name for p in quiet.iterdir())
+
+    proc = consolidator("run", "--json", "--memory-dir", str(busy), "--memory-dir", str(quiet),
+                        "--memory-dir", str(recent), "--state-dir", str(tmp_path / "st"))
+
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert [r["memory_dir"] for r in report["roots"]] == [str(busy), str(quiet), str(recent)]
+    roots = roots_by_dir(report)
+    assert roots[str(busy)]["status"] == "consolidated"
+    assert (roots[str(quiet)]["status"], closed_gate(roots[str(quiet)])) == ("skipped", "G6")
+    assert (roots[str(recent)]["status"], closed_gate(roots[str(recent)])) == ("skipped", "G4")
+    assert (busy / "MEMORY.md").is_file()
+    assert sorted(p.name for p in quiet.iterdir()) == before_quiet
+
+
+def test_roots_from_a_config_glob_each_use_the_transcripts_beside_them(tmp_path: Path) -> None:
+    alpha = make_project(tmp_path, "alpha", sessions=5)
+    beta = make_project(tmp_path, "beta", sessions=2)
+    (tmp_path / "projects" / "no-memory").mkdir()
+    (tmp_path / "projects" / "file-not-dir").mkdir()
+    (tmp_path / "projects" / "file-not-dir" / "memory").write_text("a file, not a root")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[memory]\nroots = ["{tmp_path}/projects/*/memory"]\n', encoding="utf-8")
+
+    proc = consolidator("run", "--json", "--config", str(config),
+                        "--state-dir", str(tmp_path / "st"))
+
+    assert proc.returncode == 0, proc.stderr
+    roots = roots_by_dir(json.loads(proc.stdout))
+    assert sorted(roots) == [str(alpha), str(beta)]
+    assert roots[str(alpha)]["status"] == "consolidated"
+    assert next(g for g in roots[str(alpha)]["gates"] if g["id"] == "G6")["passed"] is True
+    beta_g6 = next(g for g in roots[str(beta)]["gates"] if g["id"] == "G6")
+    assert beta_g6["passed"] is False and beta_g6["reason"].startswith("2 session(s)")
+
+
+def test_a_config_glob_that_matches_nothing_gives_no_root_and_exits_0(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[memory]\nroots = ["{tmp_path}/nowhere/*/memory"]\n', encoding="utf-8")
+    proc = consolidator("run", "--json", "--config", str(config),
+                        "--state-dir", str(tmp_path / "st"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["roots"] == []
+
+
+def test_one_failing_root_does_not_stop_the_others(tmp_path: Path) -> None:
+    broken = make_project(tmp_path, "broken")
+    healthy = make_project(tmp_path, "healthy")
+    state = tmp_path / "st"
+    # The broken root's run folder cannot be created: its journal cannot open.
+    (state / root_key(broken)).mkdir(parents=True)
+    (state / root_key(broken) / "runs").write_text("not a folder")
+
+    proc = consolidator("run", "--force", "--json", "--memory-dir", str(broken),
+                        "--memory-dir", str(healthy), "--state-dir", str(state))
+
+    assert proc.returncode == 1, proc.stderr
+    roots = roots_by_dir(json.loads(proc.stdout))
+    assert roots[str(broken)]["status"] == "failed" and roots[str(broken)]["error"]
+    assert roots[str(healthy)]["status"] == "consolidated"
+    assert (healthy / "MEMORY.md").is_file()
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("force", [True, False], ids=["forced", "gated"])
+def test_a_root_whose_state_folder_is_unusable_fails_alone(tmp_path: Path, force: bool) -> None:
+    broken = make_project(tmp_path, "broken", sessions=5)
+    healthy = make_project(tmp_path, "healthy", sessions=5)
+    state = tmp_path / "st"
+    state.mkdir()
+    (state / root_key(broken)).write_text("a file where the root's state folder belongs")
+
+    proc = consolidator("run", "--json", *(["--force"] if force else []),
+                        "--memory-dir", str(broken), "--memory-dir", str(healthy),
+                        "--state-dir", str(state))
+
+    assert proc.returncode == 1, proc.stderr
+    assert (healthy / "MEMORY.md").is_file(), "the healthy root listed after it was never run"
+    roots = roots_by_dir(json.loads(proc.stdout))
+    assert roots[str(broken)]["status"] == "failed"
+    assert roots[str(healthy)]["status"] == "consolidated"
+
+
+# --------------------------------------------------------------------------- exit codes
+
+
+def test_exit_code_is_0_when_a_gate_is_closed(tmp_path: Path) -> None:
+    root = make_project(tmp_path, "p", sessions=0)
+    proc = consolidator("run", "--memory-dir", str(root), "--state-dir", str(tmp_path / "st"))
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_exit_code_is_0_when_a_root_was_consolidated(tmp_path: Path) -> None:
+    root = make_project(tmp_path, "p", sessions=5)
+    proc = consolidator("run", "--memory-dir", str(root), "--state-dir", str(tmp_path / "st"))
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "MEMORY.md").is_file()
+
+
+@pytest.mark.parametrize(
+    "case", ["missing memory dir", "memory dir is a file", "bad config", "unknown option"]
+)
+def test_exit_code_is_2_for_a_usage_or_config_error_with_one_line(
+    tmp_path: Path, case: str
+) -> None:
+    root = make_project(tmp_path, "p")
+    args = ["run", "--state-dir", str(tmp_path / "st")]
+    if case == "missing memory dir":
+        args += ["--memory-dir", str(tmp_path / "nope")]
+    elif case == "memory dir is a file":
+        (tmp_path / "f").write_text("x")
+        args += ["--memory-dir", str(tmp_path / "f")]
+    elif case == "bad config":
+        config = tmp_path / "c.toml"
+        config.write_text("[gates]\nmin_hour = 3\n")
+        args += ["--config", str(config), "--memory-dir", str(root)]
+    else:
+        args += ["--memory-dir", str(root), "--frobnicate"]
+    proc = consolidator(*args)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    if case != "bad config":  # a config error lists each problem on its own line
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not (root / "MEMORY.md").exists()
+
+
+def test_exit_code_is_75_when_a_forced_run_cannot_take_a_lock(tmp_path: Path) -> None:
+    locked = make_project(tmp_path, "locked")
+    free = make_project(tmp_path, "free")
+    with flock_held_elsewhere(locked):
+        proc = consolidator("run", "--force", "--json", "--memory-dir", str(locked),
+                            "--memory-dir", str(free), "--state-dir", str(tmp_path / "st"))
+    assert proc.returncode == 75, proc.stderr
+    assert str(locked) in proc.stderr
+    roots = roots_by_dir(json.loads(proc.stdout))
+    assert roots[str(free)]["status"] == "consolidated"
+    assert (roots[str(locked)]["status"], closed_gate(roots[str(locked)])) == ("skipped", "G7")
+    assert not (locked / "MEMORY.md").exists()
+
+
+def test_exit_code_is_0_when_a_gated_run_finds_the_lock_held(tmp_path: Path) -> None:
+    root = make_project(tmp_path, "p", sessions=5)
+    with flock_held_elsewhere(root):
+        proc = consolidator("run", "--memory-dir", str(root), "--state-dir", str(tmp_path / "st"))
+    assert proc.returncode == 0, proc.stderr
+    assert not (root / "MEMORY.md").exists()
+
+
+def test_exit_code_is_1_when_a_root_failed(tmp_path: Path) -> None:
+    root = make_project(tmp_path, "p")
+    (tmp_path / "st" / root_key(root)).mkdir(parents=True)
+    (tmp_path / "st" / root_key(root) / "runs").write_text("not a folder")
+    proc = consolidator("run", "--force", "--memory-dir", str(root),
+                        "--state-dir", str(tmp_path / "st"))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------------- output
+
+
+def test_run_json_prints_the_report_on_stdout_and_the_logs_on_stderr(tmp_path: Path) -> None:
+    busy = make_project(tmp_path, "busy", sessions=5)
+    quiet = make_project(tmp_path, "quiet")
+    proc = consolidator("run", "--json", "--memory-dir", str(busy), "--memory-dir", str(quiet),
+                        "--state-dir", str(tmp_path / "st"))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)  # the whole of stdout is one JSON document
+    assert report["schema_version"] == 1 and report["dry_run"] is False
+    assert len(report["roots"]) == 2
+    for root in report["roots"]:
+        assert [g["id"] for g in root["gates"]] == [f"G{i}" for i in range(1, 8)]
+    logs = json_lines(proc.stderr)
+    events = {e["event"] for e in logs}
+    assert {"root done", "root skipped"} <= events
+    assert all(e.get("run_id") == report["run_id"] for e in logs if e["event"] == "root done")
+
+
+def test_plain_run_prints_json_log_lines_on_stdout_when_not_on_a_terminal(
+    tmp_path: Path,
+) -> None:
+    busy = make_project(tmp_path, "busy", sessions=5)
+    quiet = make_project(tmp_path, "quiet")
+    proc = consolidator("run", "--memory-dir", str(busy), "--memory-dir", str(quiet),
+                        "--state-dir", str(tmp_path / "st"))
+    assert proc.returncode == 0, proc.stderr
+    lines = json_lines(proc.stdout)  # every line is a JSON object
+    assert lines and all({"event", "level", "timestamp"} <= set(e) for e in lines)
+    done = [e for e in lines if e["event"] == "root done"]
+    skipped = [e for e in lines if e["event"] == "root skipped"]
+    assert [(e["root"], e["status"]) for e in done] == [(str(busy), "consolidated")]
+    assert [(e["root"], e["gate"]) for e in skipped] == [(str(quiet), "G6")]
+    assert "schema_version" not in proc.stdout  # no report without --json
+
+
+def test_the_scan_throttle_holds_across_separate_processes(tmp_path: Path) -> None:
+    root = make_project(tmp_path, "p", sessions=1)  # G6 closes: too few sessions
+    args = ("run", "--json", "--memory-dir", str(root), "--state-dir", str(tmp_path / "st"))
+    first = json.loads(consolidator(*args).stdout)["roots"][0]
+    assert closed_gate(first) == "G6"
+    second = json.loads(consolidator(*args).stdout)["roots"][0]
+    assert closed_gate(second) == "G5"
+    assert second["gates"][5]["reason"] == "not evaluated"
+
+
+def test_a_dry_run_records_no_scan_and_changes_nothing(tmp_path: Path) -> None:
+    root = make_project(tmp_path, "p", sessions=5)
+    before = {p.name: p.read_bytes() for p in root.iterdir()}
+    args = ("run", "--dry-run", "--json", "--memory-dir", str(root),
+            "--state-dir", str(tmp_path / "st"))
+    for _ in range(2):
+        proc = consolidator(*args)
+        assert proc.returncode == 0, proc.stderr
+        (only,) = json.loads(proc.stdout)["roots"]
+        assert only["status"] == "planned"
+        assert all(g["passed"] for g in only["gates"])
+    assert {p.name: p.read_bytes() for p in root.iterdir()} == before

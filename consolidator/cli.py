@@ -174,15 +174,23 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     return EXIT_FAILED if result.failed else EXIT_OK
 
 
-def _stop_on_signals(token: StopToken) -> None:
-    """SIGTERM and SIGINT ask the run to stop at the next step boundary."""
+def _stop_on_signals(token: StopToken) -> Callable[[], None]:
+    """SIGTERM and SIGINT ask the run to stop at the next step boundary.
+
+    Returns a function that puts the previous handlers back.
+    """
     import signal
 
     def handler(signum: int, _frame: object) -> None:
         token.request(signum)
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, handler)
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def restore() -> None:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+    return restore
 
 
 def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -204,12 +212,14 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         progress=not args.json,
         llm=make_backend(cfg.llm, env, enabled=True),
     )
-    _stop_on_signals(opts.stop)
+    restore = _stop_on_signals(opts.stop)
     try:
         result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
     except Stopped as exc:
         print(f"consolidator: stopped by signal {exc.signum}; rolled back", file=sys.stderr)
         return 128 + exc.signum
+    finally:
+        restore()
     if args.json:
         from consolidator import report
 

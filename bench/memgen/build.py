@@ -89,6 +89,7 @@ class Generator:
         self.index = IndexBuilder(self.rng, self.org)
         self.labels = Labels(seed=seed, count=count, now=iso(now))
         self.links: list[Memory] = []
+        self.uid = self.rng.randint(1000, 5000)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -110,8 +111,12 @@ class Generator:
         weights = [TYPE_WEIGHTS[TYPES.index(t)] for t in choices]
         return self.rng.choices(choices, weights)[0]
 
+    def next_uid(self) -> int:
+        self.uid += self.rng.randint(1, 3)
+        return self.uid
+
     def new(self, topic: Topic, lang: str, mtype: str, folder: str = "") -> tuple[Memory, Slots]:
-        memory, slots = compose(self.rng, topic, lang, mtype, self.org)
+        memory, slots = compose(self.rng, topic, lang, mtype, self.org, self.next_uid())
         self.rename(memory, topic, folder)
         return memory, slots
 
@@ -155,12 +160,24 @@ class Generator:
             self.labels.index["missing"].append(memory.rel)
         return data
 
-    def extra_lines(self, topic: Topic, lang: str, slots: Slots, k: int) -> list[str]:
-        if lang == "en":
-            deck = Deck(self.rng, topic.aspect)
-            return [en_sentence(self.rng, deck.draw(), slots) for _ in range(k)]
+    def extra_lines(self, topic: Topic, lang: str, slots: Slots, k: int,
+                    existing: list[str]) -> list[str]:
+        """k more lines on the topic, none of them (normalised) already in `existing`."""
+        seen = {plants.normalise(line) for line in existing}
+        deck = Deck(self.rng, topic.aspect)
         core = cjk.ZH_CORE if lang == "zh" else cjk.JA_CORE
-        return [cjk_sentence(t, slots) for t in self.rng.sample(core, k)]
+        out: list[str] = []
+        for _ in range(20 * k):
+            if len(out) == k:
+                break
+            if lang == "en":
+                line = en_sentence(self.rng, deck.draw(), slots)
+            else:
+                line = cjk_sentence(self.rng.choice(core), slots)
+            if plants.normalise(line) not in seen:
+                seen.add(plants.normalise(line))
+                out.append(line)
+        return out
 
     # -- items -----------------------------------------------------------------------------
 
@@ -184,7 +201,7 @@ class Generator:
         topic, lang, kind = random_topic(self.rng), item.lang, item.variant
         first, slots = self.new(topic, lang, self.pick_type())
         if lang == "en" and not any(ln.startswith("- ") for ln in first.lines):
-            bullets = ["- " + ln for ln in self.extra_lines(topic, lang, slots, 3)]
+            bullets = ["- " + ln for ln in self.extra_lines(topic, lang, slots, 3, first.lines)]
             at = self.rng.randint(1, len(first.lines))
             first.lines[at:at] = [self.rng.choice(en.BULLET_INTROS), *bullets]
         reword = plants.reword_en if lang == "en" else plants.reword_cjk
@@ -205,7 +222,7 @@ class Generator:
             derive(plants.reorder(self.rng, first.lines), "reordered")
         else:
             members[0] = (first, "subset")
-            extra = self.extra_lines(topic, lang, slots, self.rng.randint(2, 4))
+            extra = self.extra_lines(topic, lang, slots, self.rng.randint(2, 4), first.lines)
             derive(plants.insert_lines(self.rng, first.lines, extra), "superset")
         if item.size == 3:
             derive(plants.reorder(self.rng, reword(self.rng, first.lines)), "reworded+reordered")
@@ -213,10 +230,11 @@ class Generator:
             memory.mtime = mtime
         data = self.emit(first)
         for memory, role in members[1:]:
-            copy = data if role == "exact" else None
-            if copy is not None:
-                memory.name = first.name
-            self.emit(memory, data=copy)
+            if role == "exact":  # the same bytes, frontmatter name included
+                copy = dataclasses.replace(first, rel=memory.rel, mtime=memory.mtime)
+                self.emit(copy, data=data)
+            else:
+                self.emit(memory)
         files = [m.rel for m, _ in members]
         if kind == "contained":
             keep = members[1][0].rel
@@ -283,7 +301,7 @@ class Generator:
 
     def malformed(self, item: Item) -> None:
         topic = random_topic(self.rng)
-        memory, _ = compose(self.rng, topic, "en", "project", self.org)
+        memory, _ = compose(self.rng, topic, "en", "project", self.org, self.next_uid())
         stem = self.namer.stem("project", topic, "en")
         if item.variant == "no_frontmatter" and self.rng.random() < 0.5:
             stem = self.namer.reserve(f"notes/{topic.prefix}-{topic.suffix}-log")
@@ -296,12 +314,13 @@ class Generator:
 
     def run(self) -> Labels:
         started = time.perf_counter()
+        items = plan(self.count, self.rng)  # raises before anything is written
         self.root.mkdir(parents=True)
         project_files = write_project(self.dest / "project")
         handlers = {"clean": self.clean, "old_valid": self.clean, "duplicate": self.duplicate,
                     "conflict": self.conflict, "stale": self.stale, "relative": self.relative,
                     "malformed": self.malformed}
-        for item in plan(self.count, self.rng):
+        for item in items:
             handlers[item.kind](item)
         for _ in range(max(1, round(0.003 * self.count))):
             topic, mtype = random_topic(self.rng), self.pick_type()
@@ -343,5 +362,4 @@ def generate(dest: Path, count: int, seed: int = 0, now: int | None = None) -> L
     deadline and age; the same seed, count and now give the same bytes."""
     if (dest / "memory").exists() or (dest / "labels.json").exists():
         raise FileExistsError(f"{dest} already holds a generated directory")
-    dest.mkdir(parents=True, exist_ok=True)
     return Generator(dest, count, seed, int(time.time()) if now is None else now).run()

@@ -272,22 +272,38 @@ def title_for(topic: Topic, lang: str) -> str:
     return f"{capitalize(topic.prefix)} {topic.suffix} {topic.aspect}"
 
 
+def ticket_line(rng: random.Random, lang: str, mtype: str, org: str, uid: int) -> str:
+    """A line naming a ticket no other memory names, so that no two memories written
+    independently can be duplicates or contain one another by accident."""
+    key = f"{org.split('-')[0].upper()}-{uid}"
+    if lang == "zh":
+        return f"相关工单：{key}。"
+    if lang == "ja":
+        return f"関連チケット：{key}。"
+    if mtype == "reference":
+        return f"- Tracking issue: https://github.com/{org}/{org}/issues/{uid}"
+    return rng.choice((f"Tracked in {key}.", f"Background in ticket {key}.",
+                       f"Discussed in the review of pull request #{uid}."))
+
+
 def compose(
     rng: random.Random,
     topic: Topic,
     lang: str,
     mtype: str,
     org: str,
-    n_lines: int | None = None,
+    uid: int,
 ) -> tuple[Memory, Slots]:
-    """A memory about `topic` with rel/name left empty (the builder names files)."""
+    """A memory about `topic`, with a line unique to `uid`; rel and name are left empty
+    (the builder names files)."""
     slots = new_slots(topic, org, lang)
-    n = line_count(rng) if n_lines is None else n_lines
+    n = line_count(rng)
     if lang == "en":
         lines = en_body(rng, topic, mtype, slots, n)
     else:
         # CJK templates are fewer, so CJK memories stay short to keep topics apart.
         lines = cjk_body(rng, lang, mtype, slots, max(4, min(10, round(n * 0.6))))
+    lines.insert(rng.randint(1, len(lines) - 1), ticket_line(rng, lang, mtype, org, uid))
     memory = Memory(
         rel="", name="", description=describe(lines[0]), type=mtype, lang=lang,
         title=title_for(topic, lang), lines=lines,

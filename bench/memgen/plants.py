@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 from datetime import UTC, date, datetime, timedelta
 
 from . import vocab_en as en
@@ -39,6 +40,12 @@ def _reword_en_line(rng: random.Random, line: str) -> str:
     if rng.random() < 0.2:
         out = out + "  "
     return out
+
+
+def normalise(line: str) -> str:
+    """What rewording does not change: words, lower-cased, without bullets and punctuation."""
+    text = unicodedata.normalize("NFKC", line).lower()
+    return " ".join(re.findall(r"\w+", re.sub(r"^\s*[-*+]\s+", "", text)))
 
 
 def reword_en(rng: random.Random, lines: list[str]) -> list[str]:

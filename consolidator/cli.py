@@ -322,7 +322,7 @@ def _cmd_status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     for root in paths.roots(args.memory_dir, cfg, env):
         ctx = runner.context_for(root, cfg, opts, now, "status")
         gates, _ok = evaluate(ctx, all_of_them=True)
-        last = lock.last_consolidated_ns(root, ctx.now_ns)
+        last = lock.last_consolidated_ns(root, ctx.now_ns, ctx.state)
         rows.append({
             "memory_dir": str(root),
             "gates": [{"id": g.id, "name": g.name, "passed": g.passed, "reason": g.reason}

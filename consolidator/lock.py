@@ -8,6 +8,7 @@ a run is going on, and records when the last one finished.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass
@@ -61,12 +62,32 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def last_consolidated_ns(root: Path, now_ns: int) -> int | None:
-    """When the root was last consolidated (the lock file's mtime); a future mtime is ignored."""
+PREVIOUS = "lock-previous.json"
+
+
+def last_consolidated_ns(root: Path, now_ns: int, state: Path | None = None) -> int | None:
+    """When the root was last consolidated (the lock file's mtime); a future mtime is ignored.
+
+    A run of ours that was killed (its PID dead, still in the file) could not put the old
+    mtime back; the state dir remembers it, so the kill does not delay the next run a day.
+    """
     holder = read_holder(root)
     if not holder.exists or holder.mtime_ns is None or holder.mtime_ns > now_ns + 60 * 10**9:
         return None
+    if state is not None and holder.pid is not None and not pid_alive(holder.pid):
+        saved = _read_previous(state)
+        if saved is not None and saved.get("pid") == holder.pid:
+            previous = saved.get("mtime_ns")
+            return previous if isinstance(previous, int) else None
     return holder.mtime_ns
+
+
+def _read_previous(state: Path) -> dict[str, object] | None:
+    try:
+        data = json.loads((state / PREVIOUS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def live_holder(root: Path, now_ns: int, stale_minutes: int) -> str | None:
@@ -113,9 +134,10 @@ def own_lock_free(root: Path) -> bool:
 class RootLock:
     """Held for one run: acquire, then ``success`` or ``rollback``, then ``release``."""
 
-    def __init__(self, root: Path, stale_minutes: int) -> None:
+    def __init__(self, root: Path, stale_minutes: int, state: Path | None = None) -> None:
         self.root = root
         self.stale_minutes = stale_minutes
+        self.state = state
         self._flock: object | None = None
         self._previous: Holder | None = None
 
@@ -134,12 +156,29 @@ class RootLock:
             raise LockHeld(f"{self.root}: Claude Code's lock is {reason}")
         self._flock = flock
         self._previous = read_holder(self.root)
+        if self.state is not None and self._previous.pid is not None:
+            saved = _read_previous(self.state)
+            if saved is not None and saved.get("pid") == self._previous.pid:
+                # Our own run, killed: what it found is what the file should go back to.
+                mtime = saved.get("mtime_ns")
+                self._previous = Holder(isinstance(mtime, int), None,
+                                        mtime if isinstance(mtime, int) else None)
+        if self.state is not None:
+            self.state.mkdir(parents=True, exist_ok=True, mode=0o700)
+            record = {"pid": os.getpid(), "mtime_ns": self._previous.mtime_ns
+                      if self._previous.exists else None}
+            (self.state / PREVIOUS).write_text(json.dumps(record), encoding="utf-8")
         self._write(str(os.getpid()).encode("ascii"), None)
 
     def success(self, start_ns: int) -> None:
         """Empty the body; the mtime records this run's start as the last consolidation."""
         self._write(b"", start_ns)
         self._previous = None
+        self._forget()
+
+    def _forget(self) -> None:
+        if self.state is not None:
+            (self.state / PREVIOUS).unlink(missing_ok=True)
 
     def rollback(self) -> None:
         """Put ``.consolidate-lock`` back as it was, so the next run is not delayed."""
@@ -152,6 +191,7 @@ class RootLock:
         else:
             self._write(previous.body, previous.mtime_ns)
         self._previous = None
+        self._forget()
 
     def release(self) -> None:
         if self._flock is not None:

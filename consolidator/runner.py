@@ -25,7 +25,7 @@ from consolidator.gates.checks import lock_probe
 from consolidator.lock import RootLock
 from consolidator.paths import root_key, transcripts_dir
 from consolidator.plan import LlmUsage, Plan
-from consolidator.stop import StopToken
+from consolidator.stop import Stopped, StopToken
 
 if TYPE_CHECKING:
     from consolidator.store.model import Snapshot
@@ -110,7 +110,7 @@ def _take_lock(ctx: RootContext) -> tuple[GateResult, RootLock | None]:
     if ctx.dry_run:
         passed, reason = lock_probe(ctx)
         return GateResult(gid, name, passed, reason), None
-    held = RootLock(ctx.root, ctx.cfg.gates.lock_stale_minutes)
+    held = RootLock(ctx.root, ctx.cfg.gates.lock_stale_minutes, ctx.state)
     try:
         held.acquire(ctx.now_ns)
     except LockHeld as exc:
@@ -148,6 +148,16 @@ def run_root(ctx: RootContext) -> RootReport:
     return report
 
 
+def _recover(ctx: RootContext) -> list[str]:
+    """Roll back interrupted runs before anything else (a dry run only says it found one)."""
+    from consolidator.store.recover import interrupted_runs, recover
+
+    if not ctx.dry_run:
+        return recover(ctx.root, ctx.state)
+    return [f"interrupted run {p.name} found; the next real run rolls it back"
+            for p in interrupted_runs(ctx.state)]
+
+
 def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
     report_only = ctx.trigger == "report"
     results, ok = evaluate(ctx, all_of_them=report_only)
@@ -170,7 +180,9 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
 
     work = Work(ctx)
     status, error = ("planned" if ctx.dry_run else "consolidated"), None
+    recovered: list[str] = []
     try:
+        recovered = _recover(ctx)
         for name, phase in PHASES:
             ctx.stop.check()
             structlog.contextvars.bind_contextvars(phase=name)
@@ -183,12 +195,19 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
     except (ConsolidatorError, OSError) as exc:
         status, error = "failed", str(exc)
         bound.error("root failed", error=error)
+    except Stopped:
+        status = "stopped"
+        raise
     finally:
+        if work.tx is not None:
+            work.tx.journal.close("ok" if status == "consolidated" else status)
         if held is not None:
             held.rollback()  # a no-op after success
             held.release()
     usage, llm_notes = work.llm_usage()
-    plan = dataclasses.replace(work.plan, notes=work.plan.notes + tuple(llm_notes))
+    plan = dataclasses.replace(
+        work.plan, notes=tuple(recovered) + work.plan.notes + tuple(llm_notes)
+    )
     return RootReport(
         ctx.root, status, gates, plan, work.snapshot, error=error,
         duration_s=time.monotonic() - started, skipped=tuple(work.skipped), llm=usage,

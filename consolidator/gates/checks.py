@@ -72,7 +72,7 @@ def idle(ctx: RootContext) -> tuple[bool, str]:
 
 
 def interval(ctx: RootContext) -> tuple[bool, str]:
-    last = lock.last_consolidated_ns(ctx.root, ctx.now_ns)
+    last = lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state)
     if last is None:
         return True, "never consolidated"
     need = ctx.cfg.gates.min_hours * 3600 * NS
@@ -106,7 +106,7 @@ def record_scan(ctx: RootContext) -> None:
 
 
 def sessions(ctx: RootContext) -> tuple[bool, str]:
-    last = lock.last_consolidated_ns(ctx.root, ctx.now_ns) or 0
+    last = lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state) or 0
     try:
         count = sum(1 for e in _sessions(ctx.transcripts) if e.stat().st_mtime_ns > last)
     except OSError as exc:

@@ -69,6 +69,10 @@ class Journal:
     def done(self, step: int, op: str, file: str) -> None:
         self._append({"step": step, "phase": "done", "op": op, "file": file})
 
+    def close(self, outcome: str) -> None:
+        """Mark the run finished (``ok``, ``failed`` or ``rolled back``): not interrupted."""
+        self._append({"closed": outcome})
+
     def _append(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False) + "\n"
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -77,6 +81,26 @@ class Journal:
             os.fsync(fd)
         finally:
             os.close(fd)
+        _fault_point()
+
+
+def _fault_point() -> None:
+    """Fault injection for tests: ``CONSOLIDATOR_FAULT_AFTER_STEP=N`` makes the process exit
+    hard (as if SIGKILLed) right after the N-th journal record of a run is on disk."""
+    limit = os.environ.get("CONSOLIDATOR_FAULT_AFTER_STEP")
+    if not limit:
+        return
+    _COUNT[0] += 1
+    if _COUNT[0] >= int(limit):
+        os._exit(137)
+
+
+_COUNT = [0]
+
+
+def is_closed(run_dir: Path) -> bool:
+    """True when the run's journal says it finished (an interrupted run never says so)."""
+    return any("closed" in record for record in _records(run_dir / JOURNAL))
 
 
 def read_entries(run_dir: Path) -> tuple[dict[str, Any], list[Entry], set[int]]:
@@ -85,6 +109,8 @@ def read_entries(run_dir: Path) -> tuple[dict[str, Any], list[Entry], set[int]]:
     intents: list[Entry] = []
     done: set[int] = set()
     for record in _records(run_dir / JOURNAL):
+        if "closed" in record:
+            continue
         if "meta" in record:
             meta = record["meta"]
         elif record.get("phase") == "intent":

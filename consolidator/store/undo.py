@@ -82,15 +82,20 @@ def _plan(root: Path, run_dir: Path, intents: list[Entry]) -> list[tuple[Entry, 
     return out
 
 
-def undo(root: Path, run_dir: Path, force: bool = False) -> UndoResult:
-    """Restore ``root`` to its bytes before the run journaled in ``run_dir``."""
+def undo(root: Path, run_dir: Path, force: bool = False, keep_newer: bool = False) -> UndoResult:
+    """Restore ``root`` to its bytes before the run journaled in ``run_dir``.
+
+    ``force``: also restore files changed since (their current bytes are kept aside).
+    ``keep_newer``: leave files changed since as they are (crash recovery: a live session
+    wrote them after the interrupted run did).
+    """
     _meta, intents, _done = read_entries(run_dir)
     states = _plan(root, run_dir, intents)
     result = UndoResult(conflicts=sorted({e.file for e, s in states if s == "conflict"}))
-    if result.conflicts and not force:
+    if result.conflicts and not (force or keep_newer):
         raise UndoRefused(result.conflicts)
     for entry, state in states:
-        if state == "clean":
+        if state == "clean" or (state == "conflict" and keep_newer):
             continue
         path = safe_path(root, entry.file)
         if state == "conflict" and os.path.lexists(path):

@@ -148,6 +148,19 @@ def run_root(ctx: RootContext) -> RootReport:
     return report
 
 
+def _record_stopped(ctx: RootContext, gates: tuple[GateResult, ...], work: Any,
+                    started: float) -> None:
+    """A stopped run still gets its history line: its finished steps stay applied (and
+    undoable), so its run id must be findable."""
+    report = RootReport(ctx.root, "stopped", gates, work.plan, work.snapshot,
+                        error="stopped by a signal", duration_s=time.monotonic() - started,
+                        skipped=tuple(work.skipped))
+    try:
+        history.record(ctx.state, history_entry(ctx, report))
+    except OSError:
+        pass
+
+
 def _recover(ctx: RootContext) -> list[str]:
     """Roll back interrupted runs before anything else (a dry run only says it found one)."""
     from consolidator.store.recover import interrupted_runs, recover
@@ -197,6 +210,7 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
         bound.error("root failed", error=error)
     except Stopped:
         status = "stopped"
+        _record_stopped(ctx, gates, work, started)
         raise
     finally:
         if work.tx is not None:

@@ -97,7 +97,7 @@ class Generator:
         return self.now - int(self.rng.uniform(max(lo_days, MIN_AGE_DAYS), hi_days) * DAY)
 
     def distinct_ages(self, k: int, gap_days: float) -> list[int]:
-        """k mtimes in the last 300 days, at least `gap_days` apart, in random order."""
+        """k mtimes in the last 300 days, at least gap_days/2 apart, in random order."""
         start = self.rng.uniform(MIN_AGE_DAYS, 300.0 - gap_days * k)
         ages = [start + i * gap_days + self.rng.uniform(0, gap_days / 2) for i in range(k)]
         self.rng.shuffle(ages)

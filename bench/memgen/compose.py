@@ -161,7 +161,8 @@ def cjk_sentence(template: str, slots: Slots) -> str:
 
 
 class Deck:
-    """Templates drawn without repetition: the topic's aspect first, then the others."""
+    """Templates drawn without repetition until the deck runs out; ~60% from the topic's own
+    aspect, the rest from three others."""
 
     def __init__(self, rng: random.Random, aspect: str) -> None:
         self.rng = rng
@@ -190,7 +191,7 @@ class Deck:
 
 
 def line_count(rng: random.Random) -> int:
-    """Body lines: median ~9 (a ~1.7 KB file), a long tail up to ~12 KB."""
+    """Body lines: median ~14 (a ~1.7 KB file), a long tail up to ~12 KB."""
     return max(3, min(95, int(rng.lognormvariate(2.65, 0.55))))
 
 

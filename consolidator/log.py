@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 import structlog
 
-BRIDGED = ("apscheduler", "filelock", "httpx", "httpcore", "anthropic")
+BRIDGED = ("apscheduler", "filelock", "httpx", "httpx2", "httpcore", "anthropic")
 
 
 def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = None) -> None:

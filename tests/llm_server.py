@@ -28,13 +28,12 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
 Body = Any  # a parsed JSON request body
 Answer = tuple[int, Any] | tuple[int, Any, dict[str, str]]
-Reply = Answer | Callable[[Body], Answer] | float | int | "Delay"
 
 TOOL = "decide"
 RETRY_FAST = {"retry-after-ms": "1"}
@@ -47,6 +46,9 @@ class Delay:
 
     seconds: float
     then: Reply | None = None
+
+
+Reply = Answer | Callable[[Body], Answer] | float | int | Delay
 
 
 @dataclass(frozen=True)
@@ -110,13 +112,15 @@ def decide(
     merged_body: str = "",
     description: str = "",
     reason: str = "judged by the fake model",
-    **usage: int,
+    *,
+    input_tokens: int = 120,
+    output_tokens: int = 30,
 ) -> tuple[int, dict[str, Any]]:
     """A 200 answer whose ``decide`` tool call carries these five fields."""
     return 200, message(
         {"decision": decision, "keep": keep, "merged_body": merged_body,
          "description": description, "reason": reason},
-        **usage,
+        input_tokens=input_tokens, output_tokens=output_tokens,
     )
 
 
@@ -183,10 +187,10 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+    def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
@@ -205,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
         if answer is not None:
             self._send(*answer)
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+    def do_GET(self) -> None:
         self.server.api._record(
             Request("GET", self.path, {k.lower(): v for k, v in self.headers.items()}, b"", None))
         self._send(404, {"type": "error", "error": {"type": "not_found_error",
@@ -240,13 +244,13 @@ class MessagesAPI:
 
     # --- scripting
 
-    def push(self, *replies: Reply) -> MessagesAPI:
+    def push(self, *replies: Reply) -> Self:
         """Queue replies, answered in order, one per request (a retry is a request)."""
         with self._lock:
             self._script.extend(replies)
         return self
 
-    def always(self, reply: Reply) -> MessagesAPI:
+    def always(self, reply: Reply) -> Self:
         """The reply for every request once the queue is empty."""
         self.default = reply
         return self
@@ -279,10 +283,9 @@ class MessagesAPI:
     @property
     def url(self) -> str:
         assert self._server is not None, "the server is not running"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._server.server_port}"
 
-    def start(self) -> MessagesAPI:
+    def start(self) -> Self:
         server = _Server(("127.0.0.1", 0), _Handler)
         server.api = self
         self._server = server
@@ -302,7 +305,7 @@ class MessagesAPI:
             self._thread.join(timeout=5)
         self._server = self._thread = None
 
-    def __enter__(self) -> MessagesAPI:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -324,16 +327,15 @@ class MessagesAPI:
 
     def _answer(self, reply: Reply, body: Body) -> tuple[int, Any, dict[str, str]] | None:
         """Resolve a reply into (status, payload, headers); None when the server is stopping."""
-        if isinstance(reply, int | float) and not isinstance(reply, bool):
+        if isinstance(reply, int | float):
             reply = Delay(float(reply))
         if isinstance(reply, Delay):
             if self._stopping.wait(reply.seconds):
                 return None
             then = reply.then if reply.then is not None else error(500, "api_error", "late")
             return self._answer(then, body)
-        if callable(reply):
-            reply = reply(body)
-        status, payload, *rest = reply
+        answer: Answer = reply(body) if callable(reply) else reply
+        status, payload, *rest = answer
         return int(status), payload, dict(rest[0]) if rest else {}
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from consolidator.detect.text import content_lines, jaccard, shingles, tokens
+from consolidator.plan import Conflict
 from consolidator.store.model import Memory
 
 MIN_LINE_TOKENS = 4
@@ -33,19 +33,12 @@ _CLASSES = {
     **{w: "<freq>" for w in ("always", "never", "sometimes", "must", "mustn", "should")},
     **{w: "<bool>" for w in ("true", "false", "yes", "no", "on", "off", "enabled", "disabled")},
     **{w: "<tab>" for w in ("tabs", "spaces")},
+    **{c: "<cjk-number>" for c in "一二三四五六七八九十"},  # 周三 vs 周四, 3 vs 4 in CJK
 }
 _STOP = frozenset(
     ["a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "was", "be", "it", "this", "that", "with", "as", "by", "from", "we", "you", "i", "our", "my"]
 )
 _NUMBER = re.compile(r"^\d+$")
-
-
-@dataclass(frozen=True)
-class ConflictFinding:
-    files: tuple[str, str]
-    newer: str
-    similarity: float
-    reason: str
 
 
 def _klass(token: str) -> str | None:
@@ -65,36 +58,38 @@ def _differs(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str] | None:
 
 def find_conflicts(
     memories: Iterable[Memory], skip: set[frozenset[str]] | None = None
-) -> list[ConflictFinding]:
+) -> list[Conflict]:
     """Pairs of memories that disagree on a claim; ``skip`` holds pairs already duplicates."""
     skip = skip or set()
     by_file = {m.file: m for m in memories}
-    index: dict[tuple[str, ...], list[tuple[str, tuple[str, ...], str]]] = defaultdict(list)
+    index: dict[int, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
     for file, memory in by_file.items():
-        seen: set[tuple[str, ...]] = set()
+        seen: set[int] = set()
         for line in content_lines(memory.body):
             toks = tokens(line)
             if not MIN_LINE_TOKENS <= len(toks) <= MAX_LINE_TOKENS:
                 continue
-            keys = []
-            classed = tuple(_klass(t) or t for t in toks)
-            if classed != toks:
-                keys.append(("C", *classed))
-            for i, tok in enumerate(toks):
-                if tok not in _STOP:
-                    keys.append(("S", str(i), *toks[:i], *toks[i + 1 :]))
+            # Only a value may differ — a number, a version, a known alternative: two lines
+            # that differ in an ordinary word are about different things. A line with no
+            # value cannot conflict, and costs nothing more.
+            values = [i for i, t in enumerate(toks) if t in _CLASSES or not t.isalpha()]
+            if not values:
+                continue
+            keys = [hash(("C", *[_CLASSES.get(t) or ("<num>" if t.isdigit() else t)
+                                 for t in toks]))]
+            keys += [hash((i, toks[:i], toks[i + 1 :])) for i in values]
             for key in keys:
                 if key not in seen:
                     seen.add(key)
-                    index[key].append((file, toks, line.strip()))
+                    index[key].append((file, toks))
     found: dict[frozenset[str], tuple[str, str]] = {}
     for entries in index.values():
         if len(entries) < 2 or len(entries) > MAX_POSTINGS:
             continue
-        for i, (fa, ta, _la) in enumerate(entries):
-            for fb, tb, _lb in entries[i + 1 :]:
+        for i, (fa, ta) in enumerate(entries):
+            for fb, tb in entries[i + 1 :]:
                 pair = frozenset((fa, fb))
-                if fa == fb or ta == tb or pair in skip or pair in found:
+                if fa == fb or ta == tb or len(ta) != len(tb) or pair in skip or pair in found:
                     continue
                 diff = _differs(ta, tb)
                 if diff is not None:
@@ -106,5 +101,5 @@ def find_conflicts(
         newer = fa if (a.stat.mtime_ns, fa) > (b.stat.mtime_ns, fb) else fb
         similarity = jaccard(shingles(a.body), shingles(b.body))
         reason = f"{fa} says {va!r} where {fb} says {vb!r}"
-        out.append(ConflictFinding((fa, fb), newer, similarity, reason))
+        out.append(Conflict((fa, fb), newer, similarity, reason))
     return sorted(out, key=lambda c: c.files)

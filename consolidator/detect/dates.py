@@ -101,8 +101,32 @@ def _weekday_index(rest: str) -> int | None:
 _CODE = re.compile(r"`[^`\n]*`|https?://\S+")
 
 
+_RELATIVE_HINTS = (
+    "yesterday", "today", "tomorrow", "tonight", "week", "month", "day", " ago", "from now",
+    *WEEKDAYS, "前天", "昨", "今", "明", "后天", "周", "先週", "来週",
+)
+_DEADLINE_HINTS = (
+    "until", "till", "through", "by ", "before", "due", "deadline", "expire", "end",
+    " to ", "–", "—", "-", "截止", "截至", "到期", "まで", "前",
+)
+
+
+_DATE_SHAPE = re.compile(
+    rf"\d{{4}}-\d\d?-\d|\d月\d|(?:{'|'.join(m[:3] for m in MONTHS)})[a-z]*\.? \d",
+    re.IGNORECASE,
+)
+
+
+def _mentions(text: str, hints: tuple[str, ...]) -> bool:
+    """A cheap first look (substring search in C) before the slower regular expressions."""
+    low = text.casefold()
+    return any(hint in low for hint in hints)
+
+
 def find_relative(text: str, written: datetime) -> list[RelativeDate]:
     """Relative date phrases in ``text`` (outside code spans and URLs), resolved."""
+    if not _mentions(text, _RELATIVE_HINTS):
+        return []
     base = written.date()
     shielded = [(m.start(), m.end()) for m in _CODE.finditer(text)]
     out = []
@@ -161,7 +185,9 @@ def _year_for(month: int, day: int, written: date) -> date | None:
 
 def find_deadlines(text: str, written: datetime) -> list[Deadline]:
     """Deadlines and date-range ends stated in ``text``."""
-    out = []
+    out: list[Deadline] = []
+    if not _DATE_SHAPE.search(text) or not _mentions(text, _DEADLINE_HINTS):
+        return out
     base = written.date()
     for pattern in _DEADLINES:
         for match in pattern.finditer(text):

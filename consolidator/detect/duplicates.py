@@ -36,10 +36,17 @@ def _newest_first(memory: Memory) -> tuple[int, int, str]:
     return (-memory.stat.mtime_ns, -len(memory.body), memory.file)
 
 
-def find_duplicates(memories: Iterable[Memory]) -> list[Cluster]:
+def line_sets(memories: Iterable[Memory]) -> dict[str, frozenset[str]]:
+    """Each memory's set of normal-form lines (computed once, shared by the detectors)."""
+    return {m.file: normal_set(m.body) for m in memories}
+
+
+def find_duplicates(
+    memories: Iterable[Memory], sets: dict[str, frozenset[str]] | None = None
+) -> list[Cluster]:
     """Group duplicate memories; each cluster names its survivor."""
     by_file = {m.file: m for m in memories}
-    sets = {f: normal_set(m.body) for f, m in by_file.items()}
+    sets = sets if sets is not None else line_sets(by_file.values())
     groups: dict[frozenset[str], list[str]] = defaultdict(list)
     for file, lines in sets.items():
         if sum(len(tokens(line)) for line in lines) >= MIN_TOKENS:
@@ -102,24 +109,27 @@ class Similar:
 
 
 def find_similar(
-    memories: Iterable[Memory], skip: set[frozenset[str]], threshold: float = 0.5
+    memories: Iterable[Memory],
+    skip: set[frozenset[str]],
+    threshold: float = 0.5,
+    sets: dict[str, frozenset[str]] | None = None,
 ) -> list[Similar]:
     """Near-duplicates by shared lines: words alone cannot merge these without dropping a
     claim, so the offline backend only reports them; an LLM backend may merge them."""
-    sets = {m.file: normal_set(m.body) for m in memories}
+    sets = sets if sets is not None else line_sets(memories)
     postings: dict[str, list[str]] = defaultdict(list)
     for file, lines in sets.items():
         for line in lines:
-            if len(tokens(line)) >= 3:
+            if line.count(" ") >= 4:  # five words or more: a line that says something
                 postings[line].append(file)
     shared: dict[tuple[str, str], int] = defaultdict(int)
     for files in postings.values():
-        if 2 <= len(files) <= 50:
+        if 2 <= len(files) <= 20:
             for i, a in enumerate(files):
                 for b in files[i + 1 :]:
                     shared[(a, b) if a < b else (b, a)] += 1
     out = []
-    for (a, b), count in shared.items():
+    for a, b in shared:
         if frozenset((a, b)) in skip:
             continue
         union = len(sets[a] | sets[b])

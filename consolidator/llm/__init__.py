@@ -18,7 +18,7 @@ def make_backend(cfg: LlmSection, env: Mapping[str, str], enabled: bool) -> Back
     key = env.get("ANTHROPIC_API_KEY", "").strip()
     if not key:
         backend = Offline()
-        backend.usage.notes.append(
+        backend.usage.standing.append(
             "llm.backend is anthropic but ANTHROPIC_API_KEY is not set; decided offline"
         )
         return backend

@@ -18,7 +18,7 @@ import structlog
 from consolidator.config import LlmSection
 from consolidator.llm.base import DECISIONS, Answer, Question, Usage
 from consolidator.llm.claims import missing_claims
-from consolidator.llm.redact import PLACEHOLDER, redact
+from consolidator.llm.redact import PLACEHOLDER, redact, scrub
 from consolidator.store.model import Memory
 
 log = structlog.get_logger("consolidator.llm")
@@ -92,7 +92,8 @@ class Anthropic:
         self._errors = (anthropic.APIError, anthropic.APIConnectionError)
 
     def _prompt(self, question: Question, memories: dict[str, Memory]) -> str:
-        parts = [TASKS[question.kind].format(evidence=question.evidence), ""]
+        texts = [memories[f].doc.head + memories[f].body for f in question.files]
+        parts = [TASKS[question.kind].format(evidence=scrub(question.evidence, texts)), ""]
         for file in question.files:
             memory = memories[file]
             text = redact(memory.doc.head + memory.body)
@@ -123,9 +124,10 @@ class Anthropic:
                         "input_schema": SCHEMA, "strict": True}],
                 tool_choice={"type": "tool", "name": TOOL},
             )
-        except self._errors as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure of the call means "decide offline"
             self.usage.input_tokens += estimate
-            self._fallback(question, f"API error: {type(exc).__name__}")
+            kind = "API error" if isinstance(exc, self._errors) else "unreadable answer"
+            self._fallback(question, f"{kind}: {type(exc).__name__}")
             return None
         used = getattr(response, "usage", None)
         self.usage.input_tokens += int(getattr(used, "input_tokens", 0) or estimate)
@@ -157,7 +159,8 @@ class Anthropic:
         keep = data["keep"].strip() or None
         if keep is not None and keep not in question.files:
             raise Rejected(f"names a file outside its cluster: {keep[:80]!r}")
-        answer = Answer(question, decision, data["reason"][:500], keep)
+        reason = " ".join(data["reason"].split())[:300]
+        answer = Answer(question, decision, reason, keep)
         if decision == "supersede" and keep is None:
             raise Rejected("supersede without the current file")
         if decision != "merge":

@@ -47,6 +47,7 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     notes: list[str] = field(default_factory=list)
+    standing: list[str] = field(default_factory=list)  # true of every root of the run
 
 
 class Backend(Protocol):

@@ -27,11 +27,14 @@ def claim_tokens(text: str) -> set[str]:
 
 
 def missing_claims(sources: list[str], merged: str) -> list[str]:
-    """Claim parts of ``sources`` that ``merged`` lost (compared case-insensitively)."""
+    """Claim parts of ``sources`` that ``merged`` lost: words compared case-insensitively,
+    numbers only where they stand on their own (3 is not kept by 30, nor 5432 by 15432)."""
     have = merged.casefold()
+    numbers = set(_NUMBER.findall(merged)) | set(re.findall(r"\d+", merged))
     lost = set()
     for text in sources:
         for token in claim_tokens(text):
-            if token.casefold() not in have:
+            kept = token in numbers if _NUMBER.fullmatch(token) else token.casefold() in have
+            if not kept:
                 lost.add(token)
     return sorted(lost)

@@ -6,6 +6,10 @@ import re
 
 PLACEHOLDER = "[REDACTED]"
 
+_CREDENTIAL_NAME = (
+    r"(?<![A-Za-z])[\w.-]*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key"
+    r"|auth[_-]?token|token)[\w.-]*"
+)
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("private key", re.compile(
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
@@ -18,14 +22,25 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})")),
     ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
     ("password in URL", re.compile(r"(?<=://)([^/\s:@]+):([^/\s@]+)(?=@)")),
+    ("bearer token", re.compile(r"(?i)\b(bearer)(\s+)([A-Za-z0-9._~+/=\-]{8,})")),
+    # `password: correct horse battery staple` (to the end of the line), `"password": "x"`.
     ("password", re.compile(
-        r"(?im)\b(password|passwd|pwd|secret|api[_-]?key|token|client[_-]?secret)"
-        r"(\s*[:=]\s*)(?![\s`]*$)([^\s,;]+)")),
+        rf"(?im)({_CREDENTIAL_NAME}[\"']?)(\s*:\s*)(?![\s`]*$)(\"[^\"\n]*\"|'[^'\n]*'|[^\n]+)")),
+    # `DB_PASSWORD=hunter2; next`: an assignment's value ends at a space, comma or semicolon.
+    ("password", re.compile(
+        rf"(?im)({_CREDENTIAL_NAME}[\"']?)(\s*=\s*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)")),
 )
+
+
+_HINTS = ("private key", "sk-", "akia", "asia", "aws_", "gh", "github_pat", "xox", "://",
+          "pass", "pwd", "secret", "key", "token", "bearer")
 
 
 def find(text: str) -> list[str]:
     """The kinds of secret ``text`` seems to hold (empty if none)."""
+    low = text.casefold()
+    if not any(hint in low for hint in _HINTS):
+        return []
     return [kind for kind, pattern in _PATTERNS if pattern.search(text)]
 
 
@@ -34,8 +49,28 @@ def redact(text: str) -> str:
     for kind, pattern in _PATTERNS:
         if kind == "password in URL":
             text = pattern.sub(lambda m: f"{m.group(1)}:{PLACEHOLDER}", text)
-        elif kind in ("password", "AWS secret key"):
+        elif kind in ("password", "AWS secret key", "bearer token"):
             text = pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}{PLACEHOLDER}", text)
         else:
             text = pattern.sub(PLACEHOLDER, text)
+    return text
+
+
+def secret_values(text: str) -> list[str]:
+    """The secret strings themselves (for scrubbing text that quotes them, like evidence)."""
+    values = []
+    for _kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            values.append(match.group(match.lastindex or 0) if match.lastindex else match.group(0))
+    return [v.strip("\"'") for v in values if v.strip("\"'")]
+
+
+def scrub(text: str, sources: list[str]) -> str:
+    """``text`` redacted, and with every secret found in ``sources`` replaced too (in any case)."""
+    text = redact(text)
+    for source in sources:
+        for value in secret_values(source):
+            for word in {value, *value.split()}:
+                if len(word) >= 4:
+                    text = re.sub(re.escape(word), PLACEHOLDER, text, flags=re.IGNORECASE)
     return text

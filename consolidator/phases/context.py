@@ -37,7 +37,7 @@ class Work:
         calls, tokens_in, tokens_out, notes = self._llm_start
         spent = LlmUsage(usage.backend, usage.calls - calls, usage.input_tokens - tokens_in,
                          usage.output_tokens - tokens_out)
-        return spent, list(usage.notes[notes:])
+        return spent, [*usage.standing, *usage.notes[notes:]]
 
     def transaction(self) -> Transaction:
         """The run's journaled writer, opened on the first change."""

@@ -7,9 +7,15 @@ from collections import Counter
 from datetime import datetime
 
 from consolidator.context import RootContext
-from consolidator.detect.conflicts import ConflictFinding, find_conflicts
+from consolidator.detect.conflicts import find_conflicts
 from consolidator.detect.dates import find_relative, rewrite_relative
-from consolidator.detect.duplicates import Cluster, Similar, find_duplicates, find_similar
+from consolidator.detect.duplicates import (
+    Cluster,
+    Similar,
+    find_duplicates,
+    find_similar,
+    line_sets,
+)
 from consolidator.detect.links import name_table, repoint
 from consolidator.detect.stale import StaleFinding, find_stale
 from consolidator.detect.text import words_covered
@@ -122,7 +128,8 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
     if ctx.project.path is None:
         notes.append(f"path check skipped: {ctx.project.source}")
 
-    clusters = find_duplicates(snapshot.memories)
+    sets = line_sets(snapshot.memories)
+    clusters = find_duplicates(snapshot.memories, sets)
     pairs = {frozenset((a, b)) for c in clusters for a in c.files for b in c.files if a != b}
     conflicts = find_conflicts(snapshot.memories, skip=pairs)
     stale = [s for m in snapshot.memories if (s := find_stale(m, now, ctx.project.path))]
@@ -151,7 +158,9 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
         if finding.archivable and allowed and finding.file not in in_cluster | pinned:
             actions.append(Action("archive", finding.file, "stale: " + "; ".join(finding.reasons)))
 
-    similar = find_similar(snapshot.memories, pairs | {frozenset(c.files) for c in conflicts})
+    similar = find_similar(
+        snapshot.memories, pairs | {frozenset(c.files) for c in conflicts}, sets=sets
+    )
     if ctx.llm is not None:
         judged = _ask_llm(ctx, by_file, pinned, similar, conflicts, stale, actions, edits)
         actions, edits = judged
@@ -181,13 +190,16 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
             )
             if memory.file not in {a.file for a in actions if a.op == "merge"}:
                 actions.append(Action("rewrite", memory.file, "; ".join(reasons)))
+    acted = {f for a in actions for f in (a.file, *a.sources)}
     for pair in similar:
+        if acted & set(pair.files):
+            continue
         notes.append(f"similar but not mergeable offline: {pair.files[0]} ~ {pair.files[1]} "
                      f"({pair.similarity:.2f})")
     return Plan(
         memories=describe(snapshot, now),
         duplicates=tuple(Duplicate(c.files, c.keep, c.similarity) for c in clusters),
-        conflicts=tuple(Conflict(c.files, c.newer, c.similarity, c.reason) for c in conflicts),
+        conflicts=tuple(conflicts),
         stale=tuple(
             Stale(s.file, age_days(by_file[s.file].stat.mtime_ns, now), s.reasons) for s in stale
         ),
@@ -203,7 +215,7 @@ def run(work: Work) -> None:
 
 
 def _questions(
-    similar: list[Similar], conflicts: list[ConflictFinding], stale: list[StaleFinding],
+    similar: list[Similar], conflicts: list[Conflict], stale: list[StaleFinding],
     acted: set[str],
 ) -> list[Question]:
     """What only a model can decide, most important first."""
@@ -224,7 +236,7 @@ def _ask_llm(
     by_file: dict[str, Memory],
     hot: set[str],
     similar: list[Similar],
-    conflicts: list[ConflictFinding],
+    conflicts: list[Conflict],
     stale: list[StaleFinding],
     actions: list[Action],
     edits: dict[str, Edit],

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -155,15 +156,20 @@ def parse_text(text: str, *, bom: bool = False) -> Document:
 Fields = tuple[dict[str, str], dict[str, FieldSpan]]
 
 
+def _content_lines(inner: str) -> Iterator[tuple[int, str]]:
+    """(offset, line) for the frontmatter lines that are neither blank nor comments."""
+    for offset, raw in enumerate(inner.split("\n")):
+        line = raw.rstrip("\r")
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield offset, line
+
+
 def _read_lines(inner: str, first_line: int) -> Fields | None:
     """Read flat and one-level nested ``key: value`` lines; ``None`` if anything is richer."""
     fields: dict[str, str] = {}
     spans: dict[str, FieldSpan] = {}
     parent: str | None = None
-    for offset, raw in enumerate(inner.split("\n")):
-        line = raw.rstrip("\r")
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
+    for offset, line in _content_lines(inner):
         child = _CHILD_RE.match(line)
         if child and parent is not None:
             key, value_text = f"{parent}.{child.group(2)}", child.group(3)
@@ -252,10 +258,7 @@ def _read_lenient(inner: str, first_line: int) -> Fields:
     fields: dict[str, str] = {}
     spans: dict[str, FieldSpan] = {}
     parent: str | None = None
-    for offset, raw in enumerate(inner.split("\n")):
-        line = raw.rstrip("\r")
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
+    for offset, line in _content_lines(inner):
         if line[0] in " \t" and parent is not None:
             stripped = line.strip()
             if stripped.startswith("- "):
@@ -317,8 +320,13 @@ def plain_safe(value: str) -> bool:
 
 
 def _encode(value: str, quote: str) -> str:
-    if quote == "'" and "\n" not in value:
-        return "'" + value.replace("'", "''") + "'"
+    """``value`` as a YAML scalar in the file's style: plain if it may be, else quoted —
+    single quotes where they suffice (the line reader reads them back without YAML)."""
     if quote == "" and plain_safe(value):
         return value
+    single = "'" + value.replace("'", "''") + "'"
+    if "\n" not in value and "\t" not in value and (
+        quote == "'" or '"' in value or "\\" in value
+    ):
+        return single
     return json.dumps(value, ensure_ascii=False)

@@ -111,9 +111,12 @@ _DEADLINE_HINTS = (
 )
 
 
-_DATE_SHAPE = re.compile(
-    rf"\d{{4}}-\d\d?-\d|\d月\d|(?:{'|'.join(m[:3] for m in MONTHS)})[a-z]*\.? \d",
-    re.IGNORECASE,
+# Each shape is its own pattern: one alternation of all three, case-insensitive, is several
+# times slower to scan than these in turn (month names are searched in case-folded text).
+_DATE_SHAPES = (
+    re.compile(r"\d{4}-\d\d?-\d\d?"),
+    re.compile(r"\d{1,2}月\d{1,2}"),
+    re.compile(rf"\b(?:{'|'.join(m[:3] for m in MONTHS)})[a-z]*\.? \d+"),
 )
 
 
@@ -186,11 +189,30 @@ def _year_for(month: int, day: int, written: date) -> date | None:
 def find_deadlines(text: str, written: datetime) -> list[Deadline]:
     """Deadlines and date-range ends stated in ``text``."""
     out: list[Deadline] = []
-    if not _DATE_SHAPE.search(text) or not _mentions(text, _DEADLINE_HINTS):
+    low = text.casefold()
+    shapes = sorted(
+        (m.start(), m.end())
+        for i, pattern in enumerate(_DATE_SHAPES)
+        for m in pattern.finditer(low if i == 2 else text)
+    )
+    if not shapes or not _mentions(text, _DEADLINE_HINTS):
         return out
     base = written.date()
-    for pattern in _DEADLINES:
-        for match in pattern.finditer(text):
+    # The patterns run only on short windows around something shaped like a date: a long
+    # memory costs one quick scan, not five slow ones.
+    windows: list[tuple[int, int]] = []
+    for shape_start, shape_end in shapes:
+        start, end = max(0, shape_start - 40), min(len(text), shape_end + 40)
+        if windows and start <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], end)
+        else:
+            windows.append((start, end))
+    seen: set[tuple[int, str]] = set()
+    for pattern, (start, end) in ((p, w) for w in windows for p in _DEADLINES):
+        for match in pattern.finditer(text, start, end):
+            if (match.start(), match.group(0)) in seen:
+                continue
+            seen.add((match.start(), match.group(0)))
             g = match.groupdict()
             try:
                 month = _month_number(g["mon"]) if g.get("mon") else int(g["m"])

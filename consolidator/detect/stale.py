@@ -21,13 +21,37 @@ from consolidator.store.model import Memory
 
 # Markers that retire the memory as a whole (in its name, description, a heading, its first
 # line or a "Status:" line): these may be archived.
-_STRONG = re.compile(
-    r"\b(SUPERSEDED|OBSOLETE|DONE|RESOLVED|DEPRECATED)\b"
-    r"|(?i:\bstatus\s*\**\s*[:：]\s*\**\s*(?:superseded|obsolete|done|resolved|deprecated|closed)\b)"
-    r"|(?i:\bsuperseded by\b)|(已完成|已解决|已废弃|已过时|完了済み|解決済み|廃止)"
+_MARKER_WORDS = ("SUPERSEDED", "OBSOLETE", "DONE", "RESOLVED", "DEPRECATED")
+_MARKER_WORD = re.compile(r"\b(?:SUPERSEDED|OBSOLETE|DONE|RESOLVED|DEPRECATED)\b")
+_STATUS = re.compile(
+    r"\bstatus\s*\**\s*[:：]\s*\**\s*(?:superseded|obsolete|done|resolved|deprecated|closed)\b"
 )
+_CJK_MARKERS = ("已完成", "已解决", "已废弃", "已过时", "完了済み", "解決済み", "廃止")
 # "no longer" often states a current fact ("we no longer use Redis"): reported, not archived.
-_WEAK = re.compile(r"\bno longer\b|不再|もう使わない", re.IGNORECASE)
+_WEAK = ("no longer", "不再", "もう使わない")
+
+
+def _marker(text: str) -> str | None:
+    """The status marker in ``text``, if any (substring checks first: most text has none)."""
+    if any(word in text for word in _MARKER_WORDS):
+        found = _MARKER_WORD.search(text)
+        if found:
+            return found.group(0)
+    low = text.casefold()
+    if "status" in low:
+        found = _STATUS.search(low)
+        if found:
+            return text[found.start() : found.end()] if len(low) == len(text) else found.group(0)
+    if "superseded by" in low:
+        return "superseded by"
+    return next((word for word in _CJK_MARKERS if word in text), None)
+
+
+def _weak(text: str) -> str | None:
+    low = text.casefold()
+    return next((word for word in _WEAK if word in low), None)
+
+
 _PATH = re.compile(
     r"(?<![\w/.:@~\\-])((?:\.{1,2}/)?(?:[\w@.+-]+/)+[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,7})"
     r"(?![\w/])"
@@ -77,19 +101,19 @@ def find_stale(memory: Memory, now: datetime, project: Path | None) -> StaleFind
     kinds: list[str] = []
     strong = False
     head_text = "\n".join(_marker_lines(memory))
-    marker = _STRONG.search(head_text)
+    marker = _marker(head_text)
     if marker:
-        reasons.append(f"status marker {marker.group(0).strip()!r}")
+        reasons.append(f"status marker {marker.strip()!r}")
         kinds.append("marker")
         strong = True
     else:
-        body_marker = _STRONG.search(memory.body)
+        body_marker = _marker(memory.body)
         if body_marker:
-            reasons.append(f"status marker {body_marker.group(0).strip()!r} in the body")
+            reasons.append(f"status marker {body_marker.strip()!r} in the body")
             kinds.append("marker")
-    weak = _WEAK.search(memory.body) or _WEAK.search(memory.description)
+    weak = _weak(memory.body) or _weak(memory.description)
     if weak:
-        reasons.append(f"says {weak.group(0)!r}")
+        reasons.append(f"says {weak!r}")
         kinds.append("no-longer")
     written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
     # "until tomorrow" is a deadline too, once resolved against the day it was written.

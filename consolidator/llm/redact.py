@@ -6,9 +6,10 @@ import re
 
 PLACEHOLDER = "[REDACTED]"
 
+# The credential word comes first in the pattern (a fast scan); `DB_PASSWORD`, `PGPASSWORD`
+# and `STRIPE_API_KEY` match at their credential word, and the name's head stays as it is.
 _CREDENTIAL_NAME = (
-    r"(?<![A-Za-z])[\w.-]*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key"
-    r"|auth[_-]?token|token)[\w.-]*"
+    r"(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)[\w.-]*"
 )
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("private key", re.compile(
@@ -36,12 +37,31 @@ _HINTS = ("private key", "sk-", "akia", "asia", "aws_", "gh", "github_pat", "xox
           "pass", "pwd", "secret", "key", "token", "bearer")
 
 
+_CREDENTIAL_WORDS = ("password", "passwd", "pwd", "secret", "api_key", "api-key", "apikey",
+                     "access_key", "access-key", "accesskey", "token")
+
+
 def find(text: str) -> list[str]:
     """The kinds of secret ``text`` seems to hold (empty if none)."""
     low = text.casefold()
     if not any(hint in low for hint in _HINTS):
         return []
-    return [kind for kind, pattern in _PATTERNS if pattern.search(text)]
+    return [kind for kind, pattern in _PATTERNS if _search(kind, pattern, text, low)]
+
+
+def _search(kind: str, pattern: re.Pattern[str], text: str, low: str) -> bool:
+    if kind != "password":
+        return pattern.search(text) is not None
+    # The credential word starts the pattern: try it only where such a word stands.
+    if len(low) != len(text):
+        return pattern.search(text) is not None
+    for word in _CREDENTIAL_WORDS:
+        start = low.find(word)
+        while start >= 0:
+            if pattern.match(text, start):
+                return True
+            start = low.find(word, start + 1)
+    return False
 
 
 def redact(text: str) -> str:

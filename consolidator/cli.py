@@ -224,6 +224,9 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         from consolidator import report
 
         sys.stdout.write(report.to_json(result))
+    for root in result.roots:
+        if root.status == "failed":
+            print(f"consolidator: {root.memory_dir}: {root.error}", file=sys.stderr)
     if result.failed:
         return EXIT_FAILED
     if args.force and result.lock_held:

@@ -213,11 +213,15 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
         _record_stopped(ctx, gates, work, started)
         raise
     finally:
-        if work.tx is not None:
-            work.tx.journal.close("ok" if status == "consolidated" else status)
-        if held is not None:
-            held.rollback()  # a no-op after success
-            held.release()
+        try:
+            if work.tx is not None:
+                work.tx.journal.close("ok" if status == "consolidated" else status)
+        except OSError as exc:  # a full disk must not keep Claude Code's lock held
+            status, error = "failed", error or f"journal not closed: {exc}"
+        finally:
+            if held is not None:
+                held.rollback()  # a no-op after success
+                held.release()
     usage, llm_notes = work.llm_usage()
     plan = dataclasses.replace(
         work.plan, notes=tuple(recovered) + work.plan.notes + tuple(llm_notes)

@@ -23,6 +23,7 @@ from consolidator.index.parse import (
     retarget,
     split_pointer,
 )
+from consolidator.index.topic import PREFIX as TOPIC_PREFIX
 from consolidator.index.topic import TopicMemory, topic_file_name, topic_memory
 from consolidator.store.model import MEMORY_TYPES, Memory
 
@@ -119,6 +120,21 @@ def _renamed(
         ):
             hits.append(memory)
     return hits[0] if len(hits) == 1 else None
+
+
+def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
+    """``linked`` plus what the topic memories among them list, transitively."""
+    out = set(linked)
+    frontier = [f for f in out if f in live and f.rsplit("/", 1)[-1].startswith(TOPIC_PREFIX)]
+    while frontier:
+        topic = live[frontier.pop()]
+        for line in parse_index(topic.body):
+            for target in line.targets:
+                if target not in out:
+                    out.add(target)
+                    if target in live and target.startswith(TOPIC_PREFIX):
+                        frontier.append(target)
+    return out
 
 
 def _type_heading(lines: list[IndexLine], mtype: str) -> int | None:
@@ -234,8 +250,9 @@ def plan_index(
         detail = line.text if title_cut or not hook else hook
         keep_text(line.target, detail, "long index hook", line.text)
 
-    # 3. add memories that no line links to (any more), under the heading of their type.
-    linked = {t for line in lines for t in line.targets}
+    # 3. add memories that no line links to (any more), under the heading of their type. A
+    #    memory listed in a topic memory the index points to is indexed already.
+    linked = _reachable({t for line in lines for t in line.targets}, live)
     added: list[str] = []
     for memory in sorted(live.values(), key=lambda m: (m.type or "~", m.file)):
         if memory.file in linked:

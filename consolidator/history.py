@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +68,18 @@ def last_for(root_state: Path) -> dict[str, Any] | None:
             tail = fh.read().splitlines()
     except OSError:
         return None
-    for line in reversed(tail):
+    return next(_parsed(reversed(tail)), None)
+
+
+def _parsed(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
+    """The JSON objects among ``lines`` (a torn or foreign line is passed over)."""
+    for line in lines:
         try:
             entry = json.loads(line)
         except ValueError:
             continue
         if isinstance(entry, dict):
-            return entry
-    return None
+            yield entry
 
 
 def _entries(state_dir: Path) -> Iterator[dict[str, Any]]:
@@ -86,12 +90,6 @@ def _entries(state_dir: Path) -> Iterator[dict[str, Any]]:
     for folder in folders:
         try:
             with open(folder / HISTORY, encoding="utf-8") as fh:
-                for line in fh:
-                    try:
-                        entry = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(entry, dict):
-                        yield entry
+                yield from _parsed(fh)
         except OSError:
             continue

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from consolidator.detect.dates import find_deadlines, find_relative, rewrite_relative
+from consolidator.detect.dates import (
+    RelativeDate,
+    find_deadlines,
+    find_relative,
+    rewrite_relative,
+)
 from consolidator.index.parse import LINK_RE, WIKI_RE
 from consolidator.store.model import Memory
 
@@ -95,8 +100,16 @@ def _missing(project: Path, path: str) -> bool:
     return not os.path.lexists(project / normal)
 
 
-def find_stale(memory: Memory, now: datetime, project: Path | None) -> StaleFinding | None:
-    """The evidence that ``memory`` is stale, or ``None``."""
+def find_stale(
+    memory: Memory,
+    now: datetime,
+    project: Path | None,
+    relative: list[RelativeDate] | None = None,
+) -> StaleFinding | None:
+    """The evidence that ``memory`` is stale, or ``None``.
+
+    ``relative``: the memory's relative dates, if the caller found them already.
+    """
     reasons: list[str] = []
     kinds: list[str] = []
     strong = False
@@ -117,7 +130,9 @@ def find_stale(memory: Memory, now: datetime, project: Path | None) -> StaleFind
         kinds.append("no-longer")
     written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
     # "until tomorrow" is a deadline too, once resolved against the day it was written.
-    body = rewrite_relative(memory.body, find_relative(memory.body, written))
+    if relative is None:
+        relative = find_relative(memory.body, written)
+    body = rewrite_relative(memory.body, relative)
     passed = [d for d in find_deadlines(body, written) if d.day < now.date()]
     if passed:
         last = max(passed, key=lambda d: d.day)

@@ -33,20 +33,33 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-_HINTS = ("private key", "sk-", "akia", "asia", "aws_", "gh", "github_pat", "xox", "://",
-          "pass", "pwd", "secret", "key", "token", "bearer")
-
-
 _CREDENTIAL_WORDS = ("password", "passwd", "pwd", "secret", "api_key", "api-key", "apikey",
                      "access_key", "access-key", "accesskey", "token")
+# What each kind cannot do without (a substring search in C): most text has none of them.
+_HINTS: dict[str, tuple[str, ...]] = {
+    "private key": ("private key",),
+    "Anthropic key": ("sk-ant-",),
+    "OpenAI key": ("sk-",),
+    "AWS access key": ("akia", "asia"),
+    "AWS secret key": ("aws_secret", "aws_session"),
+    "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "Slack token": ("xox",),
+    "password in URL": ("://",),
+    "bearer token": ("bearer",),
+    "password": _CREDENTIAL_WORDS,
+}
 
 
 def find(text: str) -> list[str]:
     """The kinds of secret ``text`` seems to hold (empty if none)."""
     low = text.casefold()
-    if not any(hint in low for hint in _HINTS):
-        return []
-    return [kind for kind, pattern in _PATTERNS if _search(kind, pattern, text, low)]
+    found = []
+    for kind, pattern in _PATTERNS:
+        if kind in found or not any(hint in low for hint in _HINTS[kind]):
+            continue
+        if _search(kind, pattern, text, low):
+            found.append(kind)
+    return found
 
 
 def _search(kind: str, pattern: re.Pattern[str], text: str, low: str) -> bool:

@@ -132,7 +132,14 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
     clusters = find_duplicates(snapshot.memories, sets)
     pairs = {frozenset((a, b)) for c in clusters for a in c.files for b in c.files if a != b}
     conflicts = find_conflicts(snapshot.memories, skip=pairs)
-    stale = [s for m in snapshot.memories if (s := find_stale(m, now, ctx.project.path))]
+    relative = {
+        m.file: find_relative(m.body, datetime.fromtimestamp(m.stat.mtime_ns / 1e9))
+        for m in snapshot.memories
+    }
+    project = ctx.project.path
+    stale = [
+        s for m in snapshot.memories if (s := find_stale(m, now, project, relative[m.file]))
+    ]
 
     actions: list[Action] = []
     edits: dict[str, Edit] = {}
@@ -179,7 +186,7 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
             reasons.append("links repointed: " + ", ".join(f"{f} -> {redirects[f]}" for f in relinked))
         if opts.rewrite_relative_dates:
             written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
-            found = find_relative(body, written)
+            found = relative[memory.file] if body == memory.body else find_relative(body, written)
             if found:
                 body = rewrite_relative(body, found)
                 reasons += [f"relative date {f.phrase!r} -> {f.resolved}" for f in found]

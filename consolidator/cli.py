@@ -264,8 +264,8 @@ def _cmd_serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 
 def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import paths
-    from consolidator.store.journal import read_entries
+    from consolidator import history, lock, paths
+    from consolidator.store.journal import Journal, is_undone, read_entries
     from consolidator.store.undo import undo
 
     cfg = _load_config(args, env)
@@ -274,12 +274,24 @@ def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if "/" in args.run_id or not run_dirs:
         raise UsageError(f"no run {args.run_id!r} in {state}")
     wanted = {str(p) for p in paths.roots(args.memory_dir, cfg, env)} if args.memory_dir else None
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     for run_dir in run_dirs:
         meta, _intents, _done = read_entries(run_dir)
         root = Path(meta["memory_dir"])
         if wanted is not None and str(root) not in wanted:
             continue
+        if is_undone(run_dir) and not args.force:
+            print(f"{root}: run {args.run_id} was already undone")
+            continue
         result = undo(root, run_dir, force=args.force)
+        Journal(run_dir).mark_undone(now)
+        if isinstance(meta.get("started_ns"), int):
+            lock.forget_run(root, meta["started_ns"], meta.get("lock_before_ns"))
+        history.record(run_dir.parent.parent, {
+            "run_id": args.run_id, "memory_dir": str(root), "started_at": now,
+            "trigger": "undo", "status": "undone", "dry_run": False,
+            "counts": {"restored": len(result.restored)}, "conflicts": result.conflicts,
+        })
         print(f"{root}: restored {len(result.restored)} file(s)"
               + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))
     return EXIT_OK

@@ -170,6 +170,13 @@ class RootLock:
             (self.state / PREVIOUS).write_text(json.dumps(record), encoding="utf-8")
         self._write(str(os.getpid()).encode("ascii"), None)
 
+    @property
+    def previous_mtime_ns(self) -> int | None:
+        """The mtime ``.consolidate-lock`` had before this run (None: there was none)."""
+        if self._previous is None or not self._previous.exists:
+            return None
+        return self._previous.mtime_ns
+
     def success(self, start_ns: int) -> None:
         """Empty the body; the mtime records this run's start as the last consolidation."""
         self._write(b"", start_ns)
@@ -208,3 +215,17 @@ class RootLock:
             os.close(fd)
         if mtime_ns is not None:
             os.utime(path, ns=(mtime_ns, mtime_ns))
+
+
+def forget_run(root: Path, run_started_ns: int, before_ns: int | None) -> bool:
+    """After an undo: if the lock still records that run as the last consolidation, put back
+    what it recorded before (or remove the file if there was none). True if changed."""
+    holder = read_holder(root)
+    if not holder.exists or holder.mtime_ns != run_started_ns or holder.body.strip():
+        return False
+    path = root / CLAUDE_LOCK
+    if before_ns is None:
+        path.unlink(missing_ok=True)
+    else:
+        os.utime(path, ns=(before_ns, before_ns))
+    return True

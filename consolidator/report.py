@@ -110,8 +110,9 @@ def _plan_md(plan: Plan) -> list[str]:
     sections: list[tuple[str, list[str]]] = [
         (
             "Duplicates",
-            [f"- keep `{d.keep}` of {', '.join(f'`{f}`' for f in d.files)} "
-             f"(similarity {d.similarity:.2f})" for d in plan.duplicates],
+            [f"- keep `{d.keep}`, absorbing "
+             f"{', '.join(f'`{f}`' for f in d.files if f != d.keep)} "
+             f"(line similarity {d.similarity:.2f})" for d in plan.duplicates],
         ),
         (
             "Conflicts",
@@ -143,7 +144,7 @@ def _index_md(root: RootReport) -> list[str]:
     out = ["", "### Index", "", f"{index.lines} lines, {index.bytes} bytes, {fit}"]
     for label, items in (
         ("added", index.added),
-        ("removed (pointed at missing files)", index.removed),
+        ("pointers removed (file missing, merged away or archived)", index.removed),
         ("repointed", [f"{a} -> {b}" for a, b in index.repointed]),
         ("moved", index.moved),
         ("could not be indexed", index.dropped),
@@ -165,6 +166,10 @@ def to_markdown(report: RunReport) -> str:
     for root in report.roots:
         plan = root.plan
         out += ["", f"## {root.memory_dir}", "", f"Status: **{root.status}**"]
+        closed = next((g for g in root.gates if g.passed is False), None)
+        if closed is not None and root.status == "planned":
+            out.append(f"(gate {closed.id} {closed.name} is closed: a `run` without --force "
+                       "would skip this root now)")
         if root.error:
             out.append(f"Error: {root.error}")
         out += [""] + _gates_md(root)

@@ -192,6 +192,8 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
     from consolidator.phases.context import Work
 
     work = Work(ctx)
+    if held is not None:
+        work.lock_before_ns = held.previous_mtime_ns
     status, error = ("planned" if ctx.dry_run else "consolidated"), None
     recovered: list[str] = []
     try:

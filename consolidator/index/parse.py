@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 LINK_RE = re.compile(r"\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^>\n]*>|[^)\s]+)(\s+\"[^\"]*\")?\s*\)")
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
@@ -51,7 +51,7 @@ def resolve_link(raw: str, folder: str) -> str | None:
     target = target.split("#", 1)[0].strip()
     if not target or "://" in target or target.startswith(("mailto:", "/", "\\")):
         return None
-    target = unquote(target).replace("\\", "/")
+    target = unquote(target.replace("\\", "/"))
     if not target.lower().endswith(".md"):
         return None
     normal = posixpath.normpath(posixpath.join(folder, target) if folder else target)
@@ -66,7 +66,7 @@ def relink(match: re.Match[str], new_path: str) -> str:
     inner = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
     anchor = "#" + inner.split("#", 1)[1] if "#" in inner else ""
     title = match.group(3) or ""
-    return f"[{match.group(1)}]({link_path(new_path + anchor)}{title})"
+    return f"[{match.group(1)}]({link_path(new_path)}{anchor}{title})"
 
 
 def classify(text: str) -> IndexLine:
@@ -132,6 +132,15 @@ def retarget(text: str, old: str, new: str) -> str:
     return LINK_RE.sub(swap, text)
 
 
+_LINK_UNSAFE = set(" ()<>[]#%\\\"'`")
+
+
 def link_path(rel: str) -> str:
-    """A file name as a Markdown link target (angle brackets when it has spaces)."""
-    return f"<{rel}>" if any(c in rel for c in " ()<>") else rel
+    """A file name as a Markdown link target that reads back as that file name: as it is
+    when it can be, in angle brackets for spaces and parentheses, else percent-encoded."""
+    unsafe = {c for c in rel if c in _LINK_UNSAFE or ord(c) < 32 or ord(c) == 127}
+    if not unsafe:
+        return rel
+    if unsafe <= {" ", "(", ")"}:
+        return f"<{rel}>"
+    return quote(rel, safe="/")

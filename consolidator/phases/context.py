@@ -21,6 +21,7 @@ class Work:
     plan: Plan = field(default_factory=Plan)
     skipped: list[str] = field(default_factory=list)  # changed on disk, left alone
     tx: Transaction | None = None
+    lock_before_ns: int | None = None  # the .consolidate-lock mtime this run found (undo puts it back)
     _llm_start: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def __post_init__(self) -> None:
@@ -46,6 +47,7 @@ class Work:
                 self.ctx.root,
                 self.ctx.run_dir,
                 {"run_id": self.ctx.run_id, "memory_dir": str(self.ctx.root),
-                 "started_at": self.ctx.now.isoformat()},
+                 "started_at": self.ctx.now.isoformat(), "started_ns": self.ctx.now_ns,
+                 "lock_before_ns": self.lock_before_ns},
             )
         return self.tx

@@ -195,6 +195,8 @@ def _read_lines(inner: str, first_line: int) -> Fields | None:
 
 def _plain_or_quoted(text: str) -> tuple[str, str] | None:
     """A one-line scalar's value and quote style, or ``None`` if YAML must decide."""
+    if not text:
+        return "", ""
     if len(text) >= 2 and text[0] == text[-1] == "'":
         inner = text[1:-1]
         if "'" in inner.replace("''", ""):

@@ -69,6 +69,9 @@ class Journal:
     def done(self, step: int, op: str, file: str) -> None:
         self._append({"step": step, "phase": "done", "op": op, "file": file})
 
+    def mark_undone(self, when: str) -> None:
+        self._append({"undone": when})
+
     def close(self, outcome: str) -> None:
         """Mark the run finished (``ok``, ``failed`` or ``rolled back``): not interrupted."""
         self._append({"closed": outcome})
@@ -98,6 +101,11 @@ def _fault_point() -> None:
 _COUNT = [0]
 
 
+def is_undone(run_dir: Path) -> bool:
+    """True once ``consolidator undo`` restored this run."""
+    return any("undone" in record for record in _records(run_dir / JOURNAL))
+
+
 def is_closed(run_dir: Path) -> bool:
     """True when the run's journal says it finished (an interrupted run never says so)."""
     return any("closed" in record for record in _records(run_dir / JOURNAL))
@@ -109,7 +117,7 @@ def read_entries(run_dir: Path) -> tuple[dict[str, Any], list[Entry], set[int]]:
     intents: list[Entry] = []
     done: set[int] = set()
     for record in _records(run_dir / JOURNAL):
-        if "closed" in record:
+        if "closed" in record or "undone" in record:
             continue
         if "meta" in record:
             meta = record["meta"]

@@ -8,11 +8,10 @@ is closed as ``rolled back``. Every step is atomic, so no file is ever half-writ
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-from consolidator.store.journal import JOURNAL, Journal, is_closed
+from consolidator.store.journal import JOURNAL, Journal, is_closed, read_entries
 from consolidator.store.undo import UndoResult, undo
 
 _TEMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
@@ -28,29 +27,42 @@ def interrupted_runs(state: Path) -> list[Path]:
     return [p for p in folders if not is_closed(p)]
 
 
-def clear_temp_files(root: Path) -> list[str]:
-    """Remove the tool's own leftover temp files (``.<name>.<random>.tmp``) under ``root``."""
+def clear_temp_files(root: Path, run_dirs: list[Path]) -> list[str]:
+    """Remove the temp files an interrupted run left beside the files it was writing.
+
+    Only ``.<name>.<8 random characters>.tmp`` beside a file that run journaled is the
+    tool's own; a user's file that merely looks like one is never touched.
+    """
     removed = []
-    for dirpath, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in files:
-            path = Path(dirpath) / name
-            if _TEMP.match(name) and path.is_file() and not path.is_symlink():
-                path.unlink()
-                removed.append(str(path.relative_to(root)))
-    return removed
+    for run_dir in run_dirs:
+        _meta, intents, _done = read_entries(run_dir)
+        for rel in {entry.file for entry in intents}:
+            target = root / rel
+            try:
+                siblings = list(target.parent.iterdir())
+            except OSError:
+                continue
+            for path in siblings:
+                name = path.name
+                if (name.startswith(f".{target.name}.") and _TEMP.match(name)
+                        and len(name) == len(target.name) + 15
+                        and path.is_file() and not path.is_symlink()):
+                    path.unlink()
+                    removed.append(str(path.relative_to(root)))
+    return sorted(set(removed))
 
 
 def recover(root: Path, state: Path) -> list[str]:
     """Roll back every interrupted run of ``root``; return what was done, for the report."""
     notes = []
-    for run_dir in interrupted_runs(state):
+    runs = interrupted_runs(state)
+    cleared = clear_temp_files(root, runs)
+    for run_dir in runs:
         result: UndoResult = undo(root, run_dir, keep_newer=True)
         Journal(run_dir).close("rolled back")
         kept = f"; kept newer bytes of {', '.join(result.conflicts)}" if result.conflicts else ""
         notes.append(f"interrupted run {run_dir.name} rolled back: "
                      f"{len(result.restored)} file(s) restored{kept}")
-    cleared = clear_temp_files(root)
     if cleared:
         notes.append(f"removed leftover temp files: {', '.join(cleared)}")
     return notes

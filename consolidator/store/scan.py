@@ -127,6 +127,8 @@ def read_memory(root: Path, rel: str) -> Memory | Unparsed:
         return Memory(fstat, parse(data))
     except ParseError as exc:
         return Unparsed(rel, str(exc), fstat)
+    except Exception as exc:  # noqa: BLE001 - a reader bug must not stop the scan: skip the file
+        return Unparsed(rel, f"frontmatter could not be read ({type(exc).__name__})", fstat)
 
 
 def read_index(root: Path) -> IndexFile:

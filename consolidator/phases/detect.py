@@ -6,6 +6,7 @@ import posixpath
 from collections import Counter
 from datetime import datetime
 
+from consolidator import progress
 from consolidator.context import RootContext
 from consolidator.detect.conflicts import find_conflicts
 from consolidator.detect.dates import find_relative, rewrite_relative
@@ -250,10 +251,12 @@ def _ask_llm(
 ) -> tuple[list[Action], dict[str, Edit]]:
     """Ask the backend about each open cluster; apply each checked answer to the plan."""
     acted = set(hot) | {f for a in actions for f in (a.file, *a.sources)}
-    for question in _questions(similar, conflicts, stale, acted):
+    questions = _questions(similar, conflicts, stale, acted)
+    for number, question in enumerate(questions, 1):
         if acted & set(question.files):
             continue
         ctx.stop.check()
+        progress.phase(ctx.root, f"detect: asking the model ({number}/{len(questions)})")
         answer = ctx.llm.ask(question, by_file)
         if answer is None:
             continue

@@ -37,7 +37,18 @@ def stat_dict(stat: FileStat | None) -> dict[str, Any] | None:
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create ``path`` (and parents) as 0700: archives hold users' memories."""
+    """Create ``path`` (and any missing parents) as 0700: archives hold users' memories."""
+    missing = []
+    parent = path
+    while not parent.exists() and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        try:
+            os.chmod(folder, 0o700)
+        except OSError:
+            pass
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
         os.chmod(path, 0o700)

@@ -45,7 +45,7 @@ def clear_temp_files(root: Path, run_dirs: list[Path]) -> list[str]:
             for path in siblings:
                 name = path.name
                 if (name.startswith(f".{target.name}.") and _TEMP.match(name)
-                        and len(name) == len(target.name) + 15
+                        and len(name) == len(target.name) + 14
                         and path.is_file() and not path.is_symlink()):
                     path.unlink()
                     removed.append(str(path.relative_to(root)))

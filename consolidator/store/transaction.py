@@ -54,7 +54,9 @@ class Transaction:
         path = safe_path(self.root, stat.rel)
         step = self.journal.next_step()
         self.journal.intent(step, "archive", stat.rel, stat, stat.sha256, reason)
-        move_file(path, archive_path(self.run_dir, stat.rel), stat)
+        dest = archive_path(self.run_dir, stat.rel)
+        ensure_private_dir(dest.parent)
+        move_file(path, dest, stat)
         self.journal.done(step, "archive", stat.rel)
         self.changed.append(stat.rel)
 

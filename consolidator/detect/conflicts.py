@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from consolidator.detect.text import content_lines, jaccard, shingles, tokens
+from consolidator.detect.text import jaccard, normal_set, shingles
 from consolidator.plan import Conflict
 from consolidator.store.model import Memory
 
@@ -57,16 +57,22 @@ def _differs(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str] | None:
 
 
 def find_conflicts(
-    memories: Iterable[Memory], skip: set[frozenset[str]] | None = None
+    memories: Iterable[Memory],
+    skip: set[frozenset[str]] | None = None,
+    sets: dict[str, frozenset[str]] | None = None,
 ) -> list[Conflict]:
-    """Pairs of memories that disagree on a claim; ``skip`` holds pairs already duplicates."""
+    """Pairs of memories that disagree on a claim; ``skip`` holds pairs already duplicates.
+
+    ``sets``: each memory's normal-form lines, if the caller has them (they are tokenised
+    already: a normal line is its tokens joined by spaces).
+    """
     skip = skip or set()
     by_file = {m.file: m for m in memories}
+    sets = sets if sets is not None else {f: normal_set(m.body) for f, m in by_file.items()}
     index: dict[int, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
-    for file, memory in by_file.items():
-        seen: set[int] = set()
-        for line in content_lines(memory.body):
-            toks = tokens(line)
+    for file in by_file:
+        for line in sorted(sets.get(file, ())):
+            toks = tuple(line.split(" "))
             if not MIN_LINE_TOKENS <= len(toks) <= MAX_LINE_TOKENS:
                 continue
             # Only a value may differ — a number, a version, a known alternative: two lines
@@ -79,9 +85,7 @@ def find_conflicts(
                                  for t in toks]))]
             keys += [hash((i, toks[:i], toks[i + 1 :])) for i in values]
             for key in keys:
-                if key not in seen:
-                    seen.add(key)
-                    index[key].append((file, toks))
+                index[key].append((file, toks))
     found: dict[frozenset[str], tuple[str, str]] = {}
     for entries in index.values():
         if len(entries) < 2 or len(entries) > MAX_POSTINGS:

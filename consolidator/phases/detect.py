@@ -132,7 +132,7 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
     sets = line_sets(snapshot.memories)
     clusters = find_duplicates(snapshot.memories, sets)
     pairs = {frozenset((a, b)) for c in clusters for a in c.files for b in c.files if a != b}
-    conflicts = find_conflicts(snapshot.memories, skip=pairs)
+    conflicts = find_conflicts(snapshot.memories, skip=pairs, sets=sets)
     relative = {
         m.file: find_relative(m.body, datetime.fromtimestamp(m.stat.mtime_ns / 1e9))
         for m in snapshot.memories

@@ -105,6 +105,7 @@ _RELATIVE_HINTS = (
     "yesterday", "today", "tomorrow", "tonight", "week", "month", "day", " ago", "from now",
     *WEEKDAYS, "前天", "昨", "今", "明", "后天", "周", "先週", "来週",
 )
+_LEADS = ("until", "till", "through", "by ", "before", "due", "deadline", "expire", "end")
 _DEADLINE_HINTS = (
     "until", "till", "through", "by ", "before", "due", "deadline", "expire", "end",
     " to ", "–", "—", "-", "截止", "截至", "到期", "まで", "前",
@@ -190,9 +191,12 @@ def find_deadlines(text: str, written: datetime) -> list[Deadline]:
     """Deadlines and date-range ends stated in ``text``."""
     out: list[Deadline] = []
     low = text.casefold()
+    # A month name only matters after a lead word ("by March 5"): skip that scan without one.
+    named = any(lead in low for lead in _LEADS)
     shapes = sorted(
         (m.start(), m.end())
         for i, pattern in enumerate(_DATE_SHAPES)
+        if i != 2 or named
         for m in pattern.finditer(low if i == 2 else text)
     )
     if not shapes or not _mentions(text, _DEADLINE_HINTS):

@@ -17,6 +17,7 @@ from consolidator.plan import Action, Edit
 from consolidator.store.frontmatter import BOM
 from consolidator.store.model import INDEX_NAME, Snapshot
 from consolidator.store.scan import scan
+from consolidator.store.transaction import root_mode
 
 
 def _plan(work: Work, snapshot: Snapshot, gone: set[str], redirects: dict[str, str]) -> IndexPlan:
@@ -38,8 +39,10 @@ def _plan(work: Work, snapshot: Snapshot, gone: set[str], redirects: dict[str, s
 def _write(work: Work, snapshot: Snapshot, plan: IndexPlan) -> None:
     by_file = snapshot.by_file()
     tx = work.transaction()
+    index_stat = snapshot.index.stat
+    mode = index_stat.mode if index_stat else root_mode([m.stat.mode for m in snapshot.memories])
     for topic in plan.creates:
-        tx.create(topic.file, topic.text.encode("utf-8"), topic.mtime_ns, "index overflow")
+        tx.create(topic.file, topic.text.encode("utf-8"), topic.mtime_ns, "index overflow", mode)
     for file, lines in plan.notes.items():
         memory = by_file[file]
         newline = memory.doc.newline
@@ -54,7 +57,7 @@ def _write(work: Work, snapshot: Snapshot, plan: IndexPlan) -> None:
     data = (BOM if index.bom else b"") + plan.text.encode("utf-8")
     try:
         if index.stat is None:
-            tx.create(INDEX_NAME, data, work.ctx.now_ns, "index rebuilt")
+            tx.create(INDEX_NAME, data, work.ctx.now_ns, "index rebuilt", mode)
         else:
             tx.rewrite(index.stat, data, work.ctx.now_ns, "index rebuilt")
     except (FileChanged, FileExistsError) as exc:

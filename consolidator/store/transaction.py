@@ -39,13 +39,17 @@ class Transaction:
         self.journal.done(step, "write", stat.rel)
         self.changed.append(stat.rel)
 
-    def create(self, rel: str, data: bytes, mtime_ns: int, reason: str) -> None:
-        """Create a new file; never overwrites one (FileExistsError)."""
+    def create(self, rel: str, data: bytes, mtime_ns: int, reason: str,
+               mode: int | None = None) -> None:
+        """Create a new file; never overwrites one (FileExistsError).
+
+        ``mode``: the root's own (see :func:`root_mode`); a private root stays private.
+        """
         path = safe_path(self.root, rel)
         path.parent.mkdir(parents=True, exist_ok=True)
         step = self.journal.next_step()
         self.journal.intent(step, "create", rel, None, _sha(data), reason)
-        atomic_write(path, data, mtime_ns=mtime_ns, exclusive=True)
+        atomic_write(path, data, mtime_ns=mtime_ns, exclusive=True, mode=mode)
         self.journal.done(step, "create", rel)
         self.changed.append(rel)
 
@@ -73,3 +77,10 @@ def backup_path(run_dir: Path, step: int, rel: str) -> Path:
 def archive_path(run_dir: Path, rel: str) -> Path:
     """Where an archived file of this run lies."""
     return run_dir / "archive" / rel
+
+
+def root_mode(modes: list[int]) -> int | None:
+    """The mode a new file in a root should get: the one most of its files have."""
+    if not modes:
+        return None
+    return max(set(modes), key=lambda m: (modes.count(m), -m))

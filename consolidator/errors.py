@@ -25,10 +25,6 @@ class LockHeld(ConsolidatorError):
     """Another consolidation holds the root's lock (exit 75 under ``--force``)."""
 
 
-class RootFailed(ConsolidatorError):
-    """One root could not be processed; the others go on (exit 1)."""
-
-
 class FileChanged(ConsolidatorError):
     """A memory changed on disk between scan and write; it is left alone this run."""
 

@@ -36,5 +36,3 @@ class StopToken:
         if self._event.is_set():
             raise Stopped(self.signum)
 
-
-NEVER = StopToken()

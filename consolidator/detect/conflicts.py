@@ -10,7 +10,6 @@ lines that differ only in values). Conflicts are reported, never merged offline.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -38,13 +37,9 @@ _CLASSES = {
 _STOP = frozenset(
     ["a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "was", "be", "it", "this", "that", "with", "as", "by", "from", "we", "you", "i", "our", "my"]
 )
-_NUMBER = re.compile(r"^\d+$")
-
-
-def _klass(token: str) -> str | None:
-    if _NUMBER.match(token):
-        return "<num>"
-    return _CLASSES.get(token)
+def _value_class(token: str) -> str:
+    """The class a value token stands for (``<num>``, ``<weekday>``…), else the token."""
+    return _CLASSES.get(token) or ("<num>" if token.isdigit() else token)
 
 
 def _differs(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str] | None:
@@ -81,8 +76,7 @@ def find_conflicts(
             values = [i for i, t in enumerate(toks) if t in _CLASSES or not t.isalpha()]
             if not values:
                 continue
-            keys = [hash(("C", *[_CLASSES.get(t) or ("<num>" if t.isdigit() else t)
-                                 for t in toks]))]
+            keys = [hash(("C", *[_value_class(t) for t in toks]))]
             keys += [hash((i, toks[:i], toks[i + 1 :])) for i in values]
             for key in keys:
                 index[key].append((file, toks))

@@ -18,11 +18,6 @@ _CJK = (
     r"\u3130-\u318f"
 )
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
-_PUNCT_ONLY = re.compile(rf"^[^\w{_CJK}]*$")
-
-
-def is_cjk(char: str) -> bool:
-    return bool(re.match(rf"[{_CJK}]", char))
 
 
 @lru_cache(maxsize=65536)
@@ -35,11 +30,6 @@ def tokens(text: str) -> tuple[str, ...]:
 def normal_line(line: str) -> str:
     """A line's normal form ('' for a line with no words)."""
     return " ".join(tokens(_BULLET.sub("", line)))
-
-
-def content_lines(body: str) -> list[str]:
-    """The body's lines that carry words, in order."""
-    return [line for line in body.splitlines() if not _PUNCT_ONLY.match(line)]
 
 
 def normal_set(body: str) -> frozenset[str]:

@@ -312,7 +312,7 @@ def plan_index(
         moved.append(f"section {lines[start].heading_text!r} ({len(body)} lines) -> {topic.file}")
 
     if not fits(lines):
-        lines, tail_topic = _move_tail(lines, fits, new_topic, limits)
+        lines, tail_topic = _move_tail(lines, new_topic, limits, newline)
         if tail_topic:
             moved.append(f"last {tail_topic[1]} lines -> {tail_topic[0]}")
 
@@ -354,16 +354,20 @@ def _collapse_blanks(lines: list[IndexLine]) -> list[IndexLine]:
 
 def _move_tail(
     lines: list[IndexLine],
-    fits: Callable[[list[IndexLine]], bool],
     new_topic: Callable[[str, list[str], Iterable[str]], TopicMemory],
     limits: Limits,
+    newline: str,
 ) -> tuple[list[IndexLine], tuple[str, int] | None]:
     """Keep the longest head that fits with one pointer line; move the rest to a topic."""
     lines = _collapse_blanks(lines)
-    keep = len(lines)
-    probe = IndexLine("x" * limits.max_line_chars, "pointer")
-    while keep > 0 and not fits(lines[:keep] + [probe]):
-        keep -= 1
+    # Room for the pointer to the topic: at most max_line_chars characters of 4 bytes each.
+    budget = limits.max_bytes - 4 * limits.max_line_chars - len(newline.encode())
+    keep, used = 0, 0
+    for line in lines[: max(limits.max_lines - 1, 0)]:
+        used += len(line.text.encode("utf-8")) + len(newline.encode())
+        if used > budget:
+            break
+        keep += 1
     tail = lines[keep:]
     if not tail:
         return lines, None

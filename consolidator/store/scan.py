@@ -24,6 +24,8 @@ from consolidator.store.model import (
 )
 
 MAX_FILE_BYTES = 1024 * 1024
+# An index far past Claude Code's 25 KB is exactly what the rebuild is for: read it up to here.
+MAX_INDEX_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 32
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
@@ -137,7 +139,7 @@ def read_index(root: Path) -> IndexFile:
     if not os.path.lexists(path):
         return IndexFile(text=None, stat=None)
     try:
-        data, st = read_regular(path)
+        data, st = read_regular(path, limit=MAX_INDEX_BYTES)
     except ReadProblem as exc:
         return IndexFile(text=None, stat=None, error=str(exc))
     fstat = file_stat(INDEX_NAME, data, st)

@@ -11,7 +11,7 @@ index points to. Whatever still cannot be indexed is named in ``dropped``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from consolidator.index.parse import (
@@ -34,6 +34,7 @@ _TYPE_HEADINGS = {
     "reference": ("reference", "references", "links"),
 }
 ELLIPSIS = "…"
+TOPIC_MAX_BYTES = 512 * 1024  # well under the 1 MiB past which a file is not read as a memory
 
 
 @dataclass(frozen=True)
@@ -284,9 +285,20 @@ def plan_index(
         mtimes[topic.file] = topic.mtime_ns
         return topic
 
+    def move_out(title: str, body: list[IndexLine]) -> list[IndexLine]:
+        """Topic memories for ``body`` (several when it would pass TOPIC_MAX_BYTES, so each
+        stays a readable memory), and the pointer lines to them."""
+        parts = _chunks(body, TOPIC_MAX_BYTES)
+        pointers = []
+        for number, part in enumerate(parts, 1):
+            name = title if len(parts) == 1 else f"{title} part {number}"
+            sources = [t for line in part for t in line.targets]
+            topic = new_topic(name, [line.text for line in part], sources)
+            pointers.append(classify(pointer_line(topic.memory, limits.max_line_chars)))
+        return pointers
+
     if overflow_notes:
-        topic = new_topic("Index notes", overflow_notes, [])
-        lines.append(classify(pointer_line(topic.memory, limits.max_line_chars)))
+        lines += move_out("Index notes", [IndexLine(text, "text") for text in overflow_notes])
 
     def render(items: list[IndexLine]) -> str:
         return newline.join(line.text for line in items) + newline if items else ""
@@ -305,16 +317,18 @@ def plan_index(
         body = lines[start + 1 : end]
         if len(body) <= 1:
             continue
-        sources = [t for line in body for t in line.targets]
-        topic = new_topic(lines[start].heading_text, [line.text for line in body], sources)
-        pointer = classify(pointer_line(topic.memory, limits.max_line_chars))
-        lines[start + 1 : end] = [pointer]
-        moved.append(f"section {lines[start].heading_text!r} ({len(body)} lines) -> {topic.file}")
+        pointers = move_out(lines[start].heading_text, body)
+        lines[start + 1 : end] = pointers
+        files = ", ".join(p.target or "" for p in pointers)
+        moved.append(f"section {lines[start].heading_text!r} ({len(body)} lines) -> {files}")
 
     if not fits(lines):
-        lines, tail_topic = _move_tail(lines, new_topic, limits, newline)
-        if tail_topic:
-            moved.append(f"last {tail_topic[1]} lines -> {tail_topic[0]}")
+        lines = _collapse_blanks(lines)
+        keep = _head_that_fits(lines, limits, newline)
+        if keep < len(lines):
+            tail = lines[keep:]
+            lines = lines[:keep] + move_out("More of the index", tail)
+            moved.append(f"last {len(tail)} lines -> {', '.join(p.target or '' for p in lines[keep:])}")
 
     dropped: list[str] = []
     while not fits(lines) and lines:
@@ -352,26 +366,36 @@ def _collapse_blanks(lines: list[IndexLine]) -> list[IndexLine]:
     return out
 
 
-def _move_tail(
-    lines: list[IndexLine],
-    new_topic: Callable[[str, list[str], Iterable[str]], TopicMemory],
-    limits: Limits,
-    newline: str,
-) -> tuple[list[IndexLine], tuple[str, int] | None]:
-    """Keep the longest head that fits with one pointer line; move the rest to a topic."""
-    lines = _collapse_blanks(lines)
-    # Room for the pointer to the topic: at most max_line_chars characters of 4 bytes each.
-    budget = limits.max_bytes - 4 * limits.max_line_chars - len(newline.encode())
-    keep, used = 0, 0
-    for line in lines[: max(limits.max_lines - 1, 0)]:
-        used += len(line.text.encode("utf-8")) + len(newline.encode())
-        if used > budget:
-            break
-        keep += 1
-    tail = lines[keep:]
-    if not tail:
-        return lines, None
-    sources = [t for line in tail for t in line.targets]
-    topic = new_topic("More of the index", [line.text for line in tail], sources)
-    pointer = classify(pointer_line(topic.memory, limits.max_line_chars))
-    return lines[:keep] + [pointer], (topic.file, len(tail))
+def _chunks(lines: list[IndexLine], max_bytes: int) -> list[list[IndexLine]]:
+    """``lines`` cut into runs of at most ``max_bytes`` (UTF-8), in order."""
+    parts: list[list[IndexLine]] = [[]]
+    size = 0
+    for line in lines:
+        cost = len(line.text.encode("utf-8")) + 2
+        if parts[-1] and size + cost > max_bytes:
+            parts.append([])
+            size = 0
+        parts[-1].append(line)
+        size += cost
+    return parts
+
+
+def _head_that_fits(lines: list[IndexLine], limits: Limits, newline: str) -> int:
+    """How many leading lines fit beside the pointers to the topic memories holding the rest
+    (each pointer reserved at its worst: max_line_chars characters of 4 bytes)."""
+    pointer_cost = 4 * limits.max_line_chars + len(newline.encode())
+    sizes = [len(line.text.encode("utf-8")) + len(newline.encode()) for line in lines]
+    parts = 1
+    while True:
+        budget = limits.max_bytes - parts * pointer_cost
+        keep, used = 0, 0
+        for size in sizes[: max(limits.max_lines - parts, 0)]:
+            if used + size > budget:
+                break
+            used += size
+            keep += 1
+        tail_bytes = sum(sizes[keep:])
+        needed = max(1, -(-tail_bytes // TOPIC_MAX_BYTES))
+        if needed <= parts:
+            return keep
+        parts = needed

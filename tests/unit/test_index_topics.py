@@ -1,0 +1,35 @@
+"""A huge index is moved into topic memories that each stay readable as a memory."""
+
+from __future__ import annotations
+
+import hashlib
+
+from consolidator.index.parse import parse_index
+from consolidator.index.rebuild import TOPIC_MAX_BYTES, Limits, plan_index
+from consolidator.store.frontmatter import parse
+from consolidator.store.model import FileStat, Memory
+
+
+def _memory(rel: str) -> Memory:
+    data = f"---\nname: {rel[:-3]}\ndescription: d\ntype: project\n---\nbody\n".encode()
+    return Memory(FileStat(rel, len(data), 1, 0o644, hashlib.sha256(data).hexdigest()),
+                  parse(data))
+
+
+def test_a_section_too_big_for_one_memory_is_split_across_topic_memories() -> None:
+    hook = "x" * 140
+    files = [f"m{i:05d}.md" for i in range(9000)]
+    text = "## Project\n" + "".join(f"- [{f}]({f}) — {hook}\n" for f in files)
+    assert len(text.encode()) > 2 * TOPIC_MAX_BYTES
+
+    plan = plan_index(text, [_memory(f) for f in files], present=set(files), limits=Limits())
+
+    assert plan.within_limits and not plan.dropped
+    assert len(plan.creates) >= 3
+    for topic in plan.creates:
+        assert len(topic.text.encode()) < 1024 * 1024
+        assert parse(topic.text.encode()).fields["name"] == topic.file[:-3]
+    listed = {t for topic in plan.creates for line in parse_index(topic.text) for t in line.targets}
+    assert set(files) <= listed
+    pointed = {line.target for line in parse_index(plan.text) if line.target}
+    assert {topic.file for topic in plan.creates} <= pointed

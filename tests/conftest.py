@@ -5,12 +5,31 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
+SESSION_IDS = [
+    "3f2b9c1e-8a4d-4e6f-9b1a-2c7d5e8f0a13",
+    "5b0c3e1a-7d42-4f8b-a6c9-1e2f3d4c5b6a",
+    "72ad4c0f-b8e1-4f39-a6d7-5c2e9b1f08d3",
+    "9d7e6f5a-4b3c-4d2e-8f1a-0b9c8d7e6f54",
+    "c41a8e27-6f3b-4d95-b0e2-7a5c9d183f6e",
+    "e8f21b9d-3c6a-4a7e-9d52-61b0f4e8c2a7",
+]
+
+
+@pytest.fixture(autouse=True)
+def keep_signal_handlers() -> Iterator[None]:
+    """Whatever a test runs in-process, pytest gets its own SIGTERM/SIGINT handlers back."""
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
 
 
 @pytest.fixture(autouse=True)

@@ -19,14 +19,7 @@ from typing import Any
 import pytest
 
 from consolidator.paths import root_key
-
-SESSION_IDS = [
-    "3f2b9c1e-8a4d-4e6f-9b1a-2c7d5e8f0a13",
-    "5b0c3e1a-7d42-4f8b-a6c9-1e2f3d4c5b6a",
-    "72ad4c0f-b8e1-4f39-a6d7-5c2e9b1f08d3",
-    "9d7e6f5a-4b3c-4d2e-8f1a-0b9c8d7e6f54",
-    "c41a8e27-6f3b-4d95-b0e2-7a5c9d183f6e",
-]
+from tests.conftest import SESSION_IDS
 
 
 def make_project(base: Path, name: str, sessions: int = 0, memories: int = 2) -> Path:

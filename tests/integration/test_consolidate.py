@@ -14,7 +14,6 @@ import io
 import json
 import os
 import re
-import signal
 import tempfile
 import time
 from datetime import datetime, timedelta
@@ -134,15 +133,6 @@ def links_in(text: str) -> list[str]:
 @pytest.fixture
 def world(tmp_path: Path) -> World:
     return World(tmp_path)
-
-
-@pytest.fixture(autouse=True)
-def keep_signal_handlers() -> Any:
-    """``run`` installs SIGTERM/SIGINT handlers; give pytest its own back afterwards."""
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
-    yield
-    for sig, handler in saved.items():
-        signal.signal(sig, handler)
 
 
 API_LINES = [

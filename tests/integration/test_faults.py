@@ -724,15 +724,6 @@ def test_sigterm_mid_run_exits_143_within_five_seconds_with_the_lock_mtime_put_b
 # --------------------------------------------------------------------------- 6. full disk, EACCES
 
 
-@pytest.fixture(autouse=True)
-def keep_signal_handlers() -> Any:
-    """``run`` in-process installs SIGTERM/SIGINT handlers; give pytest its own back."""
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
-    yield
-    for sig, handler in saved.items():
-        signal.signal(sig, handler)
-
-
 def main_captured(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):

@@ -16,9 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -247,15 +245,6 @@ def world(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
           capsys: pytest.CaptureFixture[str],
           messages_api: MessagesAPI) -> World:  # noqa: F811 - the imported fixture
     return World(tmp_path, isolated_home, monkeypatch, capsys, messages_api)
-
-
-@pytest.fixture(autouse=True)
-def keep_signal_handlers() -> Iterator[None]:
-    """``run`` installs SIGTERM/SIGINT handlers; give pytest its own back afterwards."""
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
-    yield
-    for sig, handler in saved.items():
-        signal.signal(sig, handler)
 
 
 def body_of(path: Path) -> str:

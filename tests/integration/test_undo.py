@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -99,15 +98,6 @@ class Setup:
         code = main(["undo", run_id or self.run_id, "--state-dir", str(self.state), *extra])
         captured = capsys.readouterr()
         return code, captured.out, captured.err
-
-
-@pytest.fixture(autouse=True)
-def keep_signal_handlers() -> Any:
-    """``run`` installs SIGTERM/SIGINT handlers; give pytest its own back afterwards."""
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
-    yield
-    for sig, handler in saved.items():
-        signal.signal(sig, handler)
 
 
 @pytest.fixture

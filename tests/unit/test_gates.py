@@ -25,6 +25,7 @@ from consolidator import cli
 from consolidator.config import Config, GatesSection
 from consolidator.gates import GATE_NAMES, checks, evaluate
 from consolidator.runner import RunOptions, context_for, run_root
+from tests.conftest import SESSION_IDS
 
 if TYPE_CHECKING:
     from consolidator.context import RootContext
@@ -37,14 +38,6 @@ NOW = datetime(2026, 11, 30, 3, 15, tzinfo=UTC)
 NOW_NS = int(NOW.timestamp()) * NS  # a whole second: exact
 OLD = NOW_NS - 10 * DAY
 
-SESSION_IDS = [
-    "3f2b9c1e-8a4d-4e6f-9b1a-2c7d5e8f0a13",
-    "5b0c3e1a-7d42-4f8b-a6c9-1e2f3d4c5b6a",
-    "72ad4c0f-b8e1-4f39-a6d7-5c2e9b1f08d3",
-    "9d7e6f5a-4b3c-4d2e-8f1a-0b9c8d7e6f54",
-    "c41a8e27-6f3b-4d95-b0e2-7a5c9d183f6e",
-    "e8f21b9d-3c6a-4a7e-9d52-61b0f4e8c2a7",
-]
 
 skip_if_root = pytest.mark.skipif(
     hasattr(os, "geteuid") and os.geteuid() == 0,

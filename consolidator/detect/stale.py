@@ -81,6 +81,8 @@ def _marker_lines(memory: Memory) -> list[str]:
 
 def mentioned_paths(body: str) -> list[str]:
     """Relative project paths a memory names (links, wiki links and URLs excluded)."""
+    if "/" not in body:  # every path checked has a folder in it
+        return []
     text = LINK_RE.sub(" ", body)
     text = WIKI_RE.sub(" ", text)
     text = _URL.sub(" ", text)

@@ -23,13 +23,20 @@ _TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 @lru_cache(maxsize=65536)
 def tokens(text: str) -> tuple[str, ...]:
     """Words (Latin) and single characters (CJK), case-folded."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    # ASCII text is its own NFKC form, and its case-folding is lower-casing: skip the work.
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
     return tuple(_TOKEN.findall(folded))
+
+
+_BULLET_HEADS = frozenset("-*+•·0123456789")
 
 
 def normal_line(line: str) -> str:
     """A line's normal form ('' for a line with no words)."""
-    return " ".join(tokens(_BULLET.sub("", line)))
+    head = line[:1]
+    if head in _BULLET_HEADS or head.isspace() or line[1:2] in (".", ")"):
+        line = _BULLET.sub("", line)
+    return " ".join(tokens(line))
 
 
 def normal_set(body: str) -> frozenset[str]:

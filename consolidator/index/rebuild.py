@@ -14,6 +14,14 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from consolidator.index.fit import (
+    TOPIC_MAX_BYTES,
+    Limits,
+    chunks,
+    collapse_blanks,
+    head_that_fits,
+    measure,
+)
 from consolidator.index.parse import (
     IndexLine,
     classify,
@@ -27,6 +35,8 @@ from consolidator.index.topic import PREFIX as TOPIC_PREFIX
 from consolidator.index.topic import TopicMemory, topic_file_name, topic_memory
 from consolidator.store.model import MEMORY_TYPES, Memory
 
+__all__ = ["TOPIC_MAX_BYTES", "IndexPlan", "Limits", "measure", "plan_index", "pointer_line"]
+
 _TYPE_HEADINGS = {
     "user": ("user", "users", "about the user", "about me"),
     "feedback": ("feedback", "feedbacks", "preferences", "rules"),
@@ -34,14 +44,6 @@ _TYPE_HEADINGS = {
     "reference": ("reference", "references", "links"),
 }
 ELLIPSIS = "…"
-TOPIC_MAX_BYTES = 512 * 1024  # well under the 1 MiB past which a file is not read as a memory
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_lines: int = 200
-    max_bytes: int = 25000
-    max_line_chars: int = 150
 
 
 @dataclass(frozen=True)
@@ -60,12 +62,6 @@ class IndexPlan:
     moved: tuple[str, ...] = ()
     notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # file -> lines to add
     creates: tuple[TopicMemory, ...] = ()
-
-
-def measure(text: str) -> tuple[int, int]:
-    """(lines, UTF-8 bytes) of an index text, as Claude Code would count them."""
-    body = text.removesuffix("\n")
-    return (body.count("\n") + 1 if body else 0), len(text.encode("utf-8"))
 
 
 def _norm(text: str) -> str:
@@ -166,7 +162,7 @@ def plan_index(
     present: set[str],
     redirects: Mapping[str, str] | None = None,
     index_mtime_ns: int = 0,
-    limits: Limits = Limits(),
+    limits: Limits | None = None,
     newline: str = "\n",
     editable: set[str] | None = None,
 ) -> IndexPlan:
@@ -177,6 +173,7 @@ def plan_index(
     ``redirects``: merged-away file -> the file that absorbed it.
     ``editable``: memories that may receive moved index text (default: all of them).
     """
+    limits = limits or Limits()
     redirects = dict(redirects or {})
     live = {m.file: m for m in memories}
     original = parse_index(text or "")
@@ -288,7 +285,7 @@ def plan_index(
     def move_out(title: str, body: list[IndexLine]) -> list[IndexLine]:
         """Topic memories for ``body`` (several when it would pass TOPIC_MAX_BYTES, so each
         stays a readable memory), and the pointer lines to them."""
-        parts = _chunks(body, TOPIC_MAX_BYTES)
+        parts = chunks(body, TOPIC_MAX_BYTES)
         pointers = []
         for number, part in enumerate(parts, 1):
             name = title if len(parts) == 1 else f"{title} part {number}"
@@ -308,7 +305,7 @@ def plan_index(
         return count <= limits.max_lines and size <= limits.max_bytes
 
     if not fits(lines):
-        lines = _collapse_blanks(lines)
+        lines = collapse_blanks(lines)
     heads = [i for i, line in enumerate(lines) if line.kind == "heading"]
     for start in reversed(heads):
         if fits(lines):
@@ -323,8 +320,8 @@ def plan_index(
         moved.append(f"section {lines[start].heading_text!r} ({len(body)} lines) -> {files}")
 
     if not fits(lines):
-        lines = _collapse_blanks(lines)
-        keep = _head_that_fits(lines, limits, newline)
+        lines = collapse_blanks(lines)
+        keep = head_that_fits(lines, limits, newline)
         if keep < len(lines):
             tail = lines[keep:]
             lines = lines[:keep] + move_out("More of the index", tail)
@@ -352,50 +349,3 @@ def plan_index(
         notes={k: tuple(v) for k, v in notes.items()},
         creates=tuple(creates),
     )
-
-
-def _collapse_blanks(lines: list[IndexLine]) -> list[IndexLine]:
-    """Drop blank lines at the ends and runs of more than one blank line."""
-    out: list[IndexLine] = []
-    for line in lines:
-        if line.kind == "blank" and (not out or out[-1].kind == "blank"):
-            continue
-        out.append(line)
-    while out and out[-1].kind == "blank":
-        out.pop()
-    return out
-
-
-def _chunks(lines: list[IndexLine], max_bytes: int) -> list[list[IndexLine]]:
-    """``lines`` cut into runs of at most ``max_bytes`` (UTF-8), in order."""
-    parts: list[list[IndexLine]] = [[]]
-    size = 0
-    for line in lines:
-        cost = len(line.text.encode("utf-8")) + 2
-        if parts[-1] and size + cost > max_bytes:
-            parts.append([])
-            size = 0
-        parts[-1].append(line)
-        size += cost
-    return parts
-
-
-def _head_that_fits(lines: list[IndexLine], limits: Limits, newline: str) -> int:
-    """How many leading lines fit beside the pointers to the topic memories holding the rest
-    (each pointer reserved at its worst: max_line_chars characters of 4 bytes)."""
-    pointer_cost = 4 * limits.max_line_chars + len(newline.encode())
-    sizes = [len(line.text.encode("utf-8")) + len(newline.encode()) for line in lines]
-    parts = 1
-    while True:
-        budget = limits.max_bytes - parts * pointer_cost
-        keep, used = 0, 0
-        for size in sizes[: max(limits.max_lines - parts, 0)]:
-            if used + size > budget:
-                break
-            used += size
-            keep += 1
-        tail_bytes = sum(sizes[keep:])
-        needed = max(1, -(-tail_bytes // TOPIC_MAX_BYTES))
-        if needed <= parts:
-            return keep
-        parts = needed

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 
 from consolidator.errors import FileChanged
-from consolidator.index.rebuild import IndexPlan, Limits, plan_index
+from consolidator.index.fit import Limits
+from consolidator.index.rebuild import IndexPlan, plan_index
 from consolidator.phases.consolidate import apply_edit
 from consolidator.phases.context import Work
 from consolidator.plan import Action, Edit

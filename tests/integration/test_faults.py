@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 
 from consolidator import cli
-from consolidator.lock import last_consolidated_ns
+from consolidator.lock import last_consolidated_ns, pid_alive
 from consolidator.paths import root_key
 
 REPO = Path(__file__).resolve().parents[2]
@@ -234,16 +234,6 @@ def lost_lines(original: dict[str, bytes], root: Path, state: Path) -> list[str]
     return [f"{rel}: {line}" for rel, data in sorted(original.items())
             if rel.endswith(".md") and Path(rel).name != "MEMORY.md"
             for line in sorted(_lines(data)) if line not in have]
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def rolled_back_notes(report: dict[str, Any], run_id: str) -> list[str]:

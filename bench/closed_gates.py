@@ -73,6 +73,16 @@ def _in_process(argv: list[str], env: dict[str, str], repeat: int) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+FLOOR = """
+import os, sys
+newest = 0
+for project in os.scandir(sys.argv[1]):
+    for folder in (project.path, os.path.join(project.path, "memory")):
+        for entry in os.scandir(folder):
+            newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
+"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--roots", type=int, default=100)
@@ -97,6 +107,9 @@ def main() -> None:
         print(f"consolidator --help : {help_s:.3f} s")
         print(f"consolidator run    : {run_s:.3f} s")
         print(f"ratio run/help      : {run_s / help_s:.2f}  (target <= 1.5)")
+        floor_s = best([sys.executable, "-c", FLOOR, str(base / "projects")], env, args.repeat)
+        print(f"floor: a bare interpreter that only stats the files G3 must see: {floor_s:.3f} s "
+              f"= {floor_s / help_s:.2f} x --help")
         warm = _in_process(run_cmd[3:], env, args.repeat)
         print(f"one pass inside a running service (imports paid): {warm:.3f} s "
               f"= {warm / help_s:.2f} x --help")

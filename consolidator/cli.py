@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from consolidator import __version__
+from consolidator import __version__, pipes
 from consolidator.errors import ConfigError, ConsolidatorError, LockHeld, UsageError
 
 if TYPE_CHECKING:
@@ -101,6 +101,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _write(text: str) -> None:
+    """Write a command's result; a reader that went away does not change the exit code."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pipes.stdout_closed()
+
+
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     """Run the command line; return the exit code (never raises for an expected error)."""
     env = os.environ if env is None else env
@@ -121,6 +130,9 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     except LockHeld as exc:
         print(f"consolidator: {exc}", file=sys.stderr)
         return EXIT_LOCKED
+    except BrokenPipeError:
+        pipes.stdout_closed()  # the reader of a listing went away (`history | head`)
+        return EXIT_OK
     except (ConsolidatorError, OSError) as exc:
         if debug:
             raise
@@ -168,7 +180,7 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
-        sys.stdout.write(text)
+        _write(text)
     if not roots:
         print("consolidator: no memory directory found", file=sys.stderr)
     return EXIT_FAILED if result.failed else EXIT_OK
@@ -223,7 +235,7 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if args.json:
         from consolidator import report
 
-        sys.stdout.write(report.to_json(result))
+        _write(report.to_json(result))
     for root in result.roots:
         if root.status == "failed":
             print(f"consolidator: {root.memory_dir}: {root.error}", file=sys.stderr)

@@ -12,6 +12,8 @@ from typing import Any, TextIO
 
 import structlog
 
+from consolidator import pipes
+
 BRIDGED = ("apscheduler", "filelock", "httpx", "httpx2", "httpcore", "anthropic")
 
 
@@ -34,7 +36,7 @@ def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = No
         foreign_pre_chain=shared,
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
     )
-    handler = logging.StreamHandler(stream)
+    handler = _Handler(stream)
     handler.setFormatter(formatter)
     root = logging.getLogger()
     root.handlers = [handler]
@@ -52,6 +54,19 @@ def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = No
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=False,
     )
+
+
+class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
+    """A stream handler that goes quiet when its reader has gone (``run | head``).
+
+    The run itself carries on: a closed pipe must never stop a consolidation half way.
+    """
+
+    def handleError(self, record: logging.LogRecord) -> None:  # the stdlib name
+        if isinstance(sys.exc_info()[1], BrokenPipeError):
+            self.stream = pipes.stdout_closed() if self.stream is sys.stdout else pipes.devnull()
+            return
+        super().handleError(record)
 
 
 def _isatty(stream: TextIO) -> bool:

@@ -56,15 +56,36 @@ def _sessions(folder: Path) -> list[os.DirEntry[str]]:
     return [e for e in os.scandir(folder) if is_session_transcript(e.name) and e.is_file()]
 
 
+def _recent_session(folder: Path, after_ns: int) -> str | None:
+    """A session transcript changed after ``after_ns``, if any.
+
+    The folder can hold hundreds of transcripts, so each is stat'ed first and only a recent
+    one has its name checked: on an idle root the pattern is never run.
+    """
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return None  # an unreadable transcripts folder is G6's to report
+    for entry in entries:
+        if (entry.name.endswith(".jsonl") and _mtime_ns(entry) > after_ns
+                and is_session_transcript(entry.name) and entry.is_file()):
+            return entry.name
+    return None
+
+
+def _mtime_ns(entry: os.DirEntry[str]) -> int:
+    try:
+        return entry.stat().st_mtime_ns
+    except OSError:
+        return 0  # vanished or a dangling link: nothing is writing it
+
+
 def idle(ctx: RootContext) -> tuple[bool, str]:
     window = ctx.cfg.gates.idle_minutes
     after = ctx.now_ns - window * 60 * NS
-    try:
-        for entry in _sessions(ctx.transcripts):
-            if entry.stat().st_mtime_ns > after:
-                return False, f"session {entry.name} changed in the last {window} min"
-    except OSError:
-        pass  # an unreadable transcripts folder is G6's to report
+    busy = _recent_session(ctx.transcripts, after)
+    if busy is not None:
+        return False, f"session {busy} changed in the last {window} min"
     recent = _recent_memory(ctx.root, after)
     if recent is not None:
         return False, f"memory {recent} changed in the last {window} min"

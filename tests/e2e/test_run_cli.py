@@ -309,3 +309,33 @@ def test_a_dry_run_records_no_scan_and_changes_nothing(tmp_path: Path) -> None:
         assert only["status"] == "planned"
         assert all(g["passed"] for g in only["gates"])
     assert {p.name: p.read_bytes() for p in root.iterdir()} == before
+
+
+def _with_stdout_closed(*args: str) -> tuple[int, str]:
+    """Run the command with the reading end of its stdout already closed (`... | head -0`)."""
+    proc = subprocess.Popen([sys.executable, "-m", "consolidator", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(timeout=60), err
+
+
+def test_a_reader_that_goes_away_does_not_stop_or_garble_a_run(tmp_path: Path) -> None:
+    busy = make_project(tmp_path, "busy", sessions=5)
+    quiet = make_project(tmp_path, "quiet")
+    code, err = _with_stdout_closed("run", "--memory-dir", str(busy), "--memory-dir", str(quiet),
+                                    "--state-dir", str(tmp_path / "st"))
+    assert code == 0
+    assert "Traceback" not in err and "Logging error" not in err
+    assert (busy / "MEMORY.md").is_file()  # the consolidation went on to the end
+
+
+@pytest.mark.parametrize("command", [["report"], ["status"], ["history"], ["run", "--json"]])
+def test_listings_into_a_closed_pipe_exit_quietly(tmp_path: Path, command: list[str]) -> None:
+    root = make_project(tmp_path, "p", sessions=5)
+    consolidator("run", "--memory-dir", str(root), "--state-dir", str(tmp_path / "st"))
+    code, err = _with_stdout_closed(*command, "--memory-dir", str(root),
+                                    "--state-dir", str(tmp_path / "st"))
+    assert code == 0, err
+    assert "Traceback" not in err and "Broken pipe" not in err

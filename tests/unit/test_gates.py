@@ -297,6 +297,17 @@ def test_idle_gate_ignores_a_fresh_subagent_transcript(root: Path) -> None:
     assert checks.idle(make_ctx(root))[0] is True
 
 
+def test_idle_gate_sees_a_busy_session_past_a_fresh_subagent_and_a_dangling_link(
+    root: Path,
+) -> None:
+    write_session(root.parent, "agent-a1b2c3d4.jsonl", NOW_NS - NS)
+    (root.parent / (SESSION_IDS[1] + ".jsonl")).symlink_to(root.parent / "gone.jsonl")
+    write_session(root.parent, SESSION_IDS[0] + ".jsonl", NOW_NS - MIN)
+    passed, reason = checks.idle(make_ctx(root))
+    assert passed is False
+    assert SESSION_IDS[0] in reason
+
+
 # --------------------------------------------------------------------------- G4 interval
 
 

@@ -6,11 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from consolidator.config import Config
 from consolidator.paths import ProjectRoot, project_root
 from consolidator.stop import StopToken
+
+if TYPE_CHECKING:
+    from consolidator.store.scan import Listed
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,17 @@ class RootContext:
     env: Mapping[str, str] = field(default_factory=dict)
     stop: StopToken = field(default_factory=StopToken, compare=False)
     llm: Any = field(default=None, compare=False)  # the run's backend (llm.base.Backend)
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def listing(self) -> list[Listed]:
+        """The root's memory files with their ``lstat``, listed once per run (gates and the
+        plan cache share it; no file is opened)."""
+        if "listing" not in self.memo:
+            from consolidator.store.scan import listing
+
+            self.memo["listing"] = listing(self.root)
+        found: list[Listed] = self.memo["listing"]
+        return found
 
     @property
     def project(self) -> ProjectRoot:
@@ -38,7 +52,7 @@ class RootContext:
 
     @property
     def now_ns(self) -> int:
-        return _ns(self.now)
+        return epoch_ns(self.now)
 
     @property
     def hot_after_ns(self) -> int:
@@ -53,7 +67,7 @@ class RootContext:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _ns(moment: datetime) -> int:
+def epoch_ns(moment: datetime) -> int:
     """Exact nanoseconds since the epoch (a float product would be off by a few hundred ns)."""
     aware = moment if moment.tzinfo else moment.astimezone()
     return (aware - _EPOCH) // timedelta(microseconds=1) * 1000

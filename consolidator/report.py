@@ -90,7 +90,47 @@ def to_json(report: RunReport) -> str:
         "dry_run": report.dry_run,
         "roots": [root_dict(r) for r in report.roots],
     }
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    return _pretty(document, 0, "") + "\n"
+
+
+_compact = json.JSONEncoder(ensure_ascii=False).encode  # the C encoder: no indent
+
+
+def _pretty(value: Any, depth: int, indent: str) -> str:
+    """JSON a person can read and a large report can afford.
+
+    The outer levels are indented; each item of a list deeper down (one memory, one gate, one
+    action) is one compact line. Indenting everything would need the slow pure-Python encoder,
+    and one memory per line reads as well.
+    """
+    if not value or not isinstance(value, dict | list):
+        return _compact(value)
+    inner = indent + "  "
+    if isinstance(value, dict):
+        if depth > 3:
+            return _compact(value)
+        items = [f"{inner}{_compact(k)}: {_pretty(v, depth + 1, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    lines = _compact_items(value) if depth >= 3 else [_pretty(v, depth + 1, inner) for v in value]
+    return "[\n" + inner + (",\n" + inner).join(lines) + "\n" + indent + "]"
+
+
+def _compact_items(items: list[Any]) -> list[str]:
+    """Each item of ``items`` as compact JSON, encoded in one call when they are all objects
+    that start with the same key (a list of memories, gates, actions).
+
+    Within JSON text a quote inside a string is always escaped, so ``}, {"key": `` can only be
+    the boundary between two such objects; the count is checked all the same.
+    """
+    first = {next(iter(v), None) if isinstance(v, dict) else None for v in items}
+    if len(first) == 1 and (key := first.pop()) is not None:
+        opening = "{" + _compact(key) + ": "
+        parts = _compact(items)[1:-1].split("}, " + opening)
+        if len(parts) == len(items):
+            last = len(parts) - 1
+            return [("" if i == 0 else opening) + part + ("" if i == last else "}")
+                    for i, part in enumerate(parts)]
+    return [_compact(v) for v in items]
 
 
 def _cell(text: str) -> str:

@@ -188,6 +188,7 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
         return RootReport(ctx.root, "skipped", gates, duration_s=time.monotonic() - started,
                           lock_held=closed.id == "G7")
 
+    from consolidator import plan_cache
     from consolidator.phases import PHASES  # the heavy part: only once the gates are open
     from consolidator.phases.context import Work
 
@@ -198,13 +199,21 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
     recovered: list[str] = []
     try:
         recovered = _recover(ctx)
-        for name, phase in PHASES:
-            ctx.stop.check()
-            structlog.contextvars.bind_contextvars(phase=name)
-            progress.phase(ctx.root, name)
-            bound.debug("phase", phase=name)
-            phase(work)
-        structlog.contextvars.unbind_contextvars("phase")
+        fingerprint = plan_cache.key(ctx)
+        cached = plan_cache.load(ctx, fingerprint)
+        if cached is not None:
+            work.snapshot, work.plan = cached
+            bound.debug("plan reused", cache=str(ctx.state / plan_cache.CACHE_FILE))
+        else:
+            for name, phase in PHASES:
+                ctx.stop.check()
+                structlog.contextvars.bind_contextvars(phase=name)
+                progress.phase(ctx.root, name)
+                bound.debug("phase", phase=name)
+                phase(work)
+            structlog.contextvars.unbind_contextvars("phase")
+            if work.snapshot is not None:
+                plan_cache.save(ctx, fingerprint, work.snapshot, work.plan, work.paths_looked_up)
         if held is not None:
             held.success(ctx.now_ns)
     except (ConsolidatorError, OSError) as exc:

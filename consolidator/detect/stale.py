@@ -102,16 +102,35 @@ def _missing(project: Path, path: str) -> bool:
     return not os.path.lexists(project / normal)
 
 
+class ProjectPaths:
+    """Which project files exist, each looked up once per run.
+
+    What was looked up is kept: a cached plan is only reused while every answer still holds.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.looked_up: dict[str, bool] = {}  # path as written -> missing
+
+    def missing(self, path: str) -> bool:
+        known = self.looked_up.get(path)
+        if known is None:
+            known = self.looked_up[path] = _missing(self.root, path)
+        return known
+
+
 def find_stale(
     memory: Memory,
     now: datetime,
-    project: Path | None,
+    project: Path | ProjectPaths | None,
     relative: list[RelativeDate] | None = None,
 ) -> StaleFinding | None:
     """The evidence that ``memory`` is stale, or ``None``.
 
     ``relative``: the memory's relative dates, if the caller found them already.
     """
+    if isinstance(project, Path):
+        project = ProjectPaths(project)
     reasons: list[str] = []
     kinds: list[str] = []
     strong = False
@@ -143,7 +162,7 @@ def find_stale(
         strong = True
     if project is not None:
         for path in mentioned_paths(memory.body):
-            if _missing(project, path):
+            if project.missing(path):
                 reasons.append(f"references missing path {path}")
                 kinds.append("path")
     if not reasons:

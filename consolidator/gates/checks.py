@@ -45,9 +45,9 @@ def memory_dir(ctx: RootContext) -> tuple[bool, str]:
     return False, "holds no memory file"
 
 
-def _recent_memory(root: Path, after_ns: int) -> str | None:
-    for rel, entry, problem in walk(root):
-        if problem is None and entry is not None and entry.stat(follow_symlinks=False).st_mtime_ns > after_ns:
+def _recent_memory(ctx: RootContext, after_ns: int) -> str | None:
+    for rel, problem, st in ctx.listing():
+        if problem is None and st is not None and st.st_mtime_ns > after_ns:
             return rel
     return None
 
@@ -86,7 +86,7 @@ def idle(ctx: RootContext) -> tuple[bool, str]:
     busy = _recent_session(ctx.transcripts, after)
     if busy is not None:
         return False, f"session {busy} changed in the last {window} min"
-    recent = _recent_memory(ctx.root, after)
+    recent = _recent_memory(ctx, after)
     if recent is not None:
         return False, f"memory {recent} changed in the last {window} min"
     return True, f"nothing changed in the last {window} min"

@@ -21,6 +21,7 @@ class Work:
     plan: Plan = field(default_factory=Plan)
     skipped: list[str] = field(default_factory=list)  # changed on disk, left alone
     tx: Transaction | None = None
+    paths_looked_up: dict[str, bool] = field(default_factory=dict)  # project path -> missing
     lock_before_ns: int | None = None  # the .consolidate-lock mtime this run found (undo puts it back)
     _llm_start: tuple[int, int, int, int] = (0, 0, 0, 0)
 

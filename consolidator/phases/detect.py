@@ -18,7 +18,7 @@ from consolidator.detect.duplicates import (
     line_sets,
 )
 from consolidator.detect.links import name_table, repoint
-from consolidator.detect.stale import StaleFinding, find_stale
+from consolidator.detect.stale import ProjectPaths, StaleFinding, find_stale
 from consolidator.detect.text import words_covered
 from consolidator.freshness import age_days, age_warning, freshness_text
 from consolidator.index.parse import LINK_RE, WIKI_RE, resolve_link
@@ -116,8 +116,11 @@ def merged_body(cluster: Cluster, by_file: dict[str, Memory]) -> tuple[str, str 
     return body, (description if description != keep.description else None)
 
 
-def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
-    """Everything detect finds, and the actions the offline backend takes on it."""
+def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None) -> Plan:
+    """Everything detect finds, and the actions the offline backend takes on it.
+
+    ``paths``: the project's files as looked up so far (it records what this plan looked up).
+    """
     now = ctx.now
     opts = ctx.cfg.consolidate
     by_file = snapshot.by_file()
@@ -137,7 +140,7 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
         m.file: find_relative(m.body, datetime.fromtimestamp(m.stat.mtime_ns / 1e9))
         for m in snapshot.memories
     }
-    project = ctx.project.path
+    project = paths if paths is not None else ctx.project.path
     stale = [
         s for m in snapshot.memories if (s := find_stale(m, now, project, relative[m.file]))
     ]
@@ -219,7 +222,10 @@ def plan(snapshot: Snapshot, ctx: RootContext) -> Plan:
 
 def run(work: Work) -> None:
     assert work.snapshot is not None
-    work.plan = plan(work.snapshot, work.ctx)
+    project = work.ctx.project.path
+    paths = ProjectPaths(project) if project is not None else None
+    work.plan = plan(work.snapshot, work.ctx, paths)
+    work.paths_looked_up = paths.looked_up if paths is not None else {}
 
 
 def _questions(

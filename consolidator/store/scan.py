@@ -118,6 +118,23 @@ def walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str] | None, str | None]
         stack.extend(reversed(subfolders))
 
 
+Listed = tuple[str, str | None, os.stat_result | None]  # rel, problem, lstat (None: unreadable)
+
+
+def listing(root: Path) -> list[Listed]:
+    """What :func:`walk` yields, each with its ``lstat``: a root seen without opening a file."""
+    out: list[Listed] = []
+    for rel, entry, problem in walk(root):
+        st = None
+        if entry is not None:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                pass  # vanished since the listing
+        out.append((rel, problem, st))
+    return out
+
+
 def read_memory(root: Path, rel: str) -> Memory | Unparsed:
     """Read and parse one file; an :class:`Unparsed` says why it is not a memory."""
     try:

@@ -10,7 +10,6 @@ lines that differ only in values). Conflicts are reported, never merged offline.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 
 from consolidator.detect.text import jaccard, normal_set, shingles
@@ -64,10 +63,14 @@ def find_conflicts(
     skip = skip or set()
     by_file = {m.file: m for m in memories}
     sets = sets if sets is not None else {f: normal_set(m.body) for f, m in by_file.items()}
-    index: dict[int, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
+    # Each key's first line is kept on its own; a list is made only when a second line shares
+    # the key, and lines are kept as the strings ``sets`` holds already: most keys are unique,
+    # so this keeps the index small on a large directory.
+    first: dict[int, tuple[str, str]] = {}
+    shared: dict[int, list[tuple[str, str]]] = {}
     for file in by_file:
         for line in sorted(sets.get(file, ())):
-            toks = tuple(line.split(" "))
+            toks = line.split(" ")
             if not MIN_LINE_TOKENS <= len(toks) <= MAX_LINE_TOKENS:
                 continue
             # Only a value may differ — a number, a version, a known alternative: two lines
@@ -76,16 +79,24 @@ def find_conflicts(
             values = [i for i, t in enumerate(toks) if t in _CLASSES or not t.isalpha()]
             if not values:
                 continue
+            entry = (file, line)
             keys = [hash(("C", *[_value_class(t) for t in toks]))]
-            keys += [hash((i, toks[:i], toks[i + 1 :])) for i in values]
+            keys += [hash((i, *toks[:i], "", *toks[i + 1 :])) for i in values]
             for key in keys:
-                index[key].append((file, toks))
+                seen = first.setdefault(key, entry)
+                if seen is not entry:
+                    postings = shared.get(key)
+                    if postings is None:
+                        shared[key] = [seen, entry]
+                    elif len(postings) <= MAX_POSTINGS:
+                        postings.append(entry)
     found: dict[frozenset[str], tuple[str, str]] = {}
-    for entries in index.values():
-        if len(entries) < 2 or len(entries) > MAX_POSTINGS:
+    for entries in shared.values():
+        if len(entries) > MAX_POSTINGS:
             continue
-        for i, (fa, ta) in enumerate(entries):
-            for fb, tb in entries[i + 1 :]:
+        split = [(f, tuple(line.split(" "))) for f, line in entries]
+        for i, (fa, ta) in enumerate(split):
+            for fb, tb in split[i + 1 :]:
                 pair = frozenset((fa, fb))
                 if fa == fb or ta == tb or len(ta) != len(tb) or pair in skip or pair in found:
                     continue

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from consolidator.detect.text import normal_set, tokens
+from consolidator.detect.text import normal_set
 from consolidator.store.model import Memory
 
 MIN_TOKENS = 4  # a memory must say at least this much to be called a duplicate
@@ -49,7 +49,8 @@ def find_duplicates(
     sets = sets if sets is not None else line_sets(by_file.values())
     groups: dict[frozenset[str], list[str]] = defaultdict(list)
     for file, lines in sets.items():
-        if sum(len(tokens(line)) for line in lines) >= MIN_TOKENS:
+        # A normal line is its tokens joined by single spaces.
+        if sum(line.count(" ") + 1 for line in lines) >= MIN_TOKENS:
             groups[lines].append(file)
 
     # 1. Identical line sets: each contains the others, so the newest survives.
@@ -100,6 +101,9 @@ def find_duplicates(
     return sorted(clusters, key=lambda c: c.keep)
 
 
+MAX_SHARED = 20  # a line in more memories than this is boilerplate: it pairs nothing
+
+
 @dataclass(frozen=True)
 class Similar:
     """Two memories sharing most of their lines, neither holding all of the other's."""
@@ -122,18 +126,35 @@ def find_similar(
         for line in lines:
             if line.count(" ") >= 4:  # five words or more: a line that says something
                 postings[line].append(file)
-    shared: dict[tuple[str, str], int] = defaultdict(int)
-    for files in postings.values():
-        if 2 <= len(files) <= 20:
-            for i, a in enumerate(files):
-                for b in files[i + 1 :]:
-                    shared[(a, b) if a < b else (b, a)] += 1
+    # Per file, what its long lines cannot vouch for: short lines, and long lines too common
+    # to pair on. Two memories sharing c pairable lines share at most c plus the smaller of
+    # those, so most candidate pairs are ruled out without comparing their sets.
+    short: dict[str, int] = dict.fromkeys(sets, 0)
+    common: dict[str, int] = dict.fromkeys(sets, 0)
+    for file, lines in sets.items():
+        for line in lines:
+            files = postings.get(line)
+            if files is None:
+                short[file] += 1
+            elif len(files) > MAX_SHARED:
+                common[file] += 1
     out = []
-    for a, b in shared:
-        if frozenset((a, b)) in skip:
-            continue
-        union = len(sets[a] | sets[b])
-        similarity = len(sets[a] & sets[b]) / union if union else 0.0
-        if similarity >= threshold:
-            out.append(Similar((a, b), similarity))
+    for a, lines in sets.items():  # one file's candidates at a time: no table of all pairs
+        counts: dict[str, int] = defaultdict(int)
+        for line in lines:
+            files = postings.get(line)
+            if files is not None and 2 <= len(files) <= MAX_SHARED:
+                for b in files:
+                    if b > a:
+                        counts[b] += 1
+        for b, shared in counts.items():
+            most = shared + min(short[a], short[b]) + min(common[a], common[b])
+            if most < threshold * max(len(lines), len(sets[b])):
+                continue
+            if frozenset((a, b)) in skip:
+                continue
+            union = len(lines | sets[b])
+            similarity = len(lines & sets[b]) / union if union else 0.0
+            if similarity >= threshold:
+                out.append(Similar((a, b), similarity))
     return sorted(out, key=lambda s: (-s.similarity, s.files))

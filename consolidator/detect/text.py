@@ -21,11 +21,20 @@ _TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 
 
 @lru_cache(maxsize=65536)
-def tokens(text: str) -> tuple[str, ...]:
-    """Words (Latin) and single characters (CJK), case-folded."""
+def joined_tokens(text: str) -> str:
+    """The tokens of ``text`` joined by single spaces (a line's words, as one string).
+
+    Memories repeat lines, so this is cached; one string per line keeps the cache small.
+    """
     # ASCII text is its own NFKC form, and its case-folding is lower-casing: skip the work.
     folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-    return tuple(_TOKEN.findall(folded))
+    return " ".join(_TOKEN.findall(folded))
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """Words (Latin) and single characters (CJK), case-folded."""
+    joined = joined_tokens(text)
+    return tuple(joined.split(" ")) if joined else ()
 
 
 _BULLET_HEADS = frozenset("-*+•·0123456789")
@@ -36,7 +45,7 @@ def normal_line(line: str) -> str:
     head = line[:1]
     if head in _BULLET_HEADS or head.isspace() or line[1:2] in (".", ")"):
         line = _BULLET.sub("", line)
-    return " ".join(tokens(line))
+    return joined_tokens(line)
 
 
 def normal_set(body: str) -> frozenset[str]:

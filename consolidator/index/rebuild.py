@@ -99,24 +99,49 @@ def pointer_line(memory: Memory, limit: int) -> str:
     return head + " — " + _shorten(hook, max(limit - len(head) - 3, 1))
 
 
-def _renamed(
-    line: IndexLine, target: str, unpointed: Iterable[Memory]
-) -> Memory | None:
-    """The one live, unpointed memory a pointer to the missing ``target`` most likely means."""
-    stem = _norm(target.rsplit("/", 1)[-1][:-3])
-    title = _norm(link_title(line.text))
-    hook = _norm(split_pointer(line.text)[2])
-    hits = []
-    for memory in unpointed:
-        mstem = _norm(memory.stem)
-        if (
-            _norm(memory.name) in (stem, title)
-            or mstem.startswith(stem + " ")
-            or stem.startswith(mstem + " ")
-            or (hook and _norm(memory.description) == hook)
-        ):
-            hits.append(memory)
-    return hits[0] if len(hits) == 1 else None
+class _Renames:
+    """Which live memory a pointer to a missing file most likely means, looked up by the
+    memories' normalised names, stems (and their leading words) and descriptions, so a large
+    index with many dangling pointers costs one pass over the memories, not one per pointer.
+    """
+
+    def __init__(self, live: Mapping[str, Memory]) -> None:
+        self.by_name: dict[str, list[Memory]] = {}
+        self.by_stem: dict[str, list[Memory]] = {}
+        self.by_stem_head: dict[str, list[Memory]] = {}  # each proper leading-word run
+        self.by_description: dict[str, list[Memory]] = {}
+        for memory in live.values():
+            self.by_name.setdefault(_norm(memory.name), []).append(memory)
+            stem = _norm(memory.stem)
+            self.by_stem.setdefault(stem, []).append(memory)
+            for head in _leading_runs(stem):
+                self.by_stem_head.setdefault(head, []).append(memory)
+            self.by_description.setdefault(_norm(memory.description), []).append(memory)
+
+    def find(self, line: IndexLine, target: str, linked: set[str]) -> Memory | None:
+        """The one memory no line links to yet that matches the pointer, else ``None``.
+
+        It matches when its name is the target's stem or the link's title, when either stem
+        is the other's leading words, or when its description is the pointer's hook.
+        """
+        stem = _norm(target.rsplit("/", 1)[-1][:-3])
+        title = _norm(link_title(line.text))
+        hook = _norm(split_pointer(line.text)[2])
+        candidates = [
+            *self.by_name.get(stem, ()),
+            *self.by_name.get(title, ()),
+            *self.by_stem_head.get(stem, ()),
+            *(m for head in _leading_runs(stem) for m in self.by_stem.get(head, ())),
+            *(self.by_description.get(hook, ()) if hook else ()),
+        ]
+        hits = {m.file: m for m in candidates if m.file not in linked}
+        return next(iter(hits.values())) if len(hits) == 1 else None
+
+
+def _leading_runs(words: str) -> list[str]:
+    """``"a b c"`` -> ``["a", "a b"]``: every proper run of leading words."""
+    parts = words.split(" ")
+    return [" ".join(parts[:n]) for n in range(1, len(parts))]
 
 
 def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
@@ -204,6 +229,7 @@ def plan_index(
     pointed = {
         line.target for line in lines if line.target in present and line.target not in redirects
     }
+    renames: _Renames | None = None
     for i, line in enumerate(lines):
         new_text = line.text
         for linked_file in line.targets:
@@ -214,8 +240,8 @@ def plan_index(
             lines[i] = line = classify(new_text)
         target = line.target
         if target is not None and target not in present:
-            unpointed = [m for f, m in live.items() if f not in linked]
-            match = _renamed(line, target, unpointed)
+            renames = renames or _Renames(live)
+            match = renames.find(line, target, linked)
             if match is None:
                 removed.append(target)
                 lines[i] = IndexLine("", "drop")
@@ -252,18 +278,25 @@ def plan_index(
     #    memory listed in a topic memory the index points to is indexed already.
     linked = _reachable({t for line in lines for t in line.targets}, live)
     added: list[str] = []
+    section_ends: dict[str, int] = {}  # type -> where its next new line goes
     for memory in sorted(live.values(), key=lambda m: (m.type or "~", m.file)):
         if memory.file in linked:
             continue
         new_line = classify(pointer_line(memory, limits.max_line_chars))
         mtype = memory.type if memory.type in MEMORY_TYPES else "other"
-        at = _type_heading(lines, mtype)
-        if at is None:
-            if lines and lines[-1].kind != "blank":
-                lines.append(IndexLine("", "blank"))
-            lines.append(classify(f"## {mtype.capitalize()}"))
-            at = len(lines) - 1
-        lines.insert(_section_end(lines, at), new_line)
+        end = section_ends.get(mtype)
+        if end is None:
+            at = _type_heading(lines, mtype)
+            if at is None:
+                if lines and lines[-1].kind != "blank":
+                    lines.append(IndexLine("", "blank"))
+                lines.append(classify(f"## {mtype.capitalize()}"))
+                at = len(lines) - 1
+            end = _section_end(lines, at)
+        lines.insert(end, new_line)
+        # Every section at or after the new line moves down by one.
+        section_ends = {t: e + 1 if e >= end else e for t, e in section_ends.items()}
+        section_ends[mtype] = end + 1
         added.append(memory.file)
         linked.add(memory.file)
 

@@ -1,0 +1,283 @@
+"""Every benchmark and the quality evaluation in one run, printed as one table.
+
+    python bench/all.py [--quick] [--runs 3] [--seed 0] [--output FILE]
+
+Speed (each ratio measured side by side in this run, every command a fresh process):
+  - a cold `report` at 10,000 memories (fresh state dir) against python-frontmatter merely
+    parsing the same files;
+  - a warm `report` on the unchanged directory, reusing the plan the state dir kept;
+  - cold `report` at 1,000, 10,000 and 100,000 memories: growth per 10x, and peak memory;
+  - `run --force` at 10,000 (on a copy);
+  - a pass over 100 roots whose gates are closed at G4, against `consolidator --help`.
+Quality on the labelled 1,000-memory set, offline backend (bench/quality.py).
+Then a profile of the cold report at 10,000: time per phase and the costliest functions.
+
+--quick skips the 100,000-memory directory (generating it takes about a minute and its
+report a few more). Generated directories are kept in bench/out/ and reused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import platform
+import pstats
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import closed_gates
+import quality
+from report_vs_frontmatter import PARSE_SCRIPT, consolidator_command, memory_dir_for
+
+
+@dataclass
+class Sample:
+    seconds: float
+    peak_mb: float
+
+
+@dataclass
+class Row:
+    measure: str
+    result: str
+    target: str = ""
+    met: bool | None = None
+
+    def cells(self) -> list[str]:
+        verdict = {True: "met", False: "**missed**", None: ""}[self.met]
+        return [self.measure, self.result, self.target, verdict]
+
+
+def measure(command: list[str]) -> Sample:
+    """Wall time and peak resident memory of one fresh process."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        assert proc.stderr is not None
+        raise SystemExit(f"{' '.join(command)} failed:\n{proc.stderr.read().decode()}")
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    return Sample(seconds, usage.ru_maxrss * scale / 1e6)
+
+
+def best(samples: list[Sample]) -> Sample:
+    return Sample(min(s.seconds for s in samples), max(s.peak_mb for s in samples))
+
+
+def report_command(memory_dir: Path, state: Path, output: Path) -> list[str]:
+    return [*consolidator_command(), "report", "--format", "json", "--output", str(output),
+            "--memory-dir", str(memory_dir), "--state-dir", str(state)]
+
+
+def cold_report(memory_dir: Path, work: Path) -> Sample:
+    state = Path(tempfile.mkdtemp(prefix="state-", dir=work))
+    return measure(report_command(memory_dir, state, work / "report.json"))
+
+
+def generated(count: int, seed: int) -> Path:
+    return memory_dir_for((BENCH / "out" / f"memories-{count}-seed{seed}").resolve(), count, seed)
+
+
+def ratio_row(measure_text: str, ours: float, theirs: float, target: float,
+              against: str) -> Row:
+    value = ours / theirs
+    return Row(measure_text, f"{ours:.2f} s vs {theirs:.2f} s ({against}) = {value:.2f}x",
+               f"<= {target}x", value <= target)
+
+
+def speed(args: argparse.Namespace, work: Path) -> list[Row]:
+    rows: list[Row] = []
+    ten_k = generated(10_000, args.seed)
+    parse = [sys.executable, "-c", PARSE_SCRIPT, str(ten_k)]
+    cold: list[Sample] = []
+    warm: list[Sample] = []
+    parsed: list[Sample] = []
+    for i in range(args.runs):
+        print(f"10k: round {i + 1}/{args.runs}: cold report, warm report, frontmatter ...",
+              flush=True)
+        state = Path(tempfile.mkdtemp(prefix="state-", dir=work))
+        output = work / "report.json"
+        cold.append(measure(report_command(ten_k, state, output)))
+        warm.append(measure(report_command(ten_k, state, output)))
+        parsed.append(measure(parse))
+    c, w, p = best(cold), best(warm), best(parsed)
+    rows.append(ratio_row("cold `report`, 10k memories, vs python-frontmatter parsing them",
+                          c.seconds, p.seconds, 1.5, "frontmatter"))
+    rows.append(ratio_row("warm `report` (unchanged directory, plan reused from the state dir)",
+                          w.seconds, p.seconds, 0.5, "frontmatter"))
+
+    sizes = [1_000, 10_000] + ([] if args.quick else [100_000])
+    times: dict[int, Sample] = {10_000: c}
+    for count in sizes:
+        if count in times:
+            continue
+        print(f"{count}: cold report ...", flush=True)
+        directory = generated(count, args.seed)
+        runs = args.runs if count < 100_000 else 1
+        times[count] = best([cold_report(directory, work) for _ in range(runs)])
+    for small, big in zip(sizes, sizes[1:], strict=False):
+        grown = times[big].seconds / times[small].seconds
+        rows.append(Row(f"growth of a cold `report`, {small:,} -> {big:,} memories",
+                        f"{times[small].seconds:.2f} s -> {times[big].seconds:.2f} s = "
+                        f"{grown:.1f}x", "<= 12x", grown <= 12))
+    limits = {10_000: 400.0, 100_000: 1000.0}
+    for count in sizes:
+        peak = times[count].peak_mb
+        target = limits.get(count)
+        rows.append(Row(f"peak memory of a cold `report`, {count:,} memories", f"{peak:.0f} MB",
+                        f"<= {target:.0f} MB" if target else "",
+                        peak <= target if target else None))
+
+    print("10k: run --force on a copy ...", flush=True)
+    copy = work / "run-copy"
+    shutil.copytree(ten_k.parent, copy, symlinks=True)
+    forced = measure([*consolidator_command(), "run", "--force", "--memory-dir",
+                      str(copy / ten_k.name), "--project-root", str(copy / "project"),
+                      "--state-dir", str(work / "run-state")])
+    rows.append(Row("`run --force`, 10k memories (plan, merge, archive, rewrite, index)",
+                    f"{forced.seconds:.2f} s, peak {forced.peak_mb:.0f} MB"))
+    shutil.rmtree(copy, ignore_errors=True)
+
+    print("closed gates: 100 roots ...", flush=True)
+    rows.extend(closed_gate_rows(work, args.runs))
+    return rows
+
+
+def closed_gate_rows(work: Path, repeat: int) -> list[Row]:
+    base = work / "closed"
+    closed_gates.build(base, 100, 300, 100)
+    config = base / "config.toml"
+    config.write_text(f'[memory]\nroots = ["{base}/projects/*/memory"]\n', encoding="utf-8")
+    env = {**os.environ, "CONSOLIDATOR_STATE_DIR": str(base / "state")}
+    exe = consolidator_command()
+    help_s = closed_gates.best([*exe, "--help"], env, repeat)
+    run_s = closed_gates.best([*exe, "run", "--config", str(config)], env, repeat)
+    floor_s = closed_gates.best([sys.executable, "-c", closed_gates.FLOOR,
+                                 str(base / "projects")], env, repeat)
+    shutil.rmtree(base, ignore_errors=True)
+    return [
+        ratio_row("a pass over 100 roots closed at G4, vs `consolidator --help`", run_s, help_s,
+                  1.5, "--help"),
+        Row("  of which the floor: stat of the 40,000 files G3 (idle) must see",
+            f"{floor_s:.2f} s = {floor_s / help_s:.2f}x --help"),
+    ]
+
+
+def quality_rows(seed: int) -> list[Row]:
+    print("quality: 1,000 labelled memories, report then 10 runs ...", flush=True)
+    found = quality.evaluate(1000, seed, 10)
+    rows = []
+    for key, value in found.items():
+        if key == "memories":
+            continue
+        name, _, target = key.partition(" (target ")
+        rows.append(Row(name, value, target.rstrip(")"), _meets(value, target.rstrip(")"))))
+    return rows
+
+
+def _meets(value: str, target: str) -> bool | None:
+    if not target:
+        return None
+    number = float(value.split("%")[0].split("/")[0].split()[0])
+    bound = float(target.lstrip("<>= ").rstrip("%"))
+    if target.startswith(">="):
+        return number >= bound
+    if target.startswith("<="):
+        return number <= bound
+    return number == bound
+
+
+def profile(seed: int, work: Path) -> str:
+    """Time per phase and the costliest functions of one cold report at 10k, in process."""
+    from consolidator import phases
+    from consolidator.cli import main
+
+    spent: dict[str, float] = {}
+
+    def timed(name: str, phase: Callable[..., None]) -> Callable[..., None]:
+        def run(work_: object) -> None:
+            started = time.perf_counter()
+            phase(work_)
+            spent[name] = spent.get(name, 0.0) + time.perf_counter() - started
+        return run
+
+    original = phases.PHASES
+    phases.PHASES = tuple((name, timed(name, fn)) for name, fn in original)
+    state = Path(tempfile.mkdtemp(prefix="state-", dir=work))
+    profiler = cProfile.Profile()
+    try:
+        profiler.enable()
+        main(["report", "--format", "json", "--output", str(work / "profiled.json"),
+              "--memory-dir", str(generated(10_000, seed)), "--state-dir", str(state)])
+        profiler.disable()
+    finally:
+        phases.PHASES = original
+    out = io.StringIO()
+    out.write("time per phase (profiled, so slower than above): "
+              + ", ".join(f"{k} {v:.2f} s" for k, v in spent.items()) + "\n\n")
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("tottime").print_stats(12)
+    return out.getvalue()
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            model = next((line.split(":", 1)[1].strip() for line in fh
+                          if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return (f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}, "
+            f"{platform.system()} {platform.release()}")
+
+
+def table(rows: list[Row]) -> str:
+    lines = ["| measure | result | target | |", "|---|---|---|---|"]
+    lines += ["| " + " | ".join(r.cells()) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="skip 100,000 memories")
+    parser.add_argument("--runs", type=int, default=3, help="rounds of each timing, best kept")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--output", type=Path, help="also write the table (Markdown) here")
+    parser.add_argument("--no-profile", action="store_true")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    work = Path(tempfile.mkdtemp(prefix="bench-all-"))
+    try:
+        rows = speed(args, work) + quality_rows(args.seed)
+        profiled = "" if args.no_profile else profile(args.seed, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    text = (f"Measured on {machine()}; `python bench/all.py"
+            f"{' --quick' if args.quick else ''}` took {time.perf_counter() - started:.0f} s.\n\n"
+            + table(rows) + "\n")
+    print()
+    print(text)
+    if profiled:
+        print(profiled)
+    if args.output:
+        args.output.write_text(text + ("\n```\n" + profiled + "```\n" if profiled else ""),
+                               encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -47,8 +47,12 @@ class RootContext:
 
     @property
     def project(self) -> ProjectRoot:
-        """The project root (found lazily: it may read a transcript, which gates never do)."""
-        return project_root(self.project_flag, self.cfg, self.transcripts)
+        """The project root, found once per run (lazily: it may read a transcript, which
+        gates never do)."""
+        if "project" not in self.memo:
+            self.memo["project"] = project_root(self.project_flag, self.cfg, self.transcripts)
+        found: ProjectRoot = self.memo["project"]
+        return found
 
     @property
     def now_ns(self) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import glob
 import hashlib
 import json
@@ -111,7 +110,6 @@ class ProjectRoot:
     source: str  # "flag", "config", "transcript" or why there is none
 
 
-@functools.lru_cache(maxsize=256)
 def project_root(cli_value: str | None, cfg: Config, transcripts: Path) -> ProjectRoot:
     """The project folder that memories' paths are checked against, if one is known."""
     if cli_value:

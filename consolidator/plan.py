@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from consolidator.index.rebuild import IndexPlan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LlmUsage:
     """What one root's run spent on the model."""
 
@@ -22,7 +22,7 @@ class LlmUsage:
     output_tokens: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MemoryInfo:
     file: str
     name: str
@@ -33,14 +33,14 @@ class MemoryInfo:
     warnings: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Duplicate:
     files: tuple[str, ...]
     keep: str
     similarity: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Conflict:
     files: tuple[str, str]
     newer: str
@@ -48,14 +48,14 @@ class Conflict:
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Stale:
     file: str
     age_days: int
     reasons: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Action:
     """One change to memory files: ``merge``, ``create``, ``archive`` or ``rewrite``."""
 
@@ -65,7 +65,7 @@ class Action:
     sources: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Plan:
     memories: tuple[MemoryInfo, ...] = ()
     duplicates: tuple[Duplicate, ...] = ()
@@ -99,7 +99,7 @@ class Plan:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Edit:
     """New content for one memory: its body, maybe its description, and its mtime."""
 

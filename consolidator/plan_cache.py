@@ -23,8 +23,9 @@ import hashlib
 import os
 import pickle
 import stat as stat_mod
+import time
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from consolidator import __version__
@@ -59,8 +60,9 @@ def key(ctx: RootContext) -> str | None:
     if not ctx.dry_run or not _offline(ctx):
         return None
     digest = hashlib.blake2b(digest_size=20)
-    digest.update(repr((FORMAT, __version__, str(ctx.root), ctx.cfg, ctx.project.path,
-                        _code_stamp())).encode())
+    project = ctx.project
+    digest.update(repr((FORMAT, __version__, str(ctx.root), ctx.cfg, project.path,
+                        project.source, _local_time(), _code_stamp())).encode())
     lines = [f"{rel}\0{problem}\n" if problem is not None or st is None else _stat_line(rel, st)
              for rel, problem, st in ctx.listing()]
     digest.update("".join(lines).encode("utf-8", "surrogateescape"))
@@ -122,12 +124,12 @@ def save(ctx: RootContext, fingerprint: str | None, snapshot: Snapshot, plan: Pl
 
 def valid_until_ns(ctx: RootContext, snapshot: Snapshot) -> int:
     """The first moment the plan could read differently with no file changed."""
-    tomorrow = datetime.combine(ctx.now.date() + timedelta(days=1), time(), ctx.now.tzinfo)
+    tomorrow = datetime.combine(ctx.now.date() + timedelta(days=1), datetime.min.time(), ctx.now.tzinfo)
     until = epoch_ns(tomorrow)  # a deadline passes when the date changes
     window = ctx.now_ns - ctx.hot_after_ns
     for memory in snapshot.memories:
         if memory.stat.mtime_ns > ctx.hot_after_ns:
-            until = min(until, memory.stat.mtime_ns + window + 1)  # it cools down
+            until = min(until, memory.stat.mtime_ns + window)  # it cools down
     return until
 
 
@@ -167,7 +169,7 @@ def _offline(ctx: RootContext) -> bool:
 
 
 def _read(path: Path) -> Cached | None:
-    """The cache file, if it is ours, private, and of this format."""
+    """The cache file, if it is ours, private, whole and of this format."""
     try:
         with open(path, "rb") as src:
             st = os.fstat(src.fileno())
@@ -175,12 +177,20 @@ def _read(path: Path) -> Cached | None:
                     or not stat_mod.S_ISREG(st.st_mode)):
                 return None  # not written by this user alone: never unpickle it
             cached = pickle.load(src)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError,
-            TypeError, ValueError, IndexError):
-        return None
-    if not isinstance(cached, Cached) or cached.format != FORMAT:
+        if not (isinstance(cached, Cached) and cached.format == FORMAT
+                and isinstance(cached.key, str) and isinstance(cached.made_ns, int)
+                and isinstance(cached.valid_until_ns, int)
+                and isinstance(cached.project_paths, dict)
+                and isinstance(cached.plan, Plan) and isinstance(cached.snapshot, Snapshot)):
+            return None
+    except Exception:  # noqa: BLE001 - a damaged cache of any kind is only a cache miss
         return None
     return cached
+
+
+def _local_time() -> tuple[object, ...]:
+    """The local time zone: relative dates resolve against a file's local date."""
+    return (os.environ.get("TZ"), time.timezone, time.altzone, time.daylight, time.tzname)
 
 
 def _stat_line(rel: str, st: os.stat_result) -> str:

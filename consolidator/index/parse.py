@@ -20,7 +20,7 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SEPARATORS = (" — ", " – ", " -- ", " - ", ": ", "; ", " | ")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexLine:
     """One line of MEMORY.md, without its line ending."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -40,7 +41,7 @@ class ParseError(ValueError):
     """The file cannot be read as a memory; the message says why."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FieldSpan:
     """Where one scalar value sits in ``head``: line number, columns, quoting."""
 
@@ -50,7 +51,7 @@ class FieldSpan:
     quote: str  # "", "'" or '"'
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Document:
     """A memory file's text, split so that it can be edited without reformatting."""
 
@@ -188,6 +189,7 @@ def _read_lines(inner: str, first_line: int) -> Fields | None:
         scalar = _plain_or_quoted(value_text)
         if scalar is None:
             return None
+        key = sys.intern(key)  # the same few keys in every file: keep one copy of each
         fields[key] = scalar[0]
         spans[key] = FieldSpan(first_line + offset, match.start(group), match.end(group), scalar[1])
     return fields, spans

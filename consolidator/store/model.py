@@ -11,7 +11,7 @@ INDEX_NAME = "MEMORY.md"
 MEMORY_TYPES = ("user", "feedback", "project", "reference")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileStat:
     """One file as scanned: where, how big, when, and its bytes' hash."""
 
@@ -22,7 +22,7 @@ class FileStat:
     sha256: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Memory:
     """A file with parseable frontmatter: the only kind ever merged, archived or rewritten."""
 
@@ -54,7 +54,7 @@ class Memory:
         return self.doc.body
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unparsed:
     """A file that is reported and left byte for byte alone."""
 
@@ -63,7 +63,7 @@ class Unparsed:
     stat: FileStat | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexFile:
     """``MEMORY.md`` as scanned; ``text`` is ``None`` when it is missing or unreadable."""
 
@@ -73,7 +73,7 @@ class IndexFile:
     bom: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """Everything the scan read from one root."""
 

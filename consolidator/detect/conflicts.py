@@ -2,10 +2,10 @@
 
 ``The dev database listens on port 5432`` against ``... port 6432``; ``use pnpm`` against
 ``use npm``; ``deploy on Wednesday`` against ``deploy on Thursday``; ``always`` against
-``never``. Two indexes find them in linear time: one keyed by a line with each single token
-blanked out (catches any one-word difference), one keyed by a line with every value token
-(numbers, weekdays, months, package managers, always/never) replaced by its class (catches
-lines that differ only in values). Conflicts are reported, never merged offline.
+``never``; ``node v18`` against ``node v20``. One index finds them in linear time: each
+line is keyed by its tokens with every value (numbers, weekdays, months, package managers,
+always/never, words with digits) replaced by its class, so lines that differ only in
+values share a key. Conflicts are reported, never merged offline.
 """
 
 from __future__ import annotations
@@ -37,8 +37,14 @@ _STOP = frozenset(
     ["a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "was", "be", "it", "this", "that", "with", "as", "by", "from", "we", "you", "i", "our", "my"]
 )
 def _value_class(token: str) -> str:
-    """The class a value token stands for (``<num>``, ``<weekday>``…), else the token."""
-    return _CLASSES.get(token) or ("<num>" if token.isdigit() else token)
+    """The class a value token stands for (``<num>``, ``<weekday>``…; ``<id>`` for a word
+    with digits in it: ``v18``, ``es2020``, ``hunter2``), else the token."""
+    known = _CLASSES.get(token)
+    if known is not None:
+        return known
+    if token.isdigit():
+        return "<num>"
+    return token if token.isalpha() else "<id>"
 
 
 def _differs(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str] | None:
@@ -76,20 +82,17 @@ def find_conflicts(
             # Only a value may differ — a number, a version, a known alternative: two lines
             # that differ in an ordinary word are about different things. A line with no
             # value cannot conflict, and costs nothing more.
-            values = [i for i, t in enumerate(toks) if t in _CLASSES or not t.isalpha()]
-            if not values:
+            if all(t not in _CLASSES and t.isalpha() for t in toks):
                 continue
             entry = (file, line)
-            keys = [hash(("C", *[_value_class(t) for t in toks]))]
-            keys += [hash((i, *toks[:i], "", *toks[i + 1 :])) for i in values]
-            for key in keys:
-                seen = first.setdefault(key, entry)
-                if seen is not entry:
-                    postings = shared.get(key)
-                    if postings is None:
-                        shared[key] = [seen, entry]
-                    elif len(postings) <= MAX_POSTINGS:
-                        postings.append(entry)
+            key = hash(tuple(_value_class(t) for t in toks))
+            seen = first.setdefault(key, entry)
+            if seen is not entry:
+                postings = shared.get(key)
+                if postings is None:
+                    shared[key] = [seen, entry]
+                elif len(postings) <= MAX_POSTINGS:
+                    postings.append(entry)
     found: dict[frozenset[str], tuple[str, str]] = {}
     for entries in shared.values():
         if len(entries) > MAX_POSTINGS:

@@ -15,10 +15,10 @@ from consolidator.detect.duplicates import (
     Similar,
     find_duplicates,
     find_similar,
-    line_sets,
 )
 from consolidator.detect.links import name_table, repoint
-from consolidator.detect.stale import ProjectPaths, StaleFinding, find_stale
+from consolidator.detect.perfile import Findings, study_all
+from consolidator.detect.stale import ProjectPaths, StaleFinding
 from consolidator.detect.text import words_covered
 from consolidator.freshness import age_days, age_warning, freshness_text
 from consolidator.index.parse import LINK_RE, WIKI_RE, resolve_link
@@ -30,8 +30,13 @@ from consolidator.store.model import MEMORY_TYPES, Memory, Snapshot
 from consolidator.store.scan import MAX_FILE_BYTES
 
 
-def memory_warnings(memory: Memory, days: int, duplicate_names: set[str]) -> list[str]:
-    """Every warning about one memory, Claude Code's age note first."""
+def memory_warnings(
+    memory: Memory, days: int, duplicate_names: set[str], secrets: list[str] | None = None
+) -> list[str]:
+    """Every warning about one memory, Claude Code's age note first.
+
+    ``secrets``: what :func:`redact.find` says of the memory, if the caller knows already.
+    """
     warnings = []
     note = age_warning(days)
     if note:
@@ -46,15 +51,19 @@ def memory_warnings(memory: Memory, days: int, duplicate_names: set[str]) -> lis
         warnings.append("frontmatter is not valid YAML; read leniently")
     if memory.name in duplicate_names:
         warnings.append(f"name {memory.name!r} is also used by another memory")
-    secrets = redact.find(memory.doc.head + memory.body)
+    if secrets is None:
+        secrets = redact.find(memory.doc.head + memory.body)
     if secrets:
         warnings.append(f"holds what looks like a secret ({', '.join(secrets)}); it is "
                         "redacted before any text is sent to an API")
     return warnings
 
 
-def describe(snapshot: Snapshot, now: datetime) -> tuple[MemoryInfo, ...]:
+def describe(
+    snapshot: Snapshot, now: datetime, findings: dict[str, Findings] | None = None
+) -> tuple[MemoryInfo, ...]:
     """Each memory's age, freshness and warnings."""
+    findings = findings or {}
     names = Counter(m.name for m in snapshot.memories)
     shared = {name for name, count in names.items() if count > 1}
     infos = []
@@ -68,7 +77,10 @@ def describe(snapshot: Snapshot, now: datetime) -> tuple[MemoryInfo, ...]:
                 mtime_ns=memory.stat.mtime_ns,
                 age_days=days,
                 freshness=freshness_text(days),
-                warnings=tuple(memory_warnings(memory, days, shared)),
+                warnings=tuple(memory_warnings(
+                    memory, days, shared,
+                    found.secrets if (found := findings.get(memory.file)) else None,
+                )),
             )
         )
     return tuple(infos)
@@ -132,18 +144,16 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
     if ctx.project.path is None:
         notes.append(f"path check skipped: {ctx.project.source}")
 
-    sets = line_sets(snapshot.memories)
+    project = ctx.project.path
+    if paths is None and project is not None:
+        paths = ProjectPaths(project)
+    findings = study_all(snapshot.memories, now, paths)
+    sets = {file: found.lines for file, found in findings.items()}
     clusters = find_duplicates(snapshot.memories, sets)
     pairs = {frozenset((a, b)) for c in clusters for a in c.files for b in c.files if a != b}
     conflicts = find_conflicts(snapshot.memories, skip=pairs, sets=sets)
-    relative = {
-        m.file: find_relative(m.body, datetime.fromtimestamp(m.stat.mtime_ns / 1e9))
-        for m in snapshot.memories
-    }
-    project = paths if paths is not None else ctx.project.path
-    stale = [
-        s for m in snapshot.memories if (s := find_stale(m, now, project, relative[m.file]))
-    ]
+    relative = {file: found.relative for file, found in findings.items()}
+    stale = [found.stale for found in findings.values() if found.stale is not None]
 
     actions: list[Action] = []
     edits: dict[str, Edit] = {}
@@ -208,7 +218,7 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
         notes.append(f"similar but not mergeable offline: {pair.files[0]} ~ {pair.files[1]} "
                      f"({pair.similarity:.2f})")
     return Plan(
-        memories=describe(snapshot, now),
+        memories=describe(snapshot, now, findings),
         duplicates=tuple(Duplicate(c.files, c.keep, c.similarity) for c in clusters),
         conflicts=tuple(conflicts),
         stale=tuple(

@@ -1,0 +1,116 @@
+"""What detect learns from each memory on its own, on both cores when that pays.
+
+Most of a plan's time goes into reading each memory by itself: its normal-form lines, its
+relative dates, its stale evidence, the secrets it holds. None of that depends on another
+memory, so a large root is split in two: a forked helper process takes one half while this
+process does the other. Only the findings travel back; the memories are shared with the
+helper by the fork itself.
+
+The split happens only where it is safe and worth it: on Linux (fork is the start method
+there), with at least two usable cores, for at least ``SPLIT_AT`` memories, and only from a
+process with no other thread (the `serve` scheduler runs jobs on threads, and a background
+service had better stay on one core anyway). On any trouble with the helper the work is
+simply done here, in full.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from pickle import PicklingError
+
+from consolidator.detect.dates import RelativeDate, find_relative
+from consolidator.detect.stale import ProjectPaths, StaleFinding, find_stale
+from consolidator.detect.text import normal_set
+from consolidator.llm import redact
+from consolidator.store.model import Memory
+
+SPLIT_AT = 2000  # below this a fork costs more than it saves
+
+
+@dataclass(frozen=True, slots=True)
+class Findings:
+    """One memory, studied on its own."""
+
+    lines: frozenset[str]  # its normal-form lines
+    relative: list[RelativeDate]  # relative dates, resolved against its mtime
+    stale: StaleFinding | None
+    secrets: list[str]  # kinds of credential it seems to hold
+
+
+def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findings:
+    written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
+    relative = find_relative(memory.body, written)
+    return Findings(
+        lines=normal_set(memory.body),
+        relative=relative,
+        stale=find_stale(memory, now, project, relative),
+        secrets=redact.find(memory.doc.head + memory.body),
+    )
+
+
+def study_all(
+    memories: Sequence[Memory], now: datetime, project: ProjectPaths | None
+) -> dict[str, Findings]:
+    """Every memory's findings, in the order given; ``project`` records the paths looked up."""
+    if len(memories) >= SPLIT_AT and can_split():
+        try:
+            return _in_two(memories, now, project)
+        except (OSError, BrokenProcessPool, PicklingError, EOFError):
+            pass  # no helper after all: do it all here
+    return {m.file: study(m, now, project) for m in memories}
+
+
+def can_split() -> bool:
+    """Whether a forked helper is safe and has a core of its own."""
+    if sys.platform != "linux" or threading.active_count() != 1:
+        return False
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except (AttributeError, OSError):
+        return (os.cpu_count() or 1) >= 2
+
+
+# What the helper works on: set just before the fork, so the helper inherits it unpickled.
+_SHARED: tuple[Sequence[Memory], datetime, Path | None] | None = None
+
+
+def _study_part(start: int, stop: int) -> tuple[dict[str, Findings], dict[str, bool]]:
+    """In the helper: findings for ``memories[start:stop]`` and the paths looked up."""
+    assert _SHARED is not None
+    memories, now, root = _SHARED
+    paths = ProjectPaths(root) if root is not None else None
+    found = {m.file: study(m, now, paths) for m in memories[start:stop]}
+    return found, (paths.looked_up if paths is not None else {})
+
+
+def _in_two(
+    memories: Sequence[Memory], now: datetime, project: ProjectPaths | None
+) -> dict[str, Findings]:
+    global _SHARED
+    half = len(memories) // 2
+    _SHARED = (memories, now, project.root if project is not None else None)
+    # A forked child flushes the standard streams when it ends: anything still buffered here
+    # would be written twice.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+            helper = pool.submit(_study_part, half, len(memories))
+            mine = {m.file: study(m, now, project) for m in memories[:half]}
+            theirs, looked_up = helper.result()
+    finally:
+        _SHARED = None
+    if project is not None:
+        for path, missing in looked_up.items():
+            project.looked_up.setdefault(path, missing)
+    mine.update(theirs)
+    return {m.file: mine[m.file] for m in memories}

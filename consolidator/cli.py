@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from consolidator import __version__, pipes
 from consolidator.errors import ConfigError, ConsolidatorError, LockHeld, UsageError
@@ -101,13 +101,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _write(text: str) -> None:
-    """Write a command's result; a reader that went away does not change the exit code."""
+def _write(produce: Callable[[TextIO], None]) -> None:
+    """Write a command's result on stdout; a reader that went away does not change the exit
+    code."""
     try:
-        sys.stdout.write(text)
+        produce(sys.stdout)
         sys.stdout.flush()
     except BrokenPipeError:
         pipes.stdout_closed()
+
+
+def _render(report: Any, result: Any, fmt: str, out: TextIO) -> None:
+    if fmt == "json":
+        report.write_json(result, out)
+    else:
+        out.write(report.to_markdown(result))
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
@@ -176,11 +184,11 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         llm=make_backend(cfg.llm, env, enabled=args.llm),
     )
     result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
-    text = report.to_json(result) if args.format == "json" else report.to_markdown(result)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        with open(args.output, "w", encoding="utf-8") as stream:
+            _render(report, result, args.format, stream)
     else:
-        _write(text)
+        _write(lambda stream: _render(report, result, args.format, stream))
     if not roots:
         print("consolidator: no memory directory found", file=sys.stderr)
     return EXIT_FAILED if result.failed else EXIT_OK
@@ -235,7 +243,7 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if args.json:
         from consolidator import report
 
-        _write(report.to_json(result))
+        _write(lambda out: report.write_json(result, out))
     for root in result.roots:
         if root.status == "failed":
             print(f"consolidator: {root.memory_dir}: {root.error}", file=sys.stderr)

@@ -108,7 +108,7 @@ def save(ctx: RootContext, fingerprint: str | None, snapshot: Snapshot, plan: Pl
         valid_until_ns=valid_until_ns(ctx, snapshot),
         project_paths=dict(project_paths),
         plan=_without_ages(plan),
-        snapshot=dataclasses.replace(snapshot, memories=()),
+        snapshot=snapshot.without_bodies(),
     )
     path = ctx.state / CACHE_FILE
     temp = path.with_name(f".{CACHE_FILE}.{os.getpid()}.tmp")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import io
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from consolidator.freshness import iso
 from consolidator.plan import Plan
@@ -84,19 +86,28 @@ def root_dict(root: RootReport) -> dict[str, Any]:
 
 
 def to_json(report: RunReport) -> str:
+    out = io.StringIO()
+    write_json(report, out)
+    return out.getvalue()
+
+
+def write_json(report: RunReport, out: TextIO) -> None:
+    """The JSON report, written piece by piece: a large root's report is never one string."""
     document = {
         "schema_version": SCHEMA_VERSION,
         "run_id": report.run_id,
         "dry_run": report.dry_run,
         "roots": [root_dict(r) for r in report.roots],
     }
-    return _pretty(document, 0, "") + "\n"
+    _pretty(document, 0, "", out.write)
+    out.write("\n")
 
 
 _compact = json.JSONEncoder(ensure_ascii=False).encode  # the C encoder: no indent
+BATCH = 2000  # list items encoded at once
 
 
-def _pretty(value: Any, depth: int, indent: str) -> str:
+def _pretty(value: Any, depth: int, indent: str, write: Callable[[str], Any]) -> None:
     """JSON a person can read and a large report can afford.
 
     The outer levels are indented; each item of a list deeper down (one memory, one gate, one
@@ -104,15 +115,31 @@ def _pretty(value: Any, depth: int, indent: str) -> str:
     and one memory per line reads as well.
     """
     if not value or not isinstance(value, dict | list):
-        return _compact(value)
+        write(_compact(value))
+        return
     inner = indent + "  "
     if isinstance(value, dict):
         if depth > 3:
-            return _compact(value)
-        items = [f"{inner}{_compact(k)}: {_pretty(v, depth + 1, inner)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
-    lines = _compact_items(value) if depth >= 3 else [_pretty(v, depth + 1, inner) for v in value]
-    return "[\n" + inner + (",\n" + inner).join(lines) + "\n" + indent + "]"
+            write(_compact(value))
+            return
+        for n, (key, item) in enumerate(value.items()):
+            write(("{\n" if n == 0 else ",\n") + inner + _compact(key) + ": ")
+            _pretty(item, depth + 1, inner, write)
+        write("\n" + indent + "}")
+        return
+    separator = ",\n" + inner
+    write("[\n" + inner)
+    if depth >= 3:
+        for start in range(0, len(value), BATCH):
+            if start:
+                write(separator)
+            write(separator.join(_compact_items(value[start : start + BATCH])))
+    else:
+        for n, item in enumerate(value):
+            if n:
+                write(separator)
+            _pretty(item, depth + 1, inner, write)
+    write("\n" + indent + "]")
 
 
 def _compact_items(items: list[Any]) -> list[str]:

@@ -214,6 +214,7 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
             structlog.contextvars.unbind_contextvars("phase")
             if work.snapshot is not None:
                 plan_cache.save(ctx, fingerprint, work.snapshot, work.plan, work.paths_looked_up)
+                work.snapshot = work.snapshot.without_bodies()
         if held is not None:
             held.success(ctx.now_ns)
     except (ConsolidatorError, OSError) as exc:

@@ -85,6 +85,11 @@ class Snapshot:
     def by_file(self) -> dict[str, Memory]:
         return {m.file: m for m in self.memories}
 
+    def without_bodies(self) -> Snapshot:
+        """What a report needs of a finished scan: the index and the unparsed files, not the
+        memories themselves (on a large root they are most of the memory in use)."""
+        return Snapshot(self.root, (), self.unparsed, self.index)
+
     def existing_files(self) -> set[str]:
         """Every ``.md`` file present (parsed or not), relative to the root."""
         return {m.file for m in self.memories} | {u.rel for u in self.unparsed if u.stat}

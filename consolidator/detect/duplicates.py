@@ -12,7 +12,7 @@ number of memories.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from consolidator.detect.text import normal_set
@@ -63,18 +63,15 @@ def find_duplicates(
             rep_of[file] = ordered[0]
 
     # 2. Strict containment between representatives, via the rarest line.
-    postings: dict[str, list[str]] = defaultdict(list)
-    for rep, lines in reps.items():
-        for line in lines:
-            postings[line].append(rep)
+    postings = line_postings(reps.items())
     parent: dict[str, str] = {}
     for rep, lines in reps.items():
-        rarest = min(lines, key=lambda line: len(postings[line]))
-        if len(postings[rarest]) > MAX_POSTINGS:
+        rarest = min(lines, key=lambda line: len(files_of(postings[line])))
+        if len(files_of(postings[rarest])) > MAX_POSTINGS:
             continue
         containers = [
             other
-            for other in postings[rarest]
+            for other in files_of(postings[rarest])
             if other != rep and len(reps[other]) > len(lines) and lines <= reps[other]
         ]
         if containers:
@@ -101,6 +98,32 @@ def find_duplicates(
     return sorted(clusters, key=lambda c: c.keep)
 
 
+def line_postings(
+    sets: Iterable[tuple[str, frozenset[str]]], keep: Callable[[str], bool] | None = None
+) -> dict[str, str | list[str]]:
+    """Each line -> the file that has it, or the list of files once a second one has it.
+
+    Most lines are in one memory only: a list for each would cost more than the sets do.
+    """
+    out: dict[str, str | list[str]] = {}
+    for file, lines in sets:
+        for line in lines:
+            if keep is not None and not keep(line):
+                continue
+            seen = out.setdefault(line, file)
+            if seen is file:
+                continue
+            if isinstance(seen, str):
+                out[line] = [seen, file]
+            else:
+                seen.append(file)
+    return out
+
+
+def files_of(entry: str | list[str]) -> list[str]:
+    return [entry] if isinstance(entry, str) else entry
+
+
 MAX_SHARED = 20  # a line in more memories than this is boilerplate: it pairs nothing
 
 
@@ -121,11 +144,8 @@ def find_similar(
     """Near-duplicates by shared lines: words alone cannot merge these without dropping a
     claim, so the offline backend only reports them; an LLM backend may merge them."""
     sets = sets if sets is not None else line_sets(memories)
-    postings: dict[str, list[str]] = defaultdict(list)
-    for file, lines in sets.items():
-        for line in lines:
-            if line.count(" ") >= 4:  # five words or more: a line that says something
-                postings[line].append(file)
+    # Only lines of five words or more pair memories: a line that says something.
+    postings = line_postings(sets.items(), lambda line: line.count(" ") >= 4)
     # Per file, what its long lines cannot vouch for: short lines, and long lines too common
     # to pair on. Two memories sharing c pairable lines share at most c plus the smaller of
     # those, so most candidate pairs are ruled out without comparing their sets.
@@ -136,14 +156,14 @@ def find_similar(
             files = postings.get(line)
             if files is None:
                 short[file] += 1
-            elif len(files) > MAX_SHARED:
+            elif isinstance(files, list) and len(files) > MAX_SHARED:
                 common[file] += 1
     out = []
     for a, lines in sets.items():  # one file's candidates at a time: no table of all pairs
         counts: dict[str, int] = defaultdict(int)
         for line in lines:
             files = postings.get(line)
-            if files is not None and 2 <= len(files) <= MAX_SHARED:
+            if isinstance(files, list) and len(files) <= MAX_SHARED:
                 for b in files:
                     if b > a:
                         counts[b] += 1

@@ -34,6 +34,7 @@ from consolidator.llm import redact
 from consolidator.store.model import Memory
 
 SPLIT_AT = 2000  # below this a fork costs more than it saves
+PART = 2500  # memories per message from the helper
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,13 +105,16 @@ def _in_two(
     sys.stderr.flush()
     try:
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
-            helper = pool.submit(_study_part, half, len(memories))
-            mine = {m.file: study(m, now, project) for m in memories[:half]}
-            theirs, looked_up = helper.result()
+            # The helper's half comes back in parts, so that no one message is large.
+            parts = [pool.submit(_study_part, start, min(start + PART, len(memories)))
+                     for start in range(half, len(memories), PART)]
+            found = {m.file: study(m, now, project) for m in memories[:half]}
+            for part in parts:
+                theirs, looked_up = part.result()
+                found.update(theirs)
+                if project is not None:
+                    for path, missing in looked_up.items():
+                        project.looked_up.setdefault(path, missing)
     finally:
         _SHARED = None
-    if project is not None:
-        for path, missing in looked_up.items():
-            project.looked_up.setdefault(path, missing)
-    mine.update(theirs)
-    return {m.file: mine[m.file] for m in memories}
+    return {m.file: found[m.file] for m in memories}

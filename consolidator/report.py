@@ -123,7 +123,8 @@ def _pretty(value: Any, depth: int, indent: str, write: Callable[[str], Any]) ->
             write(_compact(value))
             return
         for n, (key, item) in enumerate(value.items()):
-            write(("{\n" if n == 0 else ",\n") + inner + _compact(key) + ": ")
+            name = key if isinstance(key, str) else _compact(key)  # as json.dumps names it
+            write(("{\n" if n == 0 else ",\n") + inner + _compact(name) + ": ")
             _pretty(item, depth + 1, inner, write)
         write("\n" + indent + "}")
         return

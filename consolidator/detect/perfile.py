@@ -21,12 +21,11 @@ import sys
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from pickle import PicklingError
 
+from consolidator import log
 from consolidator.detect.dates import RelativeDate, find_relative
 from consolidator.detect.stale import ProjectPaths, StaleFinding, find_stale
 from consolidator.detect.text import normal_set
@@ -65,8 +64,9 @@ def study_all(
     if len(memories) >= SPLIT_AT and can_split():
         try:
             return _in_two(memories, now, project)
-        except (OSError, BrokenProcessPool, PicklingError, EOFError):
-            pass  # no helper after all: do it all here
+        except Exception as exc:  # noqa: BLE001 - whatever went wrong, do it all here
+            log.get(__name__).warning("helper process failed; studying every memory here",
+                                      error=f"{type(exc).__name__}: {exc}")
     return {m.file: study(m, now, project) for m in memories}
 
 
@@ -101,8 +101,11 @@ def _in_two(
     _SHARED = (memories, now, project.root if project is not None else None)
     # A forked child flushes the standard streams when it ends: anything still buffered here
     # would be written twice.
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass  # no stream (started with it closed), or one that is closed
     try:
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
             # The helper's half comes back in parts, so that no one message is large.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import time
+from datetime import datetime
+from functools import lru_cache
 
 DAY_NS = 86_400 * 1_000_000_000
 
@@ -13,6 +15,7 @@ def age_days(mtime_ns: int, now: datetime) -> int:
     return max(0, (now_ns - mtime_ns) // DAY_NS)
 
 
+@lru_cache(maxsize=4096)
 def freshness_text(days: int) -> str:
     """``today``, ``yesterday`` or ``N days ago``."""
     if days == 0:
@@ -22,6 +25,7 @@ def freshness_text(days: int) -> str:
     return f"{days} days ago"
 
 
+@lru_cache(maxsize=4096)
 def age_warning(days: int) -> str | None:
     """The note Claude Code attaches to memories over a day old."""
     if days <= 1:
@@ -35,5 +39,4 @@ def age_warning(days: int) -> str | None:
 
 def iso(mtime_ns: int) -> str:
     """UTC ISO 8601 with a ``Z``, to the second."""
-    moment = datetime.fromtimestamp(mtime_ns / 1_000_000_000, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime_ns // 1_000_000_000))

@@ -49,8 +49,10 @@ def _value_class(token: str) -> str:
 
 def _differs(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str] | None:
     """The values that differ between two lines of one skeleton, if they are substantive."""
-    left = [x for x, y in zip(a, b) if x != y]
-    right = [y for x, y in zip(a, b) if x != y]
+    # The same change twice in a line ("use pnpm ... pnpm install") is said once.
+    pairs = list(dict.fromkeys((x, y) for x, y in zip(a, b, strict=True) if x != y))
+    left = [x for x, _ in pairs]
+    right = [y for _, y in pairs]
     if not left or all(t in _STOP for t in left + right):
         return None
     return " ".join(left), " ".join(right)

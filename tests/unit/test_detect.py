@@ -261,6 +261,15 @@ def test_memories_that_disagree_on_one_value_are_a_conflict_naming_the_newer(
     assert conflict.reason.index(repr(value_a)) < conflict.reason.index(repr(value_b))
 
 
+def test_a_value_changed_twice_in_one_line_is_named_once() -> None:
+    a = memory("a.md", lines("Install with pnpm, then run pnpm build for the web app."),
+               written=OLD)
+    b = memory("b.md", lines("Install with npm, then run npm build for the web app."),
+               written=NEW)
+    (conflict,) = find_conflicts([a, b])
+    assert conflict.reason == "a.md says 'pnpm' where b.md says 'npm'"
+
+
 def test_conflicting_memories_are_not_duplicates() -> None:
     left, right, _ = CONFLICTS["port"]
     a = memory("a.md", lines(left), written=OLD)

@@ -19,7 +19,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,6 +34,7 @@ from consolidator.store.model import Memory
 
 SPLIT_AT = 2000  # below this a fork costs more than it saves
 PART = 2500  # memories per message from the helper
+CHECK_EVERY = 256  # memories between two checks for a stop
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,16 +59,34 @@ def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findin
 
 
 def study_all(
-    memories: Sequence[Memory], now: datetime, project: ProjectPaths | None
+    memories: Sequence[Memory],
+    now: datetime,
+    project: ProjectPaths | None,
+    check: Callable[[], None] = lambda: None,
 ) -> dict[str, Findings]:
-    """Every memory's findings, in the order given; ``project`` records the paths looked up."""
+    """Every memory's findings, in the order given; ``project`` records the paths looked up.
+
+    ``check`` is called every ``CHECK_EVERY`` memories and may raise to stop (a signal).
+    """
     if len(memories) >= SPLIT_AT and can_split():
         try:
-            return _in_two(memories, now, project)
+            return _in_two(memories, now, project, check)
         except Exception as exc:  # noqa: BLE001 - whatever went wrong, do it all here
             log.get(__name__).warning("helper process failed; studying every memory here",
                                       error=f"{type(exc).__name__}: {exc}")
-    return {m.file: study(m, now, project) for m in memories}
+    return _study_here(memories, now, project, check)
+
+
+def _study_here(
+    memories: Sequence[Memory], now: datetime, project: ProjectPaths | None,
+    check: Callable[[], None],
+) -> dict[str, Findings]:
+    found = {}
+    for n, memory in enumerate(memories):
+        if n % CHECK_EVERY == 0:
+            check()
+        found[memory.file] = study(memory, now, project)
+    return found
 
 
 def can_split() -> bool:
@@ -94,7 +113,8 @@ def _study_part(start: int, stop: int) -> tuple[dict[str, Findings], dict[str, b
 
 
 def _in_two(
-    memories: Sequence[Memory], now: datetime, project: ProjectPaths | None
+    memories: Sequence[Memory], now: datetime, project: ProjectPaths | None,
+    check: Callable[[], None],
 ) -> dict[str, Findings]:
     global _SHARED
     half = len(memories) // 2
@@ -106,18 +126,21 @@ def _in_two(
             stream.flush()
         except (AttributeError, ValueError, OSError):
             pass  # no stream (started with it closed), or one that is closed
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
     try:
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
-            # The helper's half comes back in parts, so that no one message is large.
-            parts = [pool.submit(_study_part, start, min(start + PART, len(memories)))
-                     for start in range(half, len(memories), PART)]
-            found = {m.file: study(m, now, project) for m in memories[:half]}
-            for part in parts:
-                theirs, looked_up = part.result()
-                found.update(theirs)
-                if project is not None:
-                    for path, missing in looked_up.items():
-                        project.looked_up.setdefault(path, missing)
+        # The helper's half comes back in parts, so that no one message is large, and so
+        # that a stop waits for one part at most.
+        parts = [pool.submit(_study_part, start, min(start + PART, len(memories)))
+                 for start in range(half, len(memories), PART)]
+        found = _study_here(memories[:half], now, project, check)
+        for part in parts:
+            check()
+            theirs, looked_up = part.result()
+            found.update(theirs)
+            if project is not None:
+                for path, missing in looked_up.items():
+                    project.looked_up.setdefault(path, missing)
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
         _SHARED = None
     return {m.file: found[m.file] for m in memories}

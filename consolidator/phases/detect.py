@@ -147,11 +147,13 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
     project = ctx.project.path
     if paths is None and project is not None:
         paths = ProjectPaths(project)
-    findings = study_all(snapshot.memories, now, paths)
+    findings = study_all(snapshot.memories, now, paths, ctx.stop.check)
     sets = {file: found.lines for file, found in findings.items()}
     clusters = find_duplicates(snapshot.memories, sets)
+    ctx.stop.check()
     pairs = {frozenset((a, b)) for c in clusters for a in c.files for b in c.files if a != b}
     conflicts = find_conflicts(snapshot.memories, skip=pairs, sets=sets)
+    ctx.stop.check()
     relative = {file: found.relative for file, found in findings.items()}
     stale = [found.stale for found in findings.values() if found.stale is not None]
 

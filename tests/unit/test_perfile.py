@@ -8,6 +8,7 @@ an exception. ``SPLIT_AT`` and ``PART`` are made small so that a root of twenty 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 import threading
@@ -117,9 +118,9 @@ def split(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     real = perfile._in_two
 
-    def spy(memories: Any, now: datetime, project: ProjectPaths | None) -> Any:
+    def spy(memories: Any, now: datetime, project: ProjectPaths | None, check: Any) -> Any:
         calls.append(len(memories))
-        return real(memories, now, project)
+        return real(memories, now, project, check)
 
     monkeypatch.setattr(perfile, "SPLIT_AT", 4)
     monkeypatch.setattr(perfile, "PART", 3)
@@ -270,6 +271,45 @@ def test_a_split_leaves_no_thread_behind_so_the_next_study_splits_too(
     assert split == [len(memories), len(memories)]
     assert first == second
     assert perfile._SHARED is None, "the shared memories are let go after the split"
+
+
+class _Stop(BaseException):
+    """Stands for stop.Stopped: a BaseException, which no fallback may swallow."""
+
+
+def _stop_after(calls: int) -> Any:
+    seen: list[int] = []
+
+    def check() -> None:
+        seen.append(1)
+        if len(seen) > calls:
+            raise _Stop
+
+    return check
+
+
+def test_a_stop_requested_during_a_serial_study_ends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, project = build_root(tmp_path)
+    monkeypatch.setattr(perfile, "SPLIT_AT", SERIAL_AT)
+    monkeypatch.setattr(perfile, "CHECK_EVERY", 2)
+    with pytest.raises(_Stop):
+        perfile.study_all(memories_of(root), NOW, ProjectPaths(project), _stop_after(3))
+
+
+@needs_split
+def test_a_stop_requested_during_a_split_study_ends_it_and_lets_the_helper_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: list[int]
+) -> None:
+    root, project = build_root(tmp_path)
+    monkeypatch.setattr(perfile, "CHECK_EVERY", 2)
+    with pytest.raises(_Stop):
+        perfile.study_all(memories_of(root), NOW, ProjectPaths(project), _stop_after(2))
+    assert split, "the study was split"
+    assert threading.active_count() == 1, "the helper's pool was shut down"
+    assert perfile._SHARED is None
+    assert not multiprocessing.active_children()
 
 
 # --- when not to split --------------------------------------------------------------------------

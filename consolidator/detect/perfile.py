@@ -33,7 +33,7 @@ from consolidator.llm import redact
 from consolidator.store.model import Memory
 
 SPLIT_AT = 2000  # below this a fork costs more than it saves
-PART = 2500  # memories per message from the helper
+PART = 1000  # memories per message from the helper
 CHECK_EVERY = 256  # memories between two checks for a stop
 
 

@@ -1,6 +1,6 @@
 """Every benchmark and the quality evaluation in one run, printed as one table.
 
-    python bench/all.py [--quick] [--runs 3] [--seed 0] [--output FILE]
+    python bench/all.py [--quick] [--runs 3] [--seed 0] [--output FILE] [--no-profile]
 
 Speed (each ratio measured side by side in this run, every command a fresh process):
   - a cold `report` at 10,000 memories (fresh state dir) against python-frontmatter merely
@@ -12,8 +12,9 @@ Speed (each ratio measured side by side in this run, every command a fresh proce
 Quality on the labelled 1,000-memory set, offline backend (bench/quality.py).
 Then a profile of the cold report at 10,000: time per phase and the costliest functions.
 
---quick skips the 100,000-memory directory (generating it takes about a minute and its
-report a few more). Generated directories are kept in bench/out/ and reused.
+--quick skips the 100,000-memory directory (generating it takes about 20 s, its report
+about a minute; it runs once, not --runs times). Generated directories are kept in
+bench/out/ and reused.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import itertools
 import os
 import platform
 import pstats
@@ -128,7 +130,7 @@ def speed(args: argparse.Namespace, work: Path) -> list[Row]:
         directory = generated(count, args.seed)
         runs = args.runs if count < 100_000 else 1
         times[count] = best([cold_report(directory, work) for _ in range(runs)])
-    for small, big in zip(sizes, sizes[1:], strict=False):
+    for small, big in itertools.pairwise(sizes):
         grown = times[big].seconds / times[small].seconds
         rows.append(Row(f"growth of a cold `report`, {small:,} -> {big:,} memories",
                         f"{times[small].seconds:.2f} s -> {times[big].seconds:.2f} s = "
@@ -242,7 +244,7 @@ def machine() -> str:
     except OSError:
         pass
     return (f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}, "
-            f"{platform.system()} {platform.release()}")
+            f"{platform.system()}")
 
 
 def table(rows: list[Row]) -> str:

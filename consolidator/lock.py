@@ -1,4 +1,4 @@
-"""The root's lock, shared with Claude Code's own consolidation (CONTRACT §4).
+"""The root's lock, shared with Claude Code's own consolidation.
 
 Two layers: a non-blocking ``filelock`` on ``<root>/.consolidate.flock`` excludes other
 consolidator processes for the whole read–decide–write window; Claude Code's

@@ -1,4 +1,4 @@
-"""Where config, state, roots, transcripts and the project root are found (CONTRACT §7)."""
+"""Where config, state, roots, transcripts and the project root are found."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RunReport -> the JSON of CONTRACT §6, or Markdown a person reads before trusting a run."""
+"""RunReport -> the JSON report (schema_version 1), or Markdown a person reads before trusting a run."""
 
 from __future__ import annotations
 

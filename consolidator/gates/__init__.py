@@ -1,4 +1,4 @@
-"""The seven gates, cheapest first (CONTRACT §2). Each returns a verdict and a reason.
+"""The seven gates, cheapest first. Each returns a verdict and a reason.
 
 Gates read folder listings and ``stat`` only, never a memory body: a closed gate must cost
 next to nothing, since the service checks every root every few minutes.

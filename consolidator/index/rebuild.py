@@ -1,6 +1,6 @@
 """Planning MEMORY.md's rebuild: pure, from the scan (and what detect merges) to an IndexPlan.
 
-Rules (CONTRACT §2, phase 4): keep order, headings and hand-written lines; repoint links to
+Rules: keep order, headings and hand-written lines; repoint links to
 merged-away or renamed files; drop other pointers to missing files, naming each; add memories
 that have no pointer under their type's heading; shorten over-long pointer lines, moving the
 cut words into the memory they describe; and when the index is still over its line or byte
@@ -328,7 +328,7 @@ def plan_index(
         return pointers
 
     if overflow_notes:
-        lines += move_out("Index notes", [IndexLine(text, "text") for text in overflow_notes])
+        lines += move_out("Notes", [IndexLine(text, "text") for text in overflow_notes])
 
     def render(items: list[IndexLine]) -> str:
         return newline.join(line.text for line in items) + newline if items else ""

@@ -1,4 +1,4 @@
-"""The four phases, in order: scan, detect, consolidate, index (CONTRACT §2)."""
+"""The four phases, in order: scan, detect, consolidate, index."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`consolidator serve` as a subprocess on temporary roots: it consolidates, logs JSON lines,
-survives a failing root, reloads on SIGHUP and stops cleanly on SIGTERM (CONTRACT §4, §5, §8).
+survives a failing root, reloads on SIGHUP and stops cleanly on SIGTERM.
 
 Every service here ticks every second (`[schedule] interval_seconds = 1`) and needs one
 session (`[gates] min_sessions = 1`); HOME is isolated by tests/conftest.py.

@@ -1,5 +1,5 @@
 """`run --force` on real memory directories: each finding gets the right action on disk,
-and nothing is ever lost (CONTRACT §2 phases 2-4, §3).
+and nothing is ever lost.
 
 Every run goes through ``consolidator.cli.main`` in-process, with its own state dir and
 project root. Memories get mtimes days in the past: a memory touched within ``idle_minutes``

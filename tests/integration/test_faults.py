@@ -1,4 +1,4 @@
-"""Faults a real run meets (CONTRACT §3, §4): a kill after every journal record, SIGKILLs at
+"""Faults a real run meets: a kill after every journal record, SIGKILLs at
 random moments, four runs racing for one root, a live session writing during a run, SIGTERM,
 a full disk and a read-only folder, and the modes of what the run writes.
 
@@ -956,7 +956,7 @@ def test_a_root_that_fails_says_why_in_one_line_on_stderr_without_a_traceback(
 def test_a_rewritten_or_merged_memory_keeps_mode_0600_and_the_state_folders_are_0700(
     tmp_path: Path,
 ) -> None:
-    """CONTRACT §3: writes keep the file's mode; archives hold users' memories, so the
+    """Writes keep the file's mode; archives hold users' memories, so the
     root's state folder and each run's folder are private."""
     root, state = small_root(tmp_path, mode=0o600), tmp_path / "state"
     original = tree(root)

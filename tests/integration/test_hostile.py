@@ -1,5 +1,5 @@
 """Hostile memory directories: never a crash, never a hang, never a write outside the root and
-the state dir, never a change to a file that could not be parsed (CONTRACT §1, §3).
+the state dir, never a change to a file that could not be parsed.
 
 Each case builds a root of ordinary memories (a duplicate pair, a relative date, an index: so
 the run really writes) plus one kind of hostile content, then runs ``report`` and

@@ -1,6 +1,6 @@
 """The anthropic backend end to end: the real ``anthropic`` SDK talks to a fake Messages API
 on 127.0.0.1 (tests/llm_server.py), driven through ``consolidator.cli.main`` in-process on
-real memory directories in ``tmp_path`` (CONTRACT §2 detect/consolidate, §3, §6).
+real memory directories in ``tmp_path``.
 
 Every answer from the model is untrusted: a checked answer changes the plan, anything else
 falls back to the offline decision with a note. ``World.run`` checks, for every test, what

@@ -1,4 +1,4 @@
-"""The root's lock (CONTRACT §4), with real second processes holding or being interrupted.
+"""The root's lock, with real second processes holding or being interrupted.
 
 Holders are real processes: a Python child holding ``filelock`` on ``.consolidate.flock``, a
 ``sleep`` whose PID sits in ``.consolidate-lock`` as a live Claude Code holder, a finished

@@ -28,7 +28,7 @@ def test_report_on_the_example_changes_no_byte(
     assert not (tmp_path / "s").exists(), "report must record nothing"
 
 
-def test_report_json_has_the_contract_shape(
+def test_report_json_has_the_documented_shape(
     capsys: pytest.CaptureFixture[str], example_copy: Path
 ) -> None:
     doc = _report(capsys, "--memory-dir", str(example_copy))

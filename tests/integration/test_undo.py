@@ -1,5 +1,5 @@
 """`consolidator undo RUN_ID`: every byte and mtime back as before the run, or a refusal that
-changes nothing (CONTRACT §3, §5); and `history --json` listing the run."""
+changes nothing; and `history --json` listing the run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The only code that changes files: atomic writes, archive moves and path checks (CONTRACT §3)."""
+"""The only code that changes files: atomic writes, archive moves and path checks."""
 
 from __future__ import annotations
 

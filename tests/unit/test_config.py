@@ -99,7 +99,7 @@ def test_config_lookup_prefers_flag_then_environment_then_user_file(tmp_path: Pa
     assert paths.config_path("/y.toml", {**env, "CONSOLIDATOR_CONFIG": "/x.toml"}) == Path("/y.toml")
 
 
-def test_state_dir_lookup_follows_the_contract_order(tmp_path: Path) -> None:
+def test_state_dir_lookup_follows_the_documented_order(tmp_path: Path) -> None:
     cfg = config.Config(state=config.StateSection(dir=str(tmp_path / "cfg")))
     env = {"HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "xdg"),
            "STATE_DIRECTORY": str(tmp_path / "systemd"),

@@ -1,4 +1,4 @@
-"""The pure detectors (CONTRACT §2 phase 2): memories in, findings out, nothing written.
+"""The pure detectors: memories in, findings out, nothing written.
 
 Every memory here is built from bytes through the real frontmatter reader, with a fixed
 mtime, so that dates resolve the same on every machine and in every time zone.

@@ -1,5 +1,5 @@
 """The frontmatter reader and editor: every variant real memory directories hold is read,
-nothing that is not a memory is, and nothing is ever re-serialised (CONTRACT §1, §3)."""
+nothing that is not a memory is, and nothing is ever re-serialised."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from consolidator.store.model import FileStat, Memory
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-# --- every variant of CONTRACT §1 -------------------------------------------------------
+# --- every variant of the file format -------------------------------------------------------
 
 # id -> (bytes on disk, fields that must be read, memory type, body)
 VARIANTS: dict[str, tuple[bytes, dict[str, str], str | None, str]] = {
@@ -187,7 +187,7 @@ VARIANTS: dict[str, tuple[bytes, dict[str, str], str | None, str]] = {
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_every_contract_variant_is_read_as_a_memory(variant: str) -> None:
+def test_every_format_variant_is_read_as_a_memory(variant: str) -> None:
     data, fields, memory_type, body = VARIANTS[variant]
 
     doc = parse(data)
@@ -199,7 +199,7 @@ def test_every_contract_variant_is_read_as_a_memory(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_every_contract_variant_round_trips_byte_for_byte(variant: str) -> None:
+def test_every_format_variant_round_trips_byte_for_byte(variant: str) -> None:
     data = VARIANTS[variant][0]
 
     assert parse(data).to_bytes() == data

@@ -1,4 +1,4 @@
-"""The seven gates (CONTRACT §2), each at its boundaries, on real files in ``tmp_path``.
+"""The seven gates, each at its boundaries, on real files in ``tmp_path``.
 
 Time is never waited for: each context carries an explicit ``now`` (a whole second, so
 ``now_ns`` is exact) and every file's mtime is set relative to it; the command-line tests

@@ -1,5 +1,5 @@
 """Scanning a root the way Claude Code reads it, without following links or blocking on
-anything that is not a regular file (CONTRACT §1)."""
+anything that is not a regular file."""
 
 from __future__ import annotations
 

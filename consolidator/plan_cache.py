@@ -97,7 +97,7 @@ def save(ctx: RootContext, fingerprint: str | None, snapshot: Snapshot, plan: Pl
          project_paths: dict[str, bool]) -> None:
     """Keep this dry run's plan for the next one (best effort: a cache is never required).
 
-    A dry run creates no state dir: the cache goes only where the state dir already exists.
+    A dry run never creates the state dir: the cache goes only where it exists already.
     """
     if fingerprint is None or not ctx.state.parent.is_dir():
         return
@@ -118,8 +118,11 @@ def save(ctx: RootContext, fingerprint: str | None, snapshot: Snapshot, plan: Pl
             os.fchmod(out.fileno(), 0o600)
             pickle.dump(cached, out, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temp, path)
-    except OSError:
-        temp.unlink(missing_ok=True)
+    except Exception:  # noqa: BLE001 - a cache that cannot be kept must never fail a report
+        try:
+            temp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def valid_until_ns(ctx: RootContext, snapshot: Snapshot) -> int:

@@ -7,6 +7,7 @@ when "yesterday" was written. English, Chinese and Japanese forms are known.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -143,7 +144,7 @@ def find_relative(text: str, written: datetime) -> list[RelativeDate]:
     return out
 
 
-def rewrite_relative(text: str, found: list[RelativeDate]) -> str:
+def rewrite_relative(text: str, found: Sequence[RelativeDate]) -> str:
     """``text`` with each found phrase replaced by its absolute date."""
     for item in sorted(found, key=lambda f: f.start, reverse=True):
         text = text[: item.start] + item.resolved + text[item.end :]

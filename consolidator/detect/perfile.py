@@ -42,9 +42,9 @@ class Findings:
     """One memory, studied on its own."""
 
     lines: frozenset[str]  # its normal-form lines
-    relative: list[RelativeDate]  # relative dates, resolved against its mtime
+    relative: tuple[RelativeDate, ...]  # relative dates, resolved against its mtime
     stale: StaleFinding | None
-    secrets: list[str]  # kinds of credential it seems to hold
+    secrets: tuple[str, ...]  # kinds of credential it seems to hold
 
 
 def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findings:
@@ -52,9 +52,9 @@ def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findin
     relative = find_relative(memory.body, written)
     return Findings(
         lines=normal_set(memory.body),
-        relative=relative,
+        relative=tuple(relative),  # () for most memories: one shared empty tuple
         stale=find_stale(memory, now, project, relative),
-        secrets=redact.find(memory.doc.head + memory.body),
+        secrets=tuple(redact.find(memory.doc.head + memory.body)),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -123,7 +124,7 @@ def find_stale(
     memory: Memory,
     now: datetime,
     project: Path | ProjectPaths | None,
-    relative: list[RelativeDate] | None = None,
+    relative: Sequence[RelativeDate] | None = None,
 ) -> StaleFinding | None:
     """The evidence that ``memory`` is stale, or ``None``.
 

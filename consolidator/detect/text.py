@@ -20,7 +20,7 @@ _CJK = (
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def joined_tokens(text: str) -> str:
     """The tokens of ``text`` joined by single spaces (a line's words, as one string).
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime
 
 from consolidator import progress
@@ -31,7 +32,7 @@ from consolidator.store.scan import MAX_FILE_BYTES
 
 
 def memory_warnings(
-    memory: Memory, days: int, duplicate_names: set[str], secrets: list[str] | None = None
+    memory: Memory, days: int, duplicate_names: set[str], secrets: Sequence[str] | None = None
 ) -> list[str]:
     """Every warning about one memory, Claude Code's age note first.
 

@@ -168,10 +168,10 @@ def test_the_serial_study_finds_every_kind_of_evidence(
     missing = found["m04_missing-path.md"].stale
     assert missing is not None
     assert missing.reasons == ("references missing path src/legacy/auth.py",)
-    assert found["m05_secret.md"].secrets == ["password"]
-    assert found["team/m06_aws.md"].secrets == found["m16_aws.md"].secrets == ["AWS access key"]
+    assert found["m05_secret.md"].secrets == ("password",)
+    assert found["team/m06_aws.md"].secrets == found["m16_aws.md"].secrets == ("AWS access key",)
     assert "OpenAI key" in found["m11_tomorrow-zh.md"].secrets
-    assert found["m07_plain.md"].stale is None and found["m07_plain.md"].relative == []
+    assert found["m07_plain.md"].stale is None and found["m07_plain.md"].relative == ()
     assert len(found["m07_plain.md"].lines) == 3
     assert paths is not None
     assert paths.looked_up["src/only/last.py"] is True

@@ -200,6 +200,7 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
     try:
         recovered = _recover(ctx)
         fingerprint = plan_cache.key(ctx)
+        ctx.memo.pop("listing", None)  # the gates and the key are done with it: let it go
         cached = plan_cache.load(ctx, fingerprint)
         if cached is not None:
             work.snapshot, work.plan = cached

@@ -883,9 +883,9 @@ def test_the_key_is_none_for_a_real_run_or_a_model_backend(tmp_path: Path) -> No
 # --------------------------------------------------------------------------- one listing
 
 
-def test_the_listing_is_made_once_per_context_and_shared_by_gates_and_key(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+def listings(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The roots listed (``store.scan.listing`` calls), in order."""
     calls: list[Path] = []
     real = store_scan.listing
 
@@ -894,6 +894,13 @@ def test_the_listing_is_made_once_per_context_and_shared_by_gates_and_key(
         return real(root)
 
     monkeypatch.setattr(store_scan, "listing", counting)
+    return calls
+
+
+def test_the_listing_is_made_once_per_context_and_shared_by_gates_and_key(
+    tmp_path: Path, listings: list[Path],
+) -> None:
+    calls = listings
     ctx = _context(tmp_path)
     results, _ok = evaluate(ctx, all_of_them=True)
     assert {r.id: r.passed for r in results}["G3"] is True, "the idle gate looked"
@@ -907,16 +914,9 @@ def test_the_listing_is_made_once_per_context_and_shared_by_gates_and_key(
 
 
 def test_one_report_lists_each_root_once(
-    setup: Setup, clock: Any, monkeypatch: pytest.MonkeyPatch,
+    setup: Setup, clock: Any, listings: list[Path],
 ) -> None:
-    calls: list[Path] = []
-    real = store_scan.listing
-
-    def counting(root: Path) -> Any:
-        calls.append(root)
-        return real(root)
-
-    monkeypatch.setattr(store_scan, "listing", counting)
+    calls = listings
     small_root(setup)
     setup.report()
     assert calls == [setup.root]

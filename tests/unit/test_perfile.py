@@ -12,6 +12,8 @@ import multiprocessing
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -319,15 +321,21 @@ def _in_two_must_not_run(*_args: Any) -> Any:
     raise AssertionError("the work was split")
 
 
-def test_can_split_is_false_while_another_thread_is_alive() -> None:
+@contextmanager
+def another_thread_alive() -> Iterator[None]:
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait, daemon=True)
     thread.start()
     try:
-        assert perfile.can_split() is False
+        yield
     finally:
         stop.set()
         thread.join()
+
+
+def test_can_split_is_false_while_another_thread_is_alive() -> None:
+    with another_thread_alive():
+        assert perfile.can_split() is False
     if sys.platform == "linux" and _usable_cores() >= 2:
         assert perfile.can_split() is True, "once the thread is gone a split is safe again"
 
@@ -359,24 +367,28 @@ def test_can_split_is_false_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:
     assert perfile.can_split() is False
 
 
-def test_with_another_thread_alive_the_study_is_serial(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def serial_answer_and_no_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split_at: int | None = 4,
+) -> tuple[tuple[Memory, ...], Path, dict[str, perfile.Findings], ProjectPaths | None]:
+    """The memories, their project, the serial findings and lookups; then SPLIT_AT is set to
+    ``split_at`` (``None``: one more than there are memories) and a split would fail the
+    test."""
     root, project = build_root(tmp_path)
     memories = memories_of(root)
     with monkeypatch.context() as m:
         expected, serial_paths = serial(memories, project, m)
-    monkeypatch.setattr(perfile, "SPLIT_AT", 4)
+    monkeypatch.setattr(perfile, "SPLIT_AT", len(memories) + 1 if split_at is None else split_at)
     monkeypatch.setattr(perfile, "_in_two", _in_two_must_not_run)
-    stop = threading.Event()
-    thread = threading.Thread(target=stop.wait, daemon=True)
-    thread.start()
-    try:
-        paths = ProjectPaths(project)
+    return memories, project, expected, serial_paths
+
+
+def test_with_another_thread_alive_the_study_is_serial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memories, project, expected, serial_paths = serial_answer_and_no_split(tmp_path, monkeypatch)
+    paths = ProjectPaths(project)
+    with another_thread_alive():
         got = perfile.study_all(memories, NOW, paths)
-    finally:
-        stop.set()
-        thread.join()
     assert list(got.items()) == list(expected.items())
     assert serial_paths is not None and paths.looked_up == serial_paths.looked_up
 
@@ -384,12 +396,7 @@ def test_with_another_thread_alive_the_study_is_serial(
 def test_with_one_usable_core_the_study_is_serial(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root, project = build_root(tmp_path)
-    memories = memories_of(root)
-    with monkeypatch.context() as m:
-        expected, _ = serial(memories, project, m)
-    monkeypatch.setattr(perfile, "SPLIT_AT", 4)
-    monkeypatch.setattr(perfile, "_in_two", _in_two_must_not_run)
+    memories, project, expected, _ = serial_answer_and_no_split(tmp_path, monkeypatch)
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
     got = perfile.study_all(memories, NOW, ProjectPaths(project))
     assert list(got.items()) == list(expected.items())
@@ -398,12 +405,8 @@ def test_with_one_usable_core_the_study_is_serial(
 def test_below_SPLIT_AT_the_study_is_serial(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root, project = build_root(tmp_path)
-    memories = memories_of(root)
-    with monkeypatch.context() as m:
-        expected, _ = serial(memories, project, m)
-    monkeypatch.setattr(perfile, "SPLIT_AT", len(memories) + 1)
-    monkeypatch.setattr(perfile, "_in_two", _in_two_must_not_run)
+    memories, project, expected, _ = serial_answer_and_no_split(
+        tmp_path, monkeypatch, split_at=None)
     assert list(perfile.study_all(memories, NOW, ProjectPaths(project)).items()) == list(
         expected.items()
     )

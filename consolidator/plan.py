@@ -46,6 +46,16 @@ class Conflict:
     newer: str
     similarity: float
     reason: str
+    evidence: tuple[str, ...] = ()  # the disagreeing line of each file, as written
+
+
+@dataclass(frozen=True, slots=True)
+class Similar:
+    """Two memories that say much the same thing, too differently to merge offline."""
+
+    files: tuple[str, str]
+    similarity: float
+    lines: tuple[tuple[str, str], ...] = ()  # lines that match, one from each file
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +63,8 @@ class Stale:
     file: str
     age_days: int
     reasons: tuple[str, ...]
+    evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written
+    archivable: bool = False  # evidence about the memory as a whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +75,7 @@ class Action:
     file: str
     reason: str
     sources: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()  # the lines it rests on; a rewrite gives "before -> after"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +83,7 @@ class Plan:
     memories: tuple[MemoryInfo, ...] = ()
     duplicates: tuple[Duplicate, ...] = ()
     conflicts: tuple[Conflict, ...] = ()
+    similar: tuple[Similar, ...] = ()
     stale: tuple[Stale, ...] = ()
     actions: tuple[Action, ...] = ()
     index: IndexPlan | None = None

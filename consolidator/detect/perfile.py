@@ -49,7 +49,7 @@ class Findings:
 
 def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findings:
     written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
-    relative = find_relative(memory.body, written)
+    relative = find_relative(memory.body, written, memory.file)
     return Findings(
         lines=normal_set(memory.body),
         relative=tuple(relative),  # () for most memories: one shared empty tuple

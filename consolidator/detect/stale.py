@@ -16,12 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from consolidator.detect.dates import (
-    RelativeDate,
-    find_deadlines,
-    find_relative,
-    rewrite_relative,
-)
+from consolidator.detect.dates import RelativeDate, find_relative, rewrite_relative
+from consolidator.detect.deadlines import find_deadlines
 from consolidator.index.parse import LINK_RE, WIKI_RE
 from consolidator.store.model import Memory
 
@@ -71,6 +67,7 @@ class StaleFinding:
     reasons: tuple[str, ...]
     archivable: bool  # evidence strong enough for the offline backend to archive
     kinds: tuple[str, ...]  # "marker", "deadline", "path", "no-longer"
+    evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written
 
 
 def _marker_lines(memory: Memory) -> list[str]:

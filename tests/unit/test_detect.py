@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from consolidator.detect.conflicts import find_conflicts
-from consolidator.detect.dates import find_deadlines, find_relative, rewrite_relative
+from consolidator.detect.dates import find_relative, rewrite_relative
+from consolidator.detect.deadlines import find_deadlines
 from consolidator.detect.duplicates import find_duplicates
 from consolidator.detect.links import name_table, repoint
 from consolidator.detect.stale import find_stale, mentioned_paths

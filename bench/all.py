@@ -9,7 +9,9 @@ Speed (each ratio measured side by side in this run, every command a fresh proce
   - cold `report` at 1,000, 10,000 and 100,000 memories: growth per 10x, and peak memory;
   - `run --force` at 10,000 (on a copy);
   - a pass over 100 roots whose gates are closed at G4, against `consolidator --help`.
-Quality on the labelled 1,000-memory set, offline backend (bench/quality.py).
+Quality of the judgments on the hand-written hard-case corpus, offline backend
+(bench/hardcases.py); information preservation over ten runs on the generated 1,000-memory
+set (bench/quality.py).
 Then a profile of the cold report at 10,000: time per phase and the costliest functions.
 
 --quick skips the 100,000-memory directory (generating it takes about 20 s, its report
@@ -40,6 +42,7 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import closed_gates
+import hardcases
 import quality
 from report_vs_frontmatter import PARSE_SCRIPT, consolidator_command, memory_dir_for
 
@@ -179,14 +182,17 @@ def closed_gate_rows(work: Path, repeat: int) -> list[Row]:
 
 
 def quality_rows(seed: int) -> list[Row]:
-    print("quality: 1,000 labelled memories, report then 10 runs ...", flush=True)
+    print("quality: the hard-case corpus ...", flush=True)
+    rows = [Row(name, result, target, met == "met")
+            for name, result, target, met in hardcases.rows(hardcases.evaluate())]
+    print("quality: 1,000 generated memories, report then 10 runs ...", flush=True)
     found = quality.evaluate(1000, seed, 10)
-    rows = []
     for key, value in found.items():
-        if key == "memories":
+        if not key.startswith(("original lines kept", "false merges")):
             continue
         name, _, target = key.partition(" (target ")
-        rows.append(Row(name, value, target.rstrip(")"), _meets(value, target.rstrip(")"))))
+        rows.append(Row(f"{name} (generated set)", value, target.rstrip(")"),
+                        _meets(value, target.rstrip(")"))))
     return rows
 
 

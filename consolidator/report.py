@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from consolidator.freshness import iso
+from consolidator.llm.redact import redact
 from consolidator.plan import Plan
 from consolidator.runner import RootReport, RunReport
 
@@ -49,18 +50,26 @@ def root_dict(root: RootReport) -> dict[str, Any]:
                 "newer": c.newer,
                 "similarity": round(c.similarity, 3),
                 "reason": c.reason,
+                "evidence": _evidence(c.evidence),
             }
             for c in plan.conflicts
         ],
+        "similar": [
+            {"files": list(s.files), "similarity": round(s.similarity, 3),
+             "lines": [_evidence(pair) for pair in s.lines]}
+            for s in plan.similar
+        ],
         "stale": [
-            {"file": s.file, "age_days": s.age_days, "reasons": list(s.reasons)}
+            {"file": s.file, "age_days": s.age_days, "reasons": list(s.reasons),
+             "evidence": _evidence(s.evidence), "whole_memory": s.archivable}
             for s in plan.stale
         ],
         "unparsed": [
             {"file": u.rel, "error": u.error} for u in (snapshot.unparsed if snapshot else ())
         ],
         "actions": [
-            {"op": a.op, "file": a.file, "sources": list(a.sources), "reason": a.reason}
+            {"op": a.op, "file": a.file, "sources": list(a.sources), "reason": a.reason,
+             "evidence": _evidence(a.evidence)}
             for a in plan.actions
         ],
         "index": {
@@ -83,6 +92,11 @@ def root_dict(root: RootReport) -> dict[str, Any]:
             "output_tokens": root.llm.output_tokens,
         },
     }
+
+
+def _evidence(lines: tuple[str, ...]) -> list[str]:
+    """Evidence lines as the report shows them: a secret in a quoted line is masked."""
+    return [redact(line) for line in lines]
 
 
 def to_json(report: RunReport) -> str:
@@ -173,6 +187,11 @@ def _gates_md(root: RootReport) -> list[str]:
     return out
 
 
+def _quoted(lines: tuple[str, ...] | list[str]) -> list[str]:
+    """Evidence lines under a finding, quoted so a person can judge it without the file."""
+    return [f"  > {_cell(line)}" for line in _evidence(tuple(lines))]
+
+
 def _plan_md(plan: Plan) -> list[str]:
     out: list[str] = []
     sections: list[tuple[str, list[str]]] = [
@@ -183,19 +202,32 @@ def _plan_md(plan: Plan) -> list[str]:
              f"(line similarity {d.similarity:.2f})" for d in plan.duplicates],
         ),
         (
+            "Similar (reported, not merged)",
+            [line for s in plan.similar for line in (
+                f"- `{s.files[0]}` ~ `{s.files[1]}` (similarity {s.similarity:.2f})",
+                *_quoted([f"{a}  ~  {b}" for a, b in s.lines]))],
+        ),
+        (
             "Conflicts",
-            [f"- `{c.files[0]}` vs `{c.files[1]}`: {c.reason} (newer: `{c.newer}`)"
-             for c in plan.conflicts],
+            [line for c in plan.conflicts for line in (
+                f"- `{c.files[0]}` vs `{c.files[1]}`: {c.reason} (newer: `{c.newer}`)",
+                *_quoted(c.evidence))],
         ),
         (
             "Stale",
-            [f"- `{s.file}` ({s.age_days} days): {'; '.join(s.reasons)}" for s in plan.stale],
+            [line for s in plan.stale for line in (
+                f"- `{s.file}` ({s.age_days} days, "
+                f"{'about the whole memory' if s.archivable else 'about a part'}): "
+                f"{'; '.join(s.reasons)}",
+                *_quoted(s.evidence))],
         ),
         (
             "Actions",
-            [f"- **{a.op}** `{a.file}`"
-             + (f" from {', '.join(f'`{s}`' for s in a.sources)}" if a.sources else "")
-             + f": {a.reason}" for a in plan.actions],
+            [line for a in plan.actions for line in (
+                f"- **{a.op}** `{a.file}`"
+                + (f" from {', '.join(f'`{s}`' for s in a.sources)}" if a.sources else "")
+                + f": {a.reason}",
+                *_quoted(a.evidence))],
         ),
     ]
     for title, items in sections:

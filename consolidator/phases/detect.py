@@ -129,6 +129,17 @@ def merged_body(cluster: Cluster, by_file: dict[str, Memory]) -> tuple[str, str 
     return body, (description if description != keep.description else None)
 
 
+def changed_lines(before: str, after: str) -> tuple[str, ...]:
+    """Each line a rewrite changes, as ``before -> after`` (the evidence a person checks).
+
+    Rewrites change text within lines, never the line breaks, so lines pair up by position.
+    """
+    old, new = before.splitlines(), after.splitlines()
+    if len(old) != len(new):
+        return ()
+    return tuple(f"{a.strip()} -> {b.strip()}" for a, b in zip(old, new, strict=True) if a != b)
+
+
 def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None) -> Plan:
     """Everything detect finds, and the actions the offline backend takes on it.
 
@@ -180,7 +191,8 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
             "deadline" in finding.kinds and opts.archive_passed_deadlines
         )
         if finding.archivable and allowed and finding.file not in in_cluster | pinned:
-            actions.append(Action("archive", finding.file, "stale: " + "; ".join(finding.reasons)))
+            actions.append(Action("archive", finding.file, "stale: " + "; ".join(finding.reasons),
+                                  evidence=finding.evidence))
 
     similar = find_similar(
         snapshot.memories, pairs | {frozenset(c.files) for c in conflicts}, sets=sets
@@ -203,7 +215,8 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
             reasons.append("links repointed: " + ", ".join(f"{f} -> {redirects[f]}" for f in relinked))
         if opts.rewrite_relative_dates:
             written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
-            found = relative[memory.file] if body == memory.body else find_relative(body, written)
+            found = (relative[memory.file] if body == memory.body
+                     else find_relative(body, written, memory.file))
             if found:
                 body = rewrite_relative(body, found)
                 reasons += [f"relative date {f.phrase!r} -> {f.resolved}" for f in found]
@@ -213,7 +226,9 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
                 current.mtime_ns if current else memory.stat.mtime_ns,
             )
             if memory.file not in {a.file for a in actions if a.op == "merge"}:
-                actions.append(Action("rewrite", memory.file, "; ".join(reasons)))
+                before = current.body if current else memory.body
+                actions.append(Action("rewrite", memory.file, "; ".join(reasons),
+                                      evidence=changed_lines(before, body)))
     acted = {f for a in actions for f in (a.file, *a.sources)}
     for pair in similar:
         if acted & set(pair.files):
@@ -225,7 +240,9 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
         duplicates=tuple(Duplicate(c.files, c.keep, c.similarity) for c in clusters),
         conflicts=tuple(conflicts),
         stale=tuple(
-            Stale(s.file, age_days(by_file[s.file].stat.mtime_ns, now), s.reasons) for s in stale
+            Stale(s.file, age_days(by_file[s.file].stat.mtime_ns, now), s.reasons, s.evidence,
+                  s.archivable)
+            for s in stale
         ),
         actions=tuple(actions),
         edits=tuple(edits.values()),

@@ -1,33 +1,74 @@
 """Relative dates in memory text ("yesterday", "next Tuesday", 「明日」), to rewrite as absolute ones.
 
-Relative phrases are resolved against the memory's mtime (its local calendar date): that is
-when "yesterday" was written. English, Chinese and Japanese forms are known.
+Only phrases that name a day relative to the writing are found: in the writer's own prose
+(see ``date_layout``), meaning a day (see ``date_sense``). Each is counted from the nearest
+explicit date it is anchored to (see ``date_anchors``), else from the memory's mtime. English,
+Chinese and Japanese forms are known. What a rewrite writes is never found again.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from consolidator.detect import date_anchors, date_sense
+from consolidator.detect.date_anchors import MONTHS, Anchors
+from consolidator.detect.date_layout import Layout
+from consolidator.detect.date_sense import FUTURE, PAST, PRESENT
+
+__all__ = ["MONTHS", "WEEKDAYS", "RelativeDate", "find_relative", "line_at", "mentions",
+           "rewrite_relative"]
+
+WRAP_LINES = 3  # lines each side a hard-wrapped sentence is followed into
+WRAP_CHARS = 200  # characters of each such line that are read
+_CONTINUES = re.compile(r"[ \t]{0,12}[a-z(]")
+MAX_PHRASES = 1000  # more relative phrases than this in one memory: not hand-written notes
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-          "september", "october", "november", "december")
 _CN_DAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _JA_DAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
 _WD = "|".join(WEEKDAYS)
-_NUM_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-              "a": 1, "an": 1}
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "a": 1, "an": 1}
 
 _RELATIVE = re.compile(
-    rf"\b(?P<en>yesterday|today|tomorrow|tonight"
-    rf"|(?:last|next|this) (?:week|month|{_WD})"
-    rf"|(?P<n>\d+|one|two|three|four|five|six|seven|a|an) (?P<unit>days?|weeks?) (?P<dir>ago|from now)"
-    rf"|in (?P<n2>\d+|one|two|three|four|five|six|seven|a) (?P<unit2>days?|weeks?))\b"
-    rf"|(?P<cjk>前天|昨天|今天|明天|后天|上周[一二三四五六日天]?|下周[一二三四五六日天]?"
-    rf"|(?:这|本)周[一二三四五六日天]|昨日|今日|明日|先週|来週(?:[月火水木金土日]曜日?)?)",
+    r"\b(?:(?P<dd>(?:the )?day (?:before yesterday|after tomorrow))"
+    r"|(?P<simple>yesterday|today|tomorrow|tonight|last night)"
+    rf"|(?P<rel>last|next|this) (?P<unit>week|month|{_WD})"
+    rf"|(?P<n>\d{{1,3}}|{'|'.join(_NUMBERS)}) (?P<nunit>days?|weeks?) (?P<dir>ago|from now))\b"
+    r"|(?P<zhday>大前天|大后天|前天|昨天|今天|明天|后天|昨晚|今晚|明晚)"
+    r"|(?P<zhweek>[上下本这])个?(?:周|星期|礼拜)(?P<zhwd>[一二三四五六日天])?"
+    r"|(?P<zhmonth>上个月|下个月|本月|这个月)"
+    r"|(?P<jaday>一昨日|明後日|昨日|今日|明日|本日|昨夜|今夜|今晩|今朝)"
+    r"|(?P<jaweek>再来週|先週|来週|今週)(?:の?(?P<jawd>[月火水木金土日])曜日?)?"
+    r"|(?P<jamonth>先月|来月|今月)",
     re.IGNORECASE,
+)
+
+_DAYS = {
+    "day before yesterday": -2, "the day before yesterday": -2, "day after tomorrow": 2,
+    "the day after tomorrow": 2, "yesterday": -1, "today": 0, "tomorrow": 1, "tonight": 0,
+    "last night": -1, "大前天": -3, "前天": -2, "昨天": -1, "今天": 0, "明天": 1, "后天": 2,
+    "大后天": 3, "昨晚": -1, "今晚": 0, "明晚": 1, "一昨日": -2, "昨日": -1, "今日": 0,
+    "明日": 1, "明後日": 2, "本日": 0, "昨夜": -1, "今夜": 0, "今晩": 0, "今朝": 0,
+}
+_PRESENT_WORDS = frozenset({"today", "今天", "今日", "本日", "今朝"})
+_WEEK_SHIFT = {"上": -1, "下": 1, "本": 0, "这": 0, "先週": -1, "来週": 1, "今週": 0,
+               "再来週": 2, "last": -1, "next": 1, "this": 0}
+_MONTH_SHIFT = {"上个月": -1, "下个月": 1, "本月": 0, "这个月": 0, "先月": -1, "来月": 1,
+                "今月": 0}
+# 上/下/本 that end a longer word before 周: 马上周一 is "at once, Monday", not "last Monday".
+_WORD_ENDS = {"上": set("马晚早线以之身网路手台面楼街"), "下": set("一以之底私当留剩记写放落"),
+              "本": set("基日版文成根样脚账课剧书资")}
+# A weekday character that starts a longer word: 上周一些 is "some ... last week".
+_NOT_A_WEEKDAY = set("些直起样次般志记期常程报")
+
+_RELATIVE_HINTS = (
+    "yesterday", "today", "tomorrow", "tonight", "last night", "week", "month", "day", " ago",
+    "from now", *WEEKDAYS, "前天", "昨", "今", "明", "后天", "周", "星期", "礼拜", "个月", "本月",
+    "週", "先月", "来月", "本日",
 )
 
 
@@ -40,97 +81,232 @@ class RelativeDate:
     line: str = ""  # the whole line it stands in, as written (the report's evidence)
 
 
-def _monday(day: date) -> date:
-    return day - timedelta(days=day.weekday())
+@dataclass(frozen=True, slots=True)
+class _Meaning:
+    """What a phrase says: ``days`` from the writing day, or a week or a month."""
+
+    category: str  # PAST, FUTURE or PRESENT (see date_sense)
+    unit: str  # "day", "week", "weeks-ago" or "month"
+    shift: int  # days, weeks or months
+    weekday: int | None = None  # a day of the shifted week
+    nearest: bool = False  # English "next/last Tuesday": the nearest one after/before
+    style: str = "en"  # how a week is written: en, zh or ja
 
 
-def _resolve(match: re.Match[str], base: date) -> str | None:
-    text = match.group(0)
-    low = text.casefold()
-    simple = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1, "前天": -2, "昨天": -1,
-              "今天": 0, "明天": 1, "后天": 2, "昨日": -1, "今日": 0, "明日": 1}
-    if low in simple:
-        return (base + timedelta(days=simple[low])).isoformat()
-    if match.group("n") or match.group("n2"):
-        raw = (match.group("n") or match.group("n2")).casefold()
-        count = int(raw) if raw.isdigit() else _NUM_WORDS[raw]
-        unit = (match.group("unit") or match.group("unit2")).casefold()
-        days = count * (7 if unit.startswith("week") else 1)
-        sign = -1 if match.group("dir") and match.group("dir").casefold() == "ago" else 1
-        return (base + timedelta(days=sign * days)).isoformat()
-    week_shift = {"last": -7, "next": 7, "this": 0, "上周": -7, "下周": 7, "这周": 0, "本周": 0,
-                  "先週": -7, "来週": 7}
-    for prefix, shift in week_shift.items():
-        if not low.startswith(prefix):
-            continue
-        rest = low[len(prefix):].strip()
-        if rest in ("week", ""):
-            monday = (_monday(base) + timedelta(days=shift)).isoformat()
-            if prefix in ("先週", "来週"):
-                return f"{monday}の週"
-            return f"{monday}那周" if prefix in ("上周", "下周") else f"the week of {monday}"
-        if rest == "month":
-            month = (base.replace(day=1) + timedelta(days=32 * (shift // 7))).replace(day=1)
-            if shift == 0:
-                month = base.replace(day=1)
-            elif shift < 0:
-                month = (base.replace(day=1) - timedelta(days=1)).replace(day=1)
-            return month.strftime("%Y-%m")
-        day_index = _weekday_index(rest)
-        if day_index is None:
-            return None
-        if prefix in ("next", "last"):
-            # "next Tuesday": the first Tuesday after the date; "last Tuesday": the last before.
-            step = 1 if prefix == "next" else -1
-            day = base + timedelta(days=step)
-            while day.weekday() != day_index:
-                day += timedelta(days=step)
-            return day.isoformat()
-        return (_monday(base) + timedelta(days=shift + day_index)).isoformat()
-    return None
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    match_start: int
+    match_end: int
+    line: int
+    meaning: _Meaning
 
 
-def _weekday_index(rest: str) -> int | None:
-    if rest in WEEKDAYS:
-        return WEEKDAYS.index(rest)
-    if rest[:1] in _CN_DAYS and len(rest) == 1:
-        return _CN_DAYS[rest]
-    if rest[:1] in _JA_DAYS and rest[1:] in ("", "曜", "曜日"):
-        return _JA_DAYS[rest[:1]]
-    return None
-
-
-_CODE = re.compile(r"`[^`\n]*`|https?://\S+")
-
-
-_RELATIVE_HINTS = (
-    "yesterday", "today", "tomorrow", "tonight", "week", "month", "day", " ago", "from now",
-    *WEEKDAYS, "前天", "昨", "今", "明", "后天", "周", "先週", "来週",
-)
 def mentions(text: str, hints: tuple[str, ...]) -> bool:
     """A cheap first look (substring search in C) before the slower regular expressions."""
     low = text.casefold()
     return any(hint in low for hint in hints)
 
 
-def find_relative(text: str, written: datetime, name: str = "") -> list[RelativeDate]:
-    """Relative date phrases in ``text`` (outside code spans and URLs), resolved.
+def _category(days: int, phrase: str) -> str:
+    if phrase.casefold() in _PRESENT_WORDS:
+        return PRESENT
+    return PAST if days < 0 else FUTURE
 
-    ``written``: when the text was written (the memory's mtime); ``name``: the memory's file
-    name relative to the root, which may carry the date the text was written.
+
+def _meaning(match: re.Match[str]) -> _Meaning | None:
+    """What the phrase of ``match`` says, or None when it names no day, week or month."""
+    text = match.group(0)
+    low = text.casefold()
+    if low in _DAYS:
+        return _Meaning(_category(_DAYS[low], low), "day", _DAYS[low])
+    if match.group("rel"):
+        shift, unit = _WEEK_SHIFT[match.group("rel").casefold()], match.group("unit").casefold()
+        if unit == "month":
+            return _Meaning(PRESENT if shift == 0 else _category(shift, ""), "month", shift)
+        if unit == "week":
+            return _Meaning(PRESENT if shift == 0 else _category(shift, ""), "week", shift)
+        return _Meaning(PAST if shift < 0 else FUTURE, "week", shift, WEEKDAYS.index(unit),
+                        nearest=shift != 0)
+    if match.group("n"):
+        raw = match.group("n").casefold()
+        count = int(raw) if raw.isdigit() else _NUMBERS[raw]
+        sign = -1 if match.group("dir").casefold() == "ago" else 1
+        if match.group("nunit").casefold().startswith("week"):
+            return _Meaning(PAST if sign < 0 else FUTURE, "weeks-ago", sign * count)
+        return _Meaning(PAST if sign < 0 else FUTURE, "day", sign * count)
+    if match.group("zhweek"):
+        return _week(_WEEK_SHIFT[match.group("zhweek")], match.group("zhwd"), _CN_DAYS, "zh")
+    if match.group("jaweek"):
+        return _week(_WEEK_SHIFT[match.group("jaweek")], match.group("jawd"), _JA_DAYS, "ja")
+    if match.group("zhmonth") or match.group("jamonth"):
+        shift = _MONTH_SHIFT[text]
+        return _Meaning(PRESENT if shift == 0 else _category(shift, ""), "month", shift)
+    return None
+
+
+def _week(shift: int, day: str | None, names: dict[str, int], style: str) -> _Meaning:
+    """A CJK week phrase: the calendar week ``shift`` weeks away, or one of its days."""
+    if day is None:
+        return _Meaning(PRESENT if shift == 0 else _category(shift, ""), "week", shift,
+                        style=style)
+    return _Meaning(PAST if shift < 0 else FUTURE, "week", shift, names[day], style=style)
+
+
+def _monday(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def _week_of(monday: date, style: str) -> str:
+    if style == "ja":
+        return f"{monday.isoformat()}の週"
+    if style == "zh":
+        return f"{monday.isoformat()}那周"
+    return f"the week of {monday.isoformat()}"
+
+
+def _resolve(meaning: _Meaning, base: date) -> str:
+    """What replaces a phrase with ``meaning`` written on ``base``."""
+    if meaning.unit == "day":
+        return (base + timedelta(days=meaning.shift)).isoformat()
+    if meaning.unit == "weeks-ago":
+        return _week_of(_monday(base + timedelta(weeks=meaning.shift)), "en")
+    if meaning.unit == "month":
+        month = base.month - 1 + meaning.shift
+        return f"{base.year + month // 12:04d}-{month % 12 + 1:02d}"
+    if meaning.weekday is None:
+        return _week_of(_monday(base) + timedelta(weeks=meaning.shift), meaning.style)
+    if meaning.nearest:  # "next Tuesday": the first Tuesday after; "last": the last before
+        step = 1 if meaning.shift > 0 else -1
+        day = base + timedelta(days=step)
+        while day.weekday() != meaning.weekday:
+            day += timedelta(days=step)
+        return day.isoformat()
+    return (_monday(base) + timedelta(weeks=meaning.shift, days=meaning.weekday)).isoformat()
+
+
+def _trim(match: re.Match[str], text: str) -> tuple[int, _Meaning | None]:
+    """The phrase's end and meaning, with CJK week words that are parts of longer words cut."""
+    end = match.end()
+    meaning = _meaning(match)
+    if match.group("zhweek"):
+        if text[match.start() - 1 : match.start()] in _WORD_ENDS.get(match.group("zhweek"), ()):
+            return end, None
+        if match.group("zhwd") and text[end : end + 1] in _NOT_A_WEEKDAY:
+            return end - 1, _week(_WEEK_SHIFT[match.group("zhweek")], None, _CN_DAYS, "zh")
+    return end, meaning
+
+
+_SEPARATORS = ("", ",", "、", "，", "/", "|", "·", "／", "｜", "・")
+_JOINERS = ("and", "or", ", and", ", or", "和", "或", "与", "や", "と", "、と")
+
+
+def _options(matches: list[re.Match[str]], text: str) -> set[int]:
+    """Starts of phrases listed side by side as options or terms ("Today / Yesterday",
+    今天、明天, "like today, tomorrow and next week"), not used as dates."""
+    listed: set[int] = set()
+    run: list[int] = []
+    for left, right in zip(matches, matches[1:], strict=False):
+        between = text[left.end() : right.start()].strip(" \t*_")
+        if right.start() - left.end() <= 5 and between in _SEPARATORS:
+            listed.update((left.start(), right.start()))  # a pair with nothing between
+        if right.start() - left.end() <= 7 and (between in _SEPARATORS or between in _JOINERS):
+            run = run or [left.start()]
+            run.append(right.start())
+            if len(run) >= 3:  # three or more in a row: an enumeration of terms
+                listed.update(run)
+        else:
+            run = []
+    return listed
+
+
+def _candidates(text: str, matches: list[re.Match[str]], layout: Layout) -> list[_Candidate]:
+    """The phrases of ``text`` (its ``matches``) that stand in prose and name a day there."""
+    listed = _options(matches, text)
+    out: list[_Candidate] = []
+    for match in matches:
+        index = layout.line_of(match.start())
+        if layout.kinds[index] != "text" or match.start() in listed:
+            continue
+        end, meaning = _trim(match, text)
+        if meaning is None:
+            continue
+        column = match.start() - layout.starts[index]
+        stop = column + end - match.start()
+        line = layout.lines[index]
+        if layout.masked(index, column, stop):
+            continue
+        before, after = _wrapped(layout, index)
+        if date_sense.names_a_day(line, column, stop, meaning.category, before, after):
+            out.append(_Candidate(match.start(), end, index, meaning))
+    return out
+
+
+def _continues(line: str) -> bool:
+    """Whether ``line`` goes on with the sentence of the line above (a hard wrap): it opens
+    with a lower-case word or a bracket, not with a bullet, a label or a capital."""
+    return _CONTINUES.match(line) is not None
+
+
+def _wrapped(layout: Layout, index: int) -> tuple[str, str]:
+    """The lines a hard-wrapped sentence comes from and goes on to, around line ``index``."""
+    lines, kinds = layout.lines, layout.kinds
+    before: list[str] = []
+    at = index
+    while at > 0 and len(before) < WRAP_LINES and _continues(lines[at]) \
+            and kinds[at - 1] == "text":
+        at -= 1
+        before.insert(0, lines[at][-WRAP_CHARS:].strip())
+    after: list[str] = []
+    at = index + 1
+    while at < len(lines) and len(after) < WRAP_LINES and kinds[at] == "text" \
+            and _continues(lines[at]):
+        after.append(lines[at][:WRAP_CHARS].strip())
+        at += 1
+    return (" ".join(before) + " " if before else ""), (" " + " ".join(after) if after else "")
+
+
+def find_relative(text: str, written: datetime, name: str = "") -> list[RelativeDate]:
+    """Relative date phrases in ``text`` that name a day relative to its writing, resolved.
+
+    ``written``: when the text was written (the memory's mtime, local); ``name``: the memory's
+    file name relative to the root, which may carry the day the text was written.
     """
     if not mentions(text, _RELATIVE_HINTS):
         return []
-    base = written.date()
-    shielded = [(m.start(), m.end()) for m in _CODE.finditer(text)]
-    out = []
-    for match in _RELATIVE.finditer(text):
-        if any(s <= match.start() < e for s, e in shielded):
+    matches = list(itertools.islice(_RELATIVE.finditer(text), MAX_PHRASES + 1))
+    if not matches or len(matches) > MAX_PHRASES:
+        return []  # none, or a dump of logs or data rather than notes a person wrote
+    layout = Layout(text)
+    found = _candidates(text, matches, layout)
+    if not found:
+        return []
+    today = written.date()
+    glossed: dict[int, date] = {}
+    own: dict[int, date | None] = {}  # match start -> the day its gloss gives, None: absolute
+    for item in found:
+        if item.meaning.unit != "day":
             continue
-        resolved = _resolve(match, base)
-        if resolved:
-            out.append(RelativeDate(match.group(0), match.start(), match.end(), resolved,
-                                    line_at(text, match.start())))
+        note = date_anchors.gloss(text, item.match_end)
+        if note is None:
+            continue
+        day = date_anchors.near_day(note, today + timedelta(days=item.meaning.shift))
+        if day is None:
+            continue
+        own[item.match_start] = None if note.year is not None else day
+        glossed.setdefault(item.line, day - timedelta(days=item.meaning.shift))
+    anchors = Anchors(layout.lines, layout.prose(), today, name, glossed)
+    out = []
+    for item in found:
+        if item.match_start in own and own[item.match_start] is None:
+            continue  # "yesterday (2026-03-23)": already absolute
+        gloss_day = own.get(item.match_start)
+        resolved = gloss_day.isoformat() if gloss_day else _resolve(
+            item.meaning, anchors.day_for(item.line))
+        phrase = text[item.match_start : item.match_end]
+        if phrase[:1].isupper() and resolved.startswith("the "):
+            resolved = "T" + resolved[1:]
+        out.append(RelativeDate(phrase, item.match_start, item.match_end, resolved,
+                                layout.lines[item.line]))
     return out
 
 
@@ -143,6 +319,12 @@ def line_at(text: str, offset: int) -> str:
 
 def rewrite_relative(text: str, found: Sequence[RelativeDate]) -> str:
     """``text`` with each found phrase replaced by its absolute date."""
-    for item in sorted(found, key=lambda f: f.start, reverse=True):
-        text = text[: item.start] + item.resolved + text[item.end :]
-    return text
+    parts: list[str] = []
+    done = 0
+    for item in sorted(found, key=lambda f: f.start):
+        if item.start < done:
+            continue  # overlapping findings: the first one wins
+        parts += [text[done : item.start], item.resolved]
+        done = item.end
+    parts.append(text[done:])
+    return "".join(parts)

@@ -53,7 +53,7 @@ def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findin
     return Findings(
         lines=normal_set(memory.body),
         relative=tuple(relative),  # () for most memories: one shared empty tuple
-        stale=find_stale(memory, now, project, relative),
+        stale=find_stale(memory, now, project),
         secrets=tuple(redact.find(memory.doc.head + memory.body)),
     )
 

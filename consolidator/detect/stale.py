@@ -1,9 +1,17 @@
-"""Stale memories, each with its evidence. Age alone is never evidence, only a warning.
+"""Stale memories, each with its evidence and the scope the evidence speaks for.
 
-Evidence: a status marker (SUPERSEDED, DONE, RESOLVED, OBSOLETE, "no longer"); a deadline or
-date range that has passed; a project file the memory names that no longer exists (only
-relative paths with a folder and a file extension are checked: ``src/legacy/auth.py``, not
-folders, URLs, wiki links, links to other memories or bare file names).
+Age alone is never evidence, only a warning. Evidence about the memory as a whole (a status in
+its frontmatter, name, description, first line or lead paragraph; a passed limit that is the
+memory's own subject, "until 2026-03-12 the branch is frozen", with no later deadline still
+ahead) makes it archivable. Evidence about a part (a sub-section marked superseded, a passed
+deadline in a list item, work that was due by a passed day, a line saying some text no longer
+holds, a project file it names that is gone) is reported with its line, never archived.
+See ``markers``, ``deadlines`` and ``scope`` for what counts as each.
+
+Missing paths are always about a part: a memory naming a file, even in its title, usually says
+more than that file, and a line saying the file was removed, renamed or is yet to be created is
+not stale at all. Only relative paths with a folder and a file extension are checked
+(``src/legacy/auth.py``, not folders, URLs, wiki links, links to other memories or bare names).
 """
 
 from __future__ import annotations
@@ -16,43 +24,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from consolidator.detect.dates import RelativeDate, find_relative, rewrite_relative
-from consolidator.detect.deadlines import find_deadlines
+from consolidator.detect.deadlines import Deadline, deadlines_in, might_date
+from consolidator.detect.markers import (
+    Marker,
+    frontmatter_marker,
+    maybe,
+    no_longer,
+    part_markers,
+    whole_marker,
+)
+from consolidator.detect.scope import Line, outline
 from consolidator.index.parse import LINK_RE, WIKI_RE
 from consolidator.store.model import Memory
 
-# Markers that retire the memory as a whole (in its name, description, a heading, its first
-# line or a "Status:" line): these may be archived.
-_MARKER_WORDS = ("SUPERSEDED", "OBSOLETE", "DONE", "RESOLVED", "DEPRECATED")
-_MARKER_WORD = re.compile(r"\b(?:SUPERSEDED|OBSOLETE|DONE|RESOLVED|DEPRECATED)\b")
-_STATUS = re.compile(
-    r"\bstatus\s*\**\s*[:：]\s*\**\s*(?:superseded|obsolete|done|resolved|deprecated|closed)\b"
-)
-_CJK_MARKERS = ("已完成", "已解决", "已废弃", "已过时", "完了済み", "解決済み", "廃止")
-# "no longer" often states a current fact ("we no longer use Redis"): reported, not archived.
-_WEAK = ("no longer", "不再", "もう使わない")
-
-
-def _marker(text: str) -> str | None:
-    """The status marker in ``text``, if any (substring checks first: most text has none)."""
-    if any(word in text for word in _MARKER_WORDS):
-        found = _MARKER_WORD.search(text)
-        if found:
-            return found.group(0)
-    low = text.casefold()
-    if "status" in low:
-        found = _STATUS.search(low)
-        if found:
-            return text[found.start() : found.end()] if len(low) == len(text) else found.group(0)
-    if "superseded by" in low:
-        return "superseded by"
-    return next((word for word in _CJK_MARKERS if word in text), None)
-
-
-def _weak(text: str) -> str | None:
-    low = text.casefold()
-    return next((word for word in _WEAK if word in low), None)
-
+MAX_PART_REASONS = 3  # per class of evidence: enough to judge, not a copy of the memory
+QUOTE_CHARS = 120  # how much of a line a reason quotes
 
 _PATH = re.compile(
     r"(?<![\w/.:@~\\-])((?:\.{1,2}/)?(?:[\w@.+-]+/)+[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,7})"
@@ -65,16 +51,19 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+", re.IGNORECASE)
 class StaleFinding:
     file: str
     reasons: tuple[str, ...]
-    archivable: bool  # evidence strong enough for the offline backend to archive
+    archivable: bool  # evidence about the memory as a whole: the offline backend may archive
     kinds: tuple[str, ...]  # "marker", "deadline", "path", "no-longer"
-    evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written
+    evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written, one per reason
 
 
-def _marker_lines(memory: Memory) -> list[str]:
-    lines = [line.strip() for line in memory.body.splitlines() if line.strip()]
-    head = [memory.name, memory.description] + lines[:1]
-    head += [l for l in lines if l.startswith("#") or re.match(r"\W*status\b", l, re.IGNORECASE)]
-    return head
+# A line about a file that is gone on purpose, or not there yet: no evidence against it.
+_GONE_ON_PURPOSE = re.compile(
+    r"(?i:\b(?:delet|remov|drop|renam|mov|retir|replac|deprecat|migrat|archiv|rewr[io]t|split"
+    r"|merg|consolidat|creat|add|introduc|plann|todo|new file|no longer|gone|former|old"
+    r"|legacy)\w{0,4}\b)"
+    r"|删除|删掉|移除|已删|重命名|改名|迁移|移到|合并|新建|新增|待创建|计划|旧"
+    r"|削除|廃止|移動|移行|リネーム|統合|新規|作成予定|追加予定|予定"
+)
 
 
 def mentioned_paths(body: str) -> list[str]:
@@ -117,52 +106,125 @@ class ProjectPaths:
         return known
 
 
+def _quote(text: str) -> str:
+    """A line as a reason quotes it: whole, or cut with an ellipsis."""
+    return text if len(text) <= QUOTE_CHARS else text[: QUOTE_CHARS - 1] + "…"
+
+
+class _Evidence:
+    """Reasons, kinds and evidence lines as they are found, one evidence line per reason."""
+
+    def __init__(self) -> None:
+        self.reasons: list[str] = []
+        self.kinds: list[str] = []
+        self.lines: list[str] = []
+        self.whole = False
+
+    def add(self, reason: str, kind: str, line: str, whole: bool = False) -> None:
+        self.reasons.append(reason)
+        self.kinds.append(kind)
+        self.lines.append(line)
+        self.whole = self.whole or whole
+
+    def finding(self, file: str) -> StaleFinding | None:
+        if not self.reasons:
+            return None
+        return StaleFinding(file, tuple(self.reasons), self.whole,
+                            tuple(dict.fromkeys(self.kinds)), tuple(self.lines))
+
+
+def _whole(marker: Marker, found: _Evidence) -> None:
+    found.add(f"status marker {marker.word!r} in the {marker.where}: {_quote(marker.line)}",
+              "marker", marker.line, whole=True)
+
+
+def _markers(memory: Memory, lines: list[Line], found: _Evidence) -> None:
+    """Status markers: one about the whole memory, else those about parts."""
+    whole = whole_marker(memory, [line for line in lines if line.head])
+    if whole:
+        _whole(whole, found)
+        return
+    for part in part_markers(lines)[:MAX_PART_REASONS]:
+        found.add(f"status marker {part.word!r} in a {part.where} (about a part): "
+                  f"{_quote(part.line)}", "marker", part.line)
+
+
+def _no_longer(memory: Memory, lines: list[Line], found: _Evidence) -> None:
+    for said in no_longer(lines, memory.description)[:MAX_PART_REASONS]:
+        found.add(f"says {said.word!r} (about a part): {_quote(said.line)}", "no-longer",
+                  said.line)
+
+
+def _deadlines(memory: Memory, lines: list[Line], now: datetime, found: _Evidence) -> None:
+    """Passed deadlines. Archivable only when the head says the memory holds until a day
+    ("until 2026-03-12 the branch is frozen"), that day has passed and no deadline in the
+    memory is still ahead. Work due by a day ("report due 2026-09-30") makes the memory
+    history, not wrong: reported, not archived; so is every passed deadline in a part."""
+    written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
+    fields = [Line(0, text, "text", True, "") for text in (memory.name, memory.description)
+              if text]
+    every: list[Deadline] = deadlines_in(fields, written)
+    head_count = len(every)
+    every += deadlines_in(lines, written)
+    today = now.date()
+    passed = sorted((d for d in every if d.day < today), key=lambda d: d.day, reverse=True)
+    if not passed:
+        return
+    heads = {line.number for line in lines if line.head}
+    in_head = {id(d) for i, d in enumerate(every) if i < head_count or d.number in heads}
+    alive = len(passed) < len(every)  # a deadline still ahead: the memory is alive
+    last = passed[0]
+    if id(last) in in_head and last.validity and not alive:
+        found.add(f"deadline passed: {last.phrase!r} ({last.day.isoformat()}), the memory's "
+                  f"own subject: {_quote(last.line)}", "deadline", last.line, whole=True)
+        return
+    for d in passed[:MAX_PART_REASONS]:
+        scope = "work due in the memory's head" if id(d) in in_head else "about a part"
+        found.add(f"deadline passed: {d.phrase!r} ({d.day.isoformat()}) ({scope}): "
+                  f"{_quote(d.line)}", "deadline", d.line)
+
+
+def _paths(memory: Memory, project: ProjectPaths, found: _Evidence) -> None:
+    """Project files the memory names that are gone, each with its line."""
+    if "/" not in memory.body:
+        return
+    by_line = memory.body.splitlines()
+    for path in mentioned_paths(memory.body):
+        if not project.missing(path):
+            continue
+        line = next((text.strip() for text in by_line if path in text), path)
+        if _GONE_ON_PURPOSE.search(line.replace(path, " ")):
+            continue
+        found.add(f"references missing path {path}", "path", line)
+
+
 def find_stale(
     memory: Memory,
     now: datetime,
     project: Path | ProjectPaths | None,
-    relative: Sequence[RelativeDate] | None = None,
 ) -> StaleFinding | None:
     """The evidence that ``memory`` is stale, or ``None``.
 
-    ``relative``: the memory's relative dates, if the caller found them already.
+    A deadline is only ever a day the writer wrote, never one the tool worked out from a
+    relative phrase (the next run would archive on the tool's own guess).
     """
     if isinstance(project, Path):
         project = ProjectPaths(project)
-    reasons: list[str] = []
-    kinds: list[str] = []
-    strong = False
-    head_text = "\n".join(_marker_lines(memory))
-    marker = _marker(head_text)
-    if marker:
-        reasons.append(f"status marker {marker.strip()!r}")
-        kinds.append("marker")
-        strong = True
+    found = _Evidence()
+    body = memory.body
+    text = "\n".join((memory.name, memory.description, body))
+    lines: list[Line] | None = None
+    if maybe(text):  # most memories hold no status word at all: one quick scan
+        lines = outline(body)
+        _markers(memory, lines, found)
+        _no_longer(memory, lines, found)
     else:
-        body_marker = _marker(memory.body)
-        if body_marker:
-            reasons.append(f"status marker {body_marker.strip()!r} in the body")
-            kinds.append("marker")
-    weak = _weak(memory.body) or _weak(memory.description)
-    if weak:
-        reasons.append(f"says {weak!r}")
-        kinds.append("no-longer")
-    written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
-    # "until tomorrow" is a deadline too, once resolved against the day it was written.
-    if relative is None:
-        relative = find_relative(memory.body, written)
-    body = rewrite_relative(memory.body, relative)
-    passed = [d for d in find_deadlines(body, written) if d.day < now.date()]
-    if passed:
-        last = max(passed, key=lambda d: d.day)
-        reasons.append(f"deadline passed: {last.phrase!r} ({last.day.isoformat()})")
-        kinds.append("deadline")
-        strong = True
+        marker = frontmatter_marker(memory)
+        if marker:
+            _whole(marker, found)
+    if might_date(text):
+        lines = lines if lines is not None else outline(body)
+        _deadlines(memory, lines, now, found)
     if project is not None:
-        for path in mentioned_paths(memory.body):
-            if project.missing(path):
-                reasons.append(f"references missing path {path}")
-                kinds.append("path")
-    if not reasons:
-        return None
-    return StaleFinding(memory.file, tuple(reasons), strong, tuple(dict.fromkeys(kinds)))
+        _paths(memory, project, found)
+    return found.finding(memory.file)

@@ -70,3 +70,74 @@ def jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float
 def words_covered(text: str, within: str) -> bool:
     """True when every token of ``text`` occurs somewhere in ``within``."""
     return set(tokens(text)) <= set(tokens(within))
+
+
+# --- the exact form: what a merge must keep ------------------------------------------------
+#
+# A merge is safe only when every line of the absorbed memory stands in the survivor. The
+# normal form above keeps words alone, so "-5 s" and "+5 s", "C++" and "C#", "✅" and "❌" share
+# one normal line. The exact form keeps every symbol, sign, operator, currency, version range,
+# emoji and strike-through, and forgets only what never changes a claim: whitespace, bullet
+# style, heading marks, bold markers, letter case outside code, full- vs half-width forms,
+# prose commas and clause dashes, and the punctuation that ends a sentence.
+
+_HAN_KANA = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_EXACT_BULLET = re.compile(r"^(?:[-*+•·]|\d{1,3}[.)])\s+")
+_EXACT_HEADING = re.compile(r"^#{1,6}\s+")
+# A comma, semicolon or colon that ends a clause: followed by a space, the end, or Han/Kana
+# text, or written right after Han/Kana text (Chinese and Japanese put no space after one).
+_PROSE_PUNCT = re.compile(
+    rf"(?<=[{_HAN_KANA}])[,;:、]|[,;:、](?=\s|$|[{_HAN_KANA}])"
+)
+# A dash standing between two clauses as a separator ("a -- b", "(x) — b"); never between
+# numbers, where it is a minus or a range.
+_CLAUSE_DASH = re.compile(r"(?<=[^\s\d]) +(?:--?|—|–) +(?=[^\W\d_])")
+_SPACE_NEAR_HAN = re.compile(rf" (?=[{_HAN_KANA}])|(?<=[{_HAN_KANA}]) ")
+_SENTENCE_END = ".!。！…;,:、 "
+_RULE_CHARS = frozenset("-=*_|: ")
+# Full-width ASCII (U+FF01-FF5E) and the ideographic space fold to their ASCII forms; the
+# emoji presentation selectors and zero-width characters are dropped.
+_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {
+    0x3000: 0x20, 0xFE0F: None, 0xFE0E: None, 0x200B: None, 0x200D: None, 0xFEFF: None,
+}
+
+
+def _fold_outside_code(text: str) -> str:
+    """``text`` case-folded except inside inline code spans (`...`), where case is meaning."""
+    if "`" not in text:
+        return text.casefold()
+    parts = text.split("`")
+    return "`".join(p if i % 2 else p.casefold() for i, p in enumerate(parts))
+
+
+def exact_line(line: str) -> str:
+    """A prose line's exact form ('' when it says nothing: blank, a rule, a table border)."""
+    text = " ".join(line.translate(_WIDTH).split())
+    if not text or set(text) <= _RULE_CHARS:
+        return ""
+    text = _EXACT_HEADING.sub("", _EXACT_BULLET.sub("", text)).replace("**", "")
+    text = _fold_outside_code(text)
+    if any(c in text for c in ",;:、"):
+        text = _PROSE_PUNCT.sub("", text)
+    if " -" in text or " —" in text or " –" in text:
+        text = _CLAUSE_DASH.sub(" ", text)
+    if not text.isascii():
+        text = _SPACE_NEAR_HAN.sub("", text)
+    return " ".join(text.rstrip(_SENTENCE_END).split())
+
+
+def exact_set(body: str) -> frozenset[str]:
+    """The exact forms of a body's lines; code-block lines are kept as written (right-trimmed),
+    since case, indentation and every character can matter in code."""
+    out: set[str] = set()
+    fenced = False
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            out.add(stripped)
+            continue
+        form = line.rstrip() if fenced else exact_line(line)
+        if form:
+            out.add(form)
+    return frozenset(out)

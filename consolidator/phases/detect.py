@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
@@ -20,7 +21,7 @@ from consolidator.detect.duplicates import (
 from consolidator.detect.links import name_table, repoint
 from consolidator.detect.perfile import Findings, study_all
 from consolidator.detect.stale import ProjectPaths, StaleFinding
-from consolidator.detect.text import words_covered
+from consolidator.detect.text import exact_line, exact_set
 from consolidator.freshness import age_days, age_warning, freshness_text
 from consolidator.index.parse import LINK_RE, WIKI_RE, resolve_link
 from consolidator.llm import redact
@@ -108,6 +109,17 @@ def linked_from(snapshot: Snapshot, sources: set[str]) -> set[str]:
     return out
 
 
+def said_in(phrase: str, text: str) -> bool:
+    """Whether ``text`` already says ``phrase``: its exact form (every sign, symbol and number
+    kept) stands in one of the text's lines between spaces or line ends, so "port 543" is not
+    said by "port 5432", nor "+5 s" by "-5 s"."""
+    wanted = exact_line(phrase)
+    if not wanted:
+        return True
+    bounded = re.compile(rf"(?:^|(?<=\s)){re.escape(wanted)}(?=$|[\s.,;:!?)])")
+    return any(bounded.search(line) for line in exact_set(text) if wanted in line)
+
+
 def merged_body(cluster: Cluster, by_file: dict[str, Memory]) -> tuple[str, str | None]:
     """The survivor's body (with any source description it lacks) and its best description."""
     keep = by_file[cluster.keep]
@@ -119,7 +131,7 @@ def merged_body(cluster: Cluster, by_file: dict[str, Memory]) -> tuple[str, str 
         source = by_file[file]
         if description is None and source.description:
             description = source.description
-        if source.description and not words_covered(source.description, known + "\n".join(extra)):
+        if source.description and not said_in(source.description, known + "\n".join(extra)):
             extra.append(source.description)
     if extra:
         newline = keep.doc.newline
@@ -230,15 +242,12 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
                 actions.append(Action("rewrite", memory.file, "; ".join(reasons),
                                       evidence=changed_lines(before, body)))
     acted = {f for a in actions for f in (a.file, *a.sources)}
-    for pair in similar:
-        if acted & set(pair.files):
-            continue
-        notes.append(f"similar but not mergeable offline: {pair.files[0]} ~ {pair.files[1]} "
-                     f"({pair.similarity:.2f})")
+    similar = [pair for pair in similar if not acted & set(pair.files)]
     return Plan(
         memories=describe(snapshot, now, findings),
         duplicates=tuple(Duplicate(c.files, c.keep, c.similarity) for c in clusters),
         conflicts=tuple(conflicts),
+        similar=tuple(similar),
         stale=tuple(
             Stale(s.file, age_days(by_file[s.file].stat.mtime_ns, now), s.reasons, s.evidence,
                   s.archivable)

@@ -328,6 +328,8 @@ def test_a_missing_path_is_reported_and_the_memory_left_untouched(
     assert report["stale"] == [{
         "file": "project_auth.md", "age_days": 120,
         "reasons": ["references missing path src/legacy/auth.py"],
+        "evidence": ["Auth lives in `src/legacy/auth.py`; the server is src/server.ts."],
+        "whole_memory": False,
     }]
     assert [a for a in report["actions"] if a["file"] == "project_auth.md"] == []
     assert world.tree()["project_auth.md"] == before["project_auth.md"]

@@ -1,0 +1,192 @@
+"""Credentials assigned to a name: `DB_PASSWORD=hunter2`, `password: hunter2`, "the password
+is `hunter2`", 「パスワード：hunter2」, `{"token": "…"}`.
+
+Found by the value, never by the name alone: `os.environ["CHAT_BOT_TOKEN"]`,
+`MAX_OUTPUT_TOKENS=25000`, `IS_TOKEN0 = True`, `token_type: bearer`, "password reset flow" and
+"token: <your token here>" hold no secret (see :mod:`secret_values` for how a value is judged).
+
+The scan is anchored on the credential word: each occurrence (found with ``str.find``, a fast
+scan in C) is checked for a separator right after it (`=`, `:`, "is", は, 是), the name is
+read backwards at most ``NAME_MAX`` characters, and the value forwards at most ``VALUE_MAX``.
+So the work per occurrence is bounded and the scan is linear in the text, even on text made
+of nothing but credential words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from consolidator.detect import secret_values as sv
+
+NAME_MAX = 80
+VALUE_MAX = 300
+
+ASCII_WORDS = ("pass", "pwd", "secret", "token", "key")
+# Words that name a credential in Chinese, Japanese and Korean, with their family.
+CJK_WORDS: dict[str, str] = {
+    "パスワード": "password", "暗証番号": "password", "密码": "password", "密碼": "password",
+    "口令": "password", "비밀번호": "password", "トークン": "token", "令牌": "token",
+    "토큰": "token", "シークレット": "secret", "시크릿": "secret", "秘密鍵": "key",
+    "密钥": "key", "密鑰": "key", "秘钥": "key", "キー": "key",
+}
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$")
+# What may close a name before its separator (a quote, Markdown bold, a subscript), then the
+# separator. `==` is a comparison and `!=` never matches: neither assigns anything. A name
+# followed by inline code ("log in with password `hunter2`") has an empty separator.
+_AFTER = re.compile(
+    r"([\"'`*\]]{0,3})([ \t]{0,3})"
+    r"(:=|=>|==|[:=：]|(?i:is|was)\b|は|是|为|為|는|은|(?<=[ \t])(?=`))([ \t]?)")
+# A key is a credential only with a qualifier before it: `api_key`, `apiKey`, "access key",
+# `SECRET_KEY`, 「APIキー」; `publicKey`, `monkey` and a bare `key:` are not.
+_KEY_QUALIFIER = re.compile(
+    r"(?:api|access|secret|private|signing|encryption|master|auth|client|app|license|"
+    r"subscription|role|admin|アクセス|シークレット)[ _.-]?\Z")
+# The part before a credential word that makes the name a setting about credentials:
+# `MAX_TOKEN`, `is_token`, `next_token` (a page cursor), `eos_token` (a model's vocabulary).
+_SETTING_PARTS = frozenset({
+    "is", "has", "use", "show", "enable", "enabled", "require", "requires", "max", "min",
+    "num", "count", "total", "len", "length", "limit", "budget",
+    "next", "prev", "page", "cursor", "continuation", "sync", "resume", "eos", "bos", "pad",
+    "unk", "sep", "cls", "mask", "special", "input", "output", "prompt", "completion",
+    "context", "cache", "reasoning", "thinking", "stop", "start", "end",
+})
+_QUOTES = {'"': '"', "'": "'", "`": "`", "「": "」", "『": "』", "“": "”", "‘": "’"}
+_WORD_END = re.compile(r"[\s,;|)}\]\"'`]|[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff01-\uff60]")
+_SPACE = re.compile(r"\s")
+_PHRASE_END = re.compile(r"[|]|[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff01-\uff60]")
+# `api_key: str = "..."`, `token: Optional[str] = None`: a type, then the value.
+_ANNOTATION = re.compile(
+    r"(?:str|bytes|int|String|string|SecretStr|Optional\[str\])(?:[ \t]{0,3}\|[ \t]{0,3}None)?"
+    r"[ \t]{0,3}=[ \t]{0,3}")
+
+
+def labelled(text: str, low: str) -> list[tuple[int, int]]:
+    """The spans of values assigned to a credential's name in ``text``.
+
+    ``low`` is ``text`` with ASCII letters in lower case (the same length).
+    """
+    words: list[tuple[str, str]] = [(w, "") for w in ASCII_WORDS if w in low]
+    if not text.isascii():
+        words += [(w, family) for w, family in CJK_WORDS.items() if w in text]
+    found: list[tuple[int, str, str]] = []
+    for word, family in words:
+        start = low.find(word)
+        while start >= 0:
+            found.append((start, word, family))
+            start = low.find(word, start + len(word))
+    found.sort()
+    spans: list[tuple[int, int]] = []
+    judged = 0  # the end of the last word judged as a value: a name inside it is no name
+    for start, word, family in found:
+        if start < judged:
+            continue
+        span, end = _at(text, low, start, word, family)
+        judged = max(judged, end)
+        if span is not None:
+            spans.append(span)
+    return spans
+
+
+Judged = tuple[tuple[int, int] | None, int]  # the secret's span, and where the value ended
+
+
+def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
+    """The secret's span if the credential word at ``start`` has one assigned, and the end of
+    the value judged (0 if there was none to judge)."""
+    cjk = bool(family)
+    end, family, weak = _word(text, low, start, word, family)
+    if end < 0:
+        return None, 0
+    after = _AFTER.match(text, end)
+    if after is None or after.group(3) == "==":
+        return None, 0
+    name = word if cjk else _credential_name(text, start, end, word)
+    if name is None:
+        return None, 0
+    sep = after.group(3)
+    spaced = bool(after.group(2) or after.group(4))
+    # Only `name: value` and an unspaced `NAME=value` (an env line, a URL's query) take a
+    # plain word as the value; "is", `=>`, `:=` and code's spaced `=` need a made-up shape.
+    strict = weak or sep not in ("=", ":", "：") or (sep == "=" and spaced)
+    span, judged = _value(text, after.end(), strict=strict, phrase=sep in (":", "："),
+                          password=family == "password" and not weak)
+    if span is not None and _same(text[span[0]:span[1]], name):
+        return None, judged  # `token=token`, `_stoken=_stoken`: a variable passed on
+    return span, judged
+
+
+def _same(value: str, name: str) -> bool:
+    """Whether ``value`` is the name itself (keyword arguments: `password=password`)."""
+    return value.lower().lstrip("_$-") == name.lower().lstrip("_$-")
+
+
+def _word(text: str, low: str, start: int, word: str, family: str) -> tuple[int, str, bool]:
+    """Where the credential word at ``start`` ends (-1: it is not one), its family, and
+    whether the name alone is weak evidence (a bare "pass", as in "First pass: grep")."""
+    if word in ("キー", "key") and _KEY_QUALIFIER.search(low, max(0, start - 14), start) is None:
+        return -1, "key", False
+    if family:
+        return start + len(word), family, False
+    if word == "pass":
+        for longer in ("password", "passwd", "passphrase"):
+            if low.startswith(longer, start):
+                return start + len(longer), "password", False
+        before = text[start - 1] if start else " "
+        if before in "_-.$" or (before.islower() and text[start].isupper()):
+            return start + 4, "password", False  # DB_PASS, smtpPass
+        if before.isalnum():
+            return -1, "password", False  # bypass, compass, DBPASS
+        return start + 4, "password", True
+    return start + len(word), "password" if word == "pwd" else word, False
+
+
+def _credential_name(text: str, start: int, end: int, word: str) -> str | None:
+    """The name ending in the credential word at ``start:end``, if it names a credential
+    rather than a setting about one (`MAX_TOKEN`, `is_token`, `next_token`)."""
+    begin = start
+    while begin > 0 and text[begin - 1] in _NAME_CHARS:
+        begin -= 1
+        if start - begin > NAME_MAX:
+            return None  # no name is that long: a run of identifier characters
+    head = sv.parts(text[begin:start])
+    if word == "key" and head:
+        head = head[:-1]  # the qualifier itself (api, access, secret, …)
+    if _SETTING_PARTS.intersection(head[-2:]):
+        return None
+    return text[begin:end]
+
+
+def _value(text: str, at: int, *, strict: bool, phrase: bool, password: bool) -> Judged:
+    """The secret's span in the value that starts at ``at`` (None if it holds none), and the
+    end of the word or quotation judged."""
+    line_end = text.find("\n", at, at + VALUE_MAX)
+    limit = min(len(text), at + VALUE_MAX) if line_end < 0 else line_end
+    i = at
+    while i < limit and text[i] in " \t*":
+        i += 1
+    if i >= limit:
+        return None, i
+    if phrase:
+        annotated = _ANNOTATION.match(text, i, limit)
+        if annotated is not None:  # `api_key: str = "..."` is code: judged strictly
+            return _value(text, annotated.end(), strict=True, phrase=False, password=password)
+    close = _QUOTES.get(text[i])
+    if close is not None:
+        j = text.find(close, i + 1, limit)
+        if j < 0:
+            return None, i + 1
+        return _offset(sv.secret_span(text[i + 1:j], quoted=True, strict=strict,
+                                      password=password, phrase=False), i + 1), j
+    stop = (_PHRASE_END if phrase else _WORD_END).search(text, i, limit)
+    raw = text[i:stop.start() if stop else limit].rstrip()
+    first = _SPACE.search(raw)
+    judged = i + (first.start() if first else len(raw))
+    if phrase and raw.endswith((",", ";")) and first is None:
+        strict = True  # `password: hunter,` is a line of code: a variable, unless made-up
+    return _offset(sv.secret_span(raw, quoted=False, strict=strict, password=password,
+                                  phrase=phrase), i), judged
+
+
+def _offset(span: tuple[int, int] | None, by: int) -> tuple[int, int] | None:
+    """``span`` moved ``by`` characters (None stays None)."""
+    return None if span is None else (span[0] + by, span[1] + by)

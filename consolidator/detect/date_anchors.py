@@ -1,0 +1,288 @@
+"""The day a relative date is counted from: the nearest explicit date the phrase is anchored to.
+
+People date their notes in many places: a date right after the phrase ("today (Wed 08-19)"),
+a dated label opening the line or paragraph ("Context (2026-03-24): ...", "- 2026-03-24: ..."),
+the heading above ("## 2026-03-24", "# 本番レビュー（2026-06-10）"), a bold line standing as
+a heading, or the file name ("standup_20260320.md"). Only when none of these holds a date is
+the memory's mtime the writing day. A date without a year takes it from the mtime.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december")
+_MON = "|".join(sorted({m for m in MONTHS} | {m[:3] for m in MONTHS} | {"sept"},
+                       key=len, reverse=True))
+_EN_WEEKDAY = (r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?"
+               r"|(?:周|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜日?")
+
+# Dates with a year. Each is one bounded shape: no nested or overlapping unbounded repeats.
+_FULL = (
+    re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d\d)(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)"
+               r"(?P<d>\d{1,2})(?!\d)"),
+    re.compile(r"(?P<y>(?:19|20)\d\d)\s?年\s?(?P<m>\d{1,2})\s?月\s?(?P<d>\d{1,2})\s?[日号]?"),
+    re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?,? (?P<y>(?:19|20)\d\d)\b",
+               re.IGNORECASE),
+    re.compile(rf"\b(?P<d>\d{{1,2}}) (?P<mon>{_MON})\.?,? (?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),
+)
+# Dates without a year. "08-19" needs two digits each side: "steps 1-2" is not a date.
+_PARTIAL = (
+    re.compile(r"(?<![\d./-])(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])(?![\d/-])"),
+    re.compile(r"(?<![\d年])(?P<m>\d{1,2})\s?月\s?(?P<d>\d{1,2})\s?[日号]"),
+    re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)", re.IGNORECASE),
+)
+# "3/4" is a fraction as often as a date: only right after a phrase, in brackets, is it a date.
+_SLASH = re.compile(r"(?<![\d/])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])")
+
+# A date glossing the phrase right before it: "today (Wednesday 08-19)", "昨天（3月5日，周三）".
+_GLOSS_HEAD = re.compile(r"[ \t]{0,3}(?:\*{1,2})?[ \t]{0,3}[(（][ \t]{0,3}")
+_GLOSS_BODY = re.compile(
+    rf"(?:(?:{_EN_WEEKDAY})[ \t,，、]{{0,3}})?(?P<date>[^)）\n]{{1,24}}?)"
+    rf"(?:[ \t,，、]{{0,3}}(?:{_EN_WEEKDAY}))?[ \t]{{0,3}}[)）]",
+    re.IGNORECASE,
+)
+
+_NAME_DATE = re.compile(
+    r"(?<!\d)(?P<y>(?:19|20)\d\d)[-_.]?(?P<m>0[1-9]|1[0-2])[-_.]?(?P<d>0[1-9]|[12]\d|3[01])(?!\d)"
+)
+_HEADING = re.compile(r"[ ]{0,3}(#{1,6})[ \t]")
+_LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?")
+_LABEL_END = re.compile(r"[:：]|\s[—–-]\s|\s\|\s")
+_BOLD_LINE = re.compile(r"(?:\*\*|__)(?P<inner>[^*_\n]{1,120})(?:\*\*|__)[ \t]*[:：]?[ \t]*")
+_WORD = re.compile(r"[A-Za-z]+|[\u3040-\u30ff\u3400-\u9fff]")
+# Words before "2/3" that make it a count of parts, not a date.
+_ORDINALS = frozenset({"phase", "step", "part", "stage", "round", "episode", "ep", "task", "item",
+                       "page", "chapter", "sprint", "week", "day", "of", "第", "题", "集", "章"})
+# "Date: 2026-03-24", "**Created:** ...", "日期：...", "作成日: ..." near the top: the note's day.
+_META_DATE = re.compile(
+    r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}(?:date|created|written|日期|日付|作成日|记录日期|記録日)[*_]{0,2}"
+    r"[ \t]*[:：][ \t]*[*_]{0,2}[ \t]*",
+    re.IGNORECASE,
+)
+META_LINES = 12  # how far down a note's own date line may stand
+
+
+@dataclass(frozen=True, slots=True)
+class Explicit:
+    """A date as written: ``year`` is None when the text gave none."""
+
+    year: int | None
+    month: int
+    day: int
+    start: int
+    end: int
+
+
+def _month_of(match: re.Match[str]) -> int | None:
+    """The month number of a match with a ``m`` or a ``mon`` group, or None."""
+    named = match.groupdict().get("mon")
+    if named:
+        low = named.casefold().rstrip(".")
+        return next((i + 1 for i, m in enumerate(MONTHS) if m.startswith(low[:3])), None)
+    return int(match.group("m"))
+
+
+def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
+    """Every explicit date in ``text`` (with or without a year), in order of position."""
+    found: list[Explicit] = []
+    for shapes, with_year in ((_FULL, True), (_PARTIAL, False)):
+        for shape in shapes:
+            for match in shape.finditer(text):
+                if any(f.start < match.end() and match.start() < f.end for f in found):
+                    continue
+                month = _month_of(match)
+                if month is None:
+                    continue
+                year = int(match.group("y")) if with_year else None
+                found.append(Explicit(year, month, int(match.group("d")), match.start(),
+                                      match.end()))
+    if slashes:
+        for match in _SLASH.finditer(text):
+            if not any(f.start < match.end() and match.start() < f.end for f in found):
+                found.append(Explicit(None, int(match.group("m")), int(match.group("d")),
+                                      match.start(), match.end()))
+    return sorted(found, key=lambda f: f.start)
+
+
+def _valid(year: int, month: int, day: int) -> date | None:
+    """The date, or None when it does not exist (month 13, Feb 30)."""
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def writing_day(found: Explicit, written: date) -> date | None:
+    """``found`` as a day the text was written on: never after ``written``.
+
+    A date without a year is the latest such day not after ``written``.
+    """
+    if found.year is not None:
+        day = _valid(found.year, found.month, found.day)
+        return day if day is not None and day <= written else None
+    for year in (written.year, written.year - 1):
+        day = _valid(year, found.month, found.day)
+        if day is not None and day <= written:
+            return day
+    return None
+
+
+def near_day(found: Explicit, target: date) -> date | None:
+    """``found`` as the day nearest ``target`` (a date without a year takes the nearest year)."""
+    if found.year is not None:
+        return _valid(found.year, found.month, found.day)
+    days = [d for y in (target.year - 1, target.year, target.year + 1)
+            if (d := _valid(y, found.month, found.day)) is not None]
+    return min(days, key=lambda d: abs((d - target).days)) if days else None
+
+
+def gloss(text: str, end: int) -> Explicit | None:
+    """The date written in brackets right after a phrase ending at ``end``, if any."""
+    head = _GLOSS_HEAD.match(text, end)
+    if head is None:
+        return None
+    body = _GLOSS_BODY.match(text, head.end())
+    if body is None:
+        return None
+    inside = body.group("date").strip(" \t,，、")
+    dates = explicit_dates(inside, slashes=True)
+    if len(dates) != 1 or len(inside) - (dates[0].end - dates[0].start) > 2:
+        return None  # the brackets say more than a date: not a gloss
+    return dates[0]
+
+
+def name_day(name: str, written: date) -> date | None:
+    """The writing day carried by a file name ("notes/standup_20260320.md"), if any."""
+    for match in _NAME_DATE.finditer(name):
+        day = _valid(int(match.group("y")), int(match.group("m")), int(match.group("d")))
+        if day is not None and day <= written:
+            return day
+    return None
+
+
+def _few_words(text: str) -> bool:
+    """Whether ``text`` (a label with its date taken out) is short: a label, not a sentence."""
+    return len(_WORD.findall(text)) <= 8
+
+
+def mark_end(line: str) -> int:
+    """Where a line's content starts, after its indent, list bullet and checkbox."""
+    match = _LIST_MARK.match(line)
+    return match.end() if match else 0
+
+
+def _label_date(line: str, written: date) -> date | None:
+    """The date of a label opening ``line`` ("Context (2026-03-24):", "- 2026-03-24 —")."""
+    content = line[mark_end(line):]
+    head = content.lstrip("*_[(（ \t")
+    dates = explicit_dates(content[:90])
+    if not dates:
+        return None
+    first = dates[0]
+    if first.start <= len(content) - len(head) + 1:
+        return writing_day(first, written)  # the line opens with the date
+    stop = _LABEL_END.search(content, 0, 90)
+    if stop is None or first.end > stop.start():
+        return None
+    label = content[: first.start] + content[first.end : stop.start()]
+    return writing_day(first, written) if _few_words(label) else None
+
+
+def _heading_date(line: str, written: date) -> tuple[int, date | None] | None:
+    """(level, date) when ``line`` is a heading, a bold line or a date standing alone."""
+    heading = _HEADING.match(line)
+    if heading:
+        dates = explicit_dates(line[:200]) or _heading_slash(line[:200])
+        return len(heading.group(1)), writing_day(dates[0], written) if dates else None
+    bold = _BOLD_LINE.fullmatch(line.strip())
+    if bold:
+        dates = explicit_dates(bold.group("inner"))
+        return (7, writing_day(dates[0], written)) if dates else None
+    content = line.strip().rstrip(" *_")
+    if mark_end(line) == _indent(line) and content.endswith((":", "：")) \
+            and _LABEL_END.search(content, 0, len(content) - 1) is None:
+        day = _label_date(line, written)  # "Handoff 2026-10-02 (Fri):" over a list
+        return (7, day) if day else None
+    return None
+
+
+def _heading_slash(heading: str) -> list[Explicit]:
+    """A "4/8" date in a heading ("## Meeting notes — 4/8"), unless it counts parts of
+    something ("## Phase 2/3", "## Step 1/5"): the only slash pair in the heading."""
+    found = list(_SLASH.finditer(heading))
+    if len(found) != 1:
+        return []
+    match = found[0]
+    before = _WORD.findall(heading[max(0, match.start() - 12) : match.start()])
+    if before and before[-1].casefold() in _ORDINALS:
+        return []
+    month, day = int(match.group("m")), int(match.group("d"))
+    return [Explicit(None, month, day, match.start(), match.end())] if month <= 12 else []
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+class Anchors:
+    """The writing day of each line of a text, from its headings, labels and file name."""
+
+    def __init__(self, lines: list[str], prose: list[bool], written: date, name: str,
+                 glossed: dict[int, date]) -> None:
+        """``lines``: the text's lines; ``prose[i]``: line i is prose or a heading (not code,
+        a table or a quotation); ``glossed``: line index -> the day a phrase's own date gloss
+        makes that line's writing day ("Today (Wed 08-19): ...")."""
+        self._lines = lines
+        self._prose = prose
+        self._written = written
+        self._glossed = glossed
+        self._fallback = name_day(name, written) or written
+        self._days: list[date] = []
+        self._stack: list[tuple[int, date | None]] = []
+        self._label: tuple[int, date] | None = None  # (indent, day) of the open paragraph
+
+    def day_for(self, index: int) -> date:
+        """The writing day of line ``index`` (lines are visited in order, once)."""
+        while len(self._days) <= index:
+            self._days.append(self._advance(len(self._days)))
+        return self._days[index]
+
+    def _advance(self, index: int) -> date:
+        """Take line ``index`` into the running state; return its writing day."""
+        line = self._lines[index]
+        if not line.strip() or not self._prose[index]:
+            self._label = None
+            return self._section_day()
+        heading = _heading_date(line, self._written)
+        if heading is not None:
+            level, day = heading
+            while self._stack and self._stack[-1][0] >= level:
+                self._stack.pop()
+            self._stack.append((level, day))
+            self._label = None
+            return day or self._section_day()
+        if index < META_LINES:
+            meta = _META_DATE.match(line)
+            dates = explicit_dates(line[meta.end() : meta.end() + 40]) if meta else []
+            if dates and dates[0].start == 0 and (day := writing_day(dates[0], self._written)):
+                self._fallback = day
+                return day
+        own = self._glossed.get(index) or _label_date(line, self._written)
+        indent = _indent(line)
+        if own is not None:
+            self._label = (indent, own)
+            return own
+        if self._label is not None and mark_end(line) > indent and indent <= self._label[0]:
+            self._label = None  # a new item at the same level: its own date, or none
+        return self._label[1] if self._label else self._section_day()
+
+    def _section_day(self) -> date:
+        """The date of the nearest dated heading above, else the file name's, else mtime."""
+        for _, day in reversed(self._stack):
+            if day is not None:
+                return day
+        return self._fallback

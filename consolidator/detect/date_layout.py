@@ -1,0 +1,125 @@
+"""Where in a memory's text a relative date may stand: prose, not code, quotes, tables or names.
+
+A phrase counts only in the writer's own prose. Code (fenced blocks, inline code), quotations
+and dialogue (quoted text, blockquotes, screenplay and chat lines), table cells, headings, link
+targets and link texts, wiki links, URLs and HTML tags hold someone else's words, a name or an
+example; the relative dates in them are not the writer's dates.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+INDEX_NOTE = "Index note (moved from MEMORY.md):"
+
+_FENCE = re.compile(r"[ \t]{0,12}(`{3,}|~{3,})")
+_HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]|$)")
+# Screenplay and chat lines: 【角色】台词, "BOB: ...", "张三：（冷笑）...", "User: ...".
+_DIALOGUE = re.compile(
+    r"[ \t]*(?:[-*+][ \t]+)?(?:"
+    r"【[^】\n]{1,16}】"
+    r"|[A-Z][A-Z'. -]{1,24}:[ \t]+[(（]"
+    r"|[\u3400-\u9fff·]{1,6}[ \t]?[：:][ \t]?[（(]"
+    r"|(?:\*\*)?(?:User|Assistant|Human|Claude|AI|Bot|用户|助手|ユーザー|アシスタント)(?:\*\*)?"
+    r"[ \t]?[:：]"
+    r")"
+)
+# All-caps words that open a note, not a speaker's line.
+_NOT_SPEAKERS = frozenset({
+    "TODO", "NOTE", "NOTES", "UPDATE", "FIX", "FIXED", "WARNING", "IMPORTANT", "STATUS", "DONE",
+    "BUG", "WIP", "NB", "PS", "FYI", "TLDR", "TL;DR", "WHY", "HOW", "CONTEXT", "DECISION",
+    "RESULT", "ISSUE", "CAUSE", "ACTION", "NEXT", "PLAN", "GOAL", "RULE", "NEVER", "ALWAYS",
+    "CAUTION", "DEADLINE", "DATE", "Q", "A",
+})
+# Spans inside a prose line that are not the writer's own words: code, links, quotations.
+_SPANS = re.compile(
+    r"``[^\n]*?``|`[^`\n]*`"
+    r"|!?\[\[[^\]\n]{0,200}\]\]"
+    r"|!?\[[^\]\n]{0,200}\]\([^)\n]{0,300}\)"
+    r"|<[A-Za-z/!][^<>\n]{0,120}>"
+    r"|\b(?:https?|ftp|file)://[^\s)>\]]+|\bwww\.[^\s)>\]]+"
+    r"|\"[^\"\n]*\"|“[^”\n]*”|‘[^’\n]*’|(?<!\w)'[^'\n]{1,300}'(?!\w)"
+    r"|「[^」\n]*」|『[^』\n]*』|《[^》\n]*》|〈[^〉\n]*〉|〔[^〕\n]*〕"
+)
+
+
+def _is_dialogue(line: str) -> bool:
+    """Whether ``line`` is a line of a script or a chat, spoken by someone named on it."""
+    match = _DIALOGUE.match(line)
+    if match is None:
+        return False
+    speaker = match.group(0).strip(" \t-*+:：").upper()
+    return speaker not in _NOT_SPEAKERS
+
+
+def line_kind(line: str) -> str:
+    """The kind of one line outside code fences: heading, table, quote, note, dialogue, text."""
+    stripped = line.strip()
+    if not stripped:
+        return "blank"
+    if _HEADING.match(line):
+        return "heading"
+    if stripped[0] in "|｜" or stripped.count("|") >= 2:
+        return "table"
+    if stripped[0] == ">":
+        return "quote"
+    if stripped.startswith(INDEX_NOTE) or INDEX_NOTE in stripped[:40]:
+        return "note"
+    if _is_dialogue(line):
+        return "dialogue"
+    return "text"
+
+
+class Layout:
+    """A text split into lines, each with its kind (code-fence state taken into account)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        position = text.find("\n")
+        while position >= 0:
+            self.starts.append(position + 1)
+            position = text.find("\n", position + 1)
+        self.lines = [text[s : (self.starts[i + 1] - 1 if i + 1 < len(self.starts) else len(text))]
+                      .rstrip("\r") for i, s in enumerate(self.starts)]
+        self.kinds = self._kinds()
+        self._spans: dict[int, list[tuple[int, int]]] = {}
+
+    def _kinds(self) -> list[str]:
+        """Every line's kind; lines in a fenced block (or an unclosed one) are code."""
+        kinds: list[str] = []
+        fence = ""
+        for line in self.lines:
+            opener = _FENCE.match(line)
+            if fence:
+                kinds.append("code")
+                closer = opener.group(1) if opener else ""
+                if closer[:1] == fence[0] and len(closer) >= len(fence) \
+                        and not line[opener.end() if opener else 0 :].strip():
+                    fence = ""  # a closing fence: as long as the opening one, nothing after
+            elif opener:
+                fence = opener.group(1)
+                kinds.append("code")
+            else:
+                kinds.append(line_kind(line))
+        return kinds
+
+    def line_of(self, offset: int) -> int:
+        """The index of the line holding ``offset``."""
+        return bisect_right(self.starts, offset) - 1
+
+    def prose(self) -> list[bool]:
+        """Per line: whether it is prose or a heading (its dates may date what follows)."""
+        return [k in ("text", "heading", "blank", "dialogue") for k in self.kinds]
+
+    def masked(self, index: int, start: int, end: int) -> bool:
+        """Whether columns ``start``-``end`` of line ``index`` fall in code, a link or quotes."""
+        spans = self._spans.get(index)
+        if spans is None:
+            spans = [(m.start(), m.end()) for m in _SPANS.finditer(self.lines[index])]
+            self._spans[index] = spans
+        # The spans are sorted and do not overlap: only the last one opening before ``end``
+        # can hold the phrase.
+        last = bisect_right(spans, (end, -1)) - 1
+        return last >= 0 and spans[last][1] > start

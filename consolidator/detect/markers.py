@@ -1,0 +1,230 @@
+"""Status markers ("SUPERSEDED", "Status: done", 【完了】) and the scope each one speaks for.
+
+A status word is a *marker* only where people put a status: a ``status:`` key or label, a tag
+in brackets, a word opening the text before a separator ("Superseded: ...", "DONE - ...") or
+closing it after one ("... — RESOLVED", ``migration-v2-DONE``), "superseded by X" after a
+separator. The same word inside a sentence names something else ("the new DB superseded the
+old one", 旧DBを廃止統合, "replaces the v1 API") and is no marker at all.
+
+Where the marker stands gives its scope. Frontmatter, name, description, the first line and
+the lead paragraph speak for the whole memory: any status word there (done, resolved,
+superseded, 完了, 已废弃, ...) retires it. Elsewhere a marker speaks for one part, and only a
+word saying that *text* no longer holds (superseded, obsolete, outdated, 已过时, 陳腐化) is worth
+reporting: "DONE" in a task table or "RESOLVED" over an incident's sub-section is the memory's
+own progress record, alive as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from consolidator.detect.scope import Line, bare, unquoted
+from consolidator.store.model import Memory
+
+_PROGRESS_EN = r"done|resolved|completed|complete|closed|finished"
+_RETIRE_EN = (r"superseded|obsolete|outdated|out of date|deprecated|archived|retired|abandoned"
+              r"|cancell?ed|defunct|replaced|invalidated|invalid")
+_PART_EN = r"superseded|obsolete|outdated|out of date|invalidated"
+_PROGRESS_CJK = (r"已完成|已完结|完成|已解决|已解決|已修复|已修復|已关闭|已關閉|已上线|已合并|已实现"
+                 r"|已结束|完了済み|完了済|完了|解決済み|解決済|解決|対応済み|対応済|修正済み|修正済"
+                 r"|実装済み|実装済|終了|クローズ済み|クローズ")
+_RETIRE_CJK = (r"已废弃|已廢棄|废弃|廢棄|已弃用|已棄用|弃用|已过时|已過時|过时|過時|已作废|已作廢|作废"
+               r"|作廢|已失效|失效|已取消|已淘汰|已归档|已歸檔|归档|廃止済み|廃止済|廃止|非推奨|無効"
+               r"|失効|陳腐化|中止|アーカイブ済み|破棄済み|置き換え済み|置換済み|置換済")
+_PART_CJK = (r"已过时|已過時|过时|過時|已作废|已作廢|作废|作廢|已失效|失效|陳腐化|失効|旧情報|古い情報"
+             r"|置き換え済み|置換済み|置換済")
+
+# What may follow a marker word: the end, a separator, a bracket, a date, or "by ..." / "in ...".
+_AFTER = (r"(?=$|\s*[\])）】〕>,;:：，、。.!|/—–-]|\s+(?:by|in|on|since|as of|at|via|per|and)\b"
+          r"|\s*\d|\s*[✅✔☑])")
+_AFTER_CJK = r"(?![予待中前後后率的度])"
+_START, _END = 1, 2  # which of the patterns below open and close a text
+_LABEL = r"(?:status|state|状态|狀態|状況|状態|ステータス|進捗|进度|進度)"
+_DATE = r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}/\d{1,2})"
+
+
+def _patterns(en: str, cjk: str) -> tuple[re.Pattern[str], ...]:
+    """The tag forms for one vocabulary, English and CJK, each a bounded linear pattern."""
+    words = rf"(?P<w>(?i:{en})\b{_AFTER}|(?:{cjk}){_AFTER_CJK})"
+    return (
+        # "Status: done", "**状态**：已完成"
+        re.compile(rf"(?i:{_LABEL})\**\s{{0,3}}[:：=]\s{{0,3}}\**\s{{0,3}}{words}"),
+        # "Superseded: ...", "DONE - ...", "完了：..."
+        re.compile(rf"^{words}"),
+        # "... — RESOLVED", "... (Done)", "... 完了 ✅"
+        re.compile(rf"(?:^|[\s,;:：，、|/—–→-]){words}\s{{0,3}}[\])）】〕]?\s{{0,3}}"
+                   rf"(?:\(?{_DATE}\)?)?\s{{0,3}}[✅✔☑️.!]{{0,3}}\s{{0,3}}$"),
+        # "(superseded by X)", "[DONE]", "【完了】", "(2026-03-01 完了)"
+        re.compile(rf"[\[(（【〔<]\s{{0,3}}(?:{_DATE}\s{{0,3}})?{words}"),
+        # "..., superseded by X": a passive with its agent, right after a separator
+        re.compile(rf"(?:^|[,;:：|—–→(（\[-])\s{{0,3}}"
+                   rf"(?P<w>(?i:superseded|replaced|obsoleted) by)\b"),
+    )
+
+
+_WHOLE = _patterns(f"{_PROGRESS_EN}|{_RETIRE_EN}", f"{_RETIRE_CJK}|{_PROGRESS_CJK}")
+_PART = _patterns(_PART_EN, _PART_CJK)
+_STATUS_LINE = re.compile(rf"\**(?i:{_LABEL})\**\s{{0,3}}[:：=]")
+# The cheap test before any pattern: substrings of every marker word and label, looked up in
+# the case-folded text (a substring test per word is many times faster than one alternation).
+_HINTS = (
+    "done", "resolv", "complet", "closed", "finish", "supersed", "obsolet", "outdated",
+    "out of date", "deprecat", "archiv", "retired", "abandon", "cancel", "defunct", "replaced",
+    "invalid", "no longer", "status", "state", "完", "解決", "解决", "废", "廢", "弃",
+    "棄", "过时", "過時", "失效", "取消", "淘汰", "归档", "歸檔", "廃", "非推奨", "無効", "失効",
+    "陳腐", "中止", "アーカイブ", "破棄", "置き換え", "置換", "終了", "クローズ", "済", "修复",
+    "修復", "关闭", "關閉", "上线", "合并", "实现", "结束", "状态", "狀態", "状況", "状態",
+    "ステータス", "進捗", "进度", "進度", "旧情報", "古い情報", "不再", "已不", "もう", "もはや",
+    "なくなった",
+)
+# A statement that says another statement no longer holds.
+_NO_LONGER = re.compile(
+    r"(?i:\bno longer (?:valid|true|accurate|correct|applies|apply|applicable|holds|hold"
+    r"|relevant|current|up to date|the case)\b)"
+    r"|不再(?:适用|適用|有效|准确|準確|成立|正确|正確)|已不(?:适用|適用|再有效)"
+    r"|(?:もう|もはや)(?:有効|正確|正し|当てはま|適用され)[^。、\n]{0,6}ない"
+    r"|(?:有効|正確|適用)(?:では|で)なくなった|当てはまらなくなった"
+)
+_CONDITIONAL = re.compile(r"(?i:\b(?:if|unless|when|whether)\b)|如果|若是|もし|なら|場合|たら")
+# Frontmatter keys that retire a memory: a successor, or a flag set to true.
+_TRUE = ("true", "yes", "1")
+_SUCCESSOR_KEYS = ("superseded_by", "supersededby", "superseded-by", "replaced_by", "replacedby",
+                   "replaced-by")
+_FLAG_KEYS = ("deprecated", "obsolete", "archived", "superseded")
+_NAME_SPLIT = re.compile(r"[-_\s.]+")
+_NAME_RETIRE = frozenset(("superseded", "obsolete", "outdated", "deprecated", "archived",
+                          "retired", "abandoned", "cancelled", "canceled", "defunct"))
+_NAME_PROGRESS = frozenset(("DONE", "RESOLVED", "COMPLETED", "COMPLETE", "CLOSED", "FINISHED"))
+_NAME_WORDS = frozenset(word.casefold() for word in _NAME_PROGRESS)
+_LEAD_IN = re.compile(r"^[\W_]{0,6}")  # emoji, bullets, emphasis before the first word
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """One status marker, where it stands and the line it stands in."""
+
+    word: str
+    where: str  # "frontmatter", "name", "description", "first line", "lead", "sub-heading", ...
+    line: str
+    whole: bool  # speaks for the memory as a whole
+    kind: str = "marker"  # or "no-longer"
+
+
+def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
+    """The status word ``text`` carries as a tag (not inside a sentence), or ``None``."""
+    text = unquoted(text)
+    core = text[_LEAD_IN.match(text).end():]  # type: ignore[union-attr]
+    for i, pattern in enumerate(patterns):
+        found = pattern.search(core if i == _START else text)
+        if found is None:
+            continue
+        word = found.group("w")
+        # A lowercase English word opening or closing a text without a separator is prose
+        # ("done with the docs", "the bug is fixed"); in capitals it is a tag ("DONE the docs").
+        if i in (_START, _END) and word.isascii() and not word.isupper():
+            if i == _START:
+                rest = core[found.end():].lstrip()
+                if not (rest == "" or rest[:1] in ":：-—–|([" or rest.lower().startswith("by ")):
+                    continue
+            elif text[: found.start("w")].rstrip()[-1:] not in set(",;:：，、|/—–→-([（【"):
+                continue
+        return word.strip()
+    return None
+
+
+def frontmatter_marker(memory: Memory) -> Marker | None:
+    """A status the frontmatter gives the memory: ``status: superseded``, ``superseded_by: x``."""
+    for key, value in memory.doc.fields.items():
+        leaf = key.rsplit(".", 1)[-1].casefold()
+        value = value.strip().strip("'\"")
+        if leaf in ("status", "state"):
+            word = tag(f"status: {value}", _WHOLE[:1])
+            if word:
+                return Marker(word, "frontmatter", f"{key}: {value}", True)
+        elif leaf in _SUCCESSOR_KEYS and value.casefold() not in ("", "null", "none", "~", "false"):
+            return Marker(leaf, "frontmatter", f"{key}: {value}", True)
+        elif leaf in _FLAG_KEYS and value.casefold() in _TRUE:
+            return Marker(leaf, "frontmatter", f"{key}: {value}", True)
+    return None
+
+
+def _name(name: str) -> str | None:
+    """A status tag in a memory's name: its last token (``migration-v2-DONE``), or its first
+    in capitals (``DONE-migration-v2``); ``deprecated-apis`` names a subject, not a status."""
+    tokens = [t for t in _NAME_SPLIT.split(name) if t]
+    if tokens and (tokens[-1].casefold() in _NAME_RETIRE or tokens[-1] in _NAME_PROGRESS):
+        return tokens[-1]
+    if tokens and tokens[0].isupper() and tokens[0].casefold() in _NAME_RETIRE | _NAME_WORDS:
+        return tokens[0]
+    # Hyphens and underscores join a name's words; they are no separators before a tag.
+    return tag(name.replace("-", " ").replace("_", " "), _WHOLE)
+
+
+def whole_marker(memory: Memory, head: Iterable[Line]) -> Marker | None:
+    """The first marker that speaks for the whole memory, or ``None``."""
+    found = frontmatter_marker(memory)
+    if found:
+        return found
+    word = _name(memory.name) if maybe(memory.name) else None
+    if word:
+        return Marker(word, "name", memory.name, True)
+    if memory.description and maybe(memory.description):
+        word = tag(memory.description, _WHOLE)
+        if word:
+            return Marker(word, "description", memory.description, True)
+    head = [line for line in head if line.kind not in ("code", "quote", "table")]
+    if head and maybe(head[0].text):
+        word = tag(bare(head[0].text), _WHOLE)
+        if word:
+            return Marker(word, "first line", head[0].text, True)
+    # Further down the lead paragraph only a status line counts ("Status: superseded"), and
+    # only when there is one: several are a list of items, each with its own status.
+    labelled = [line for line in head[1:] if _STATUS_LINE.match(bare(line.text))]
+    if len(labelled) == 1:
+        word = tag(bare(labelled[0].text), _WHOLE[:1])
+        if word:
+            return Marker(word, "lead paragraph", labelled[0].text, True)
+    return None
+
+
+def part_markers(lines: Iterable[Line]) -> list[Marker]:
+    """Markers that speak for one part: a sub-section, list item or line whose text no longer
+    holds. Tables, code and quotations are left alone (a status column, output, dialogue).
+    Call it when ``whole_marker`` found nothing: a head line then speaks for itself only."""
+    out: list[Marker] = []
+    sections: set[str] = set()  # one finding per section: its heading says it for the rest
+    for line in lines:
+        if (line.kind in ("code", "quote", "table") or line.section in sections
+                or not maybe(line.text)):
+            continue
+        word = tag(bare(line.text), _PART)
+        if word:
+            where = {"heading": "sub-heading", "list": "list item"}.get(line.kind, "line")
+            out.append(Marker(word, where, line.text, False))
+            if line.section:
+                sections.add(line.section)
+    return out
+
+
+def no_longer(lines: Iterable[Line], description: str = "") -> list[Marker]:
+    """Statements saying some text no longer holds ("no longer valid", 不再适用), outside
+    quotations, code, tables and conditions ("if the old names come back, this is outdated")."""
+    out: list[Marker] = []
+    texts = [("description", description)] if description else []
+    texts += [("line", line.text) for line in lines if line.kind not in ("code", "quote", "table")]
+    for where, text in texts:
+        if not maybe(text):
+            continue
+        plain = unquoted(text)
+        found = _NO_LONGER.search(plain)
+        if found and not _CONDITIONAL.search(plain):
+            out.append(Marker(found.group(0), where, text, False, "no-longer"))
+    return out
+
+
+def maybe(text: str) -> bool:
+    """Whether ``text`` could hold a marker at all (the cheap test before outlining it)."""
+    low = text.casefold()
+    return any(hint in low for hint in _HINTS)

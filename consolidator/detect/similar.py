@@ -1,0 +1,349 @@
+"""Similar memories: much the same content, too differently worded to merge offline.
+
+Three kinds are reported, each with the lines that match (as written, one from each file):
+
+- *shared lines*: most normal-form lines in common, neither memory holding all of the other's;
+- *the same rule in different words*: most of one memory's claims each have a line in the
+  other that makes the same point with other words (content words and CJK character bigrams,
+  weighted by rarity, so template words count for little);
+- *more detail*: one memory's content nearly all stands in a longer one ("more detail than X").
+
+Everything is near-linear in the number of memories: shared lines come from an inverted
+index of lines; word-level candidates from an inverted index over each memory's rarest
+content features, with posting lists capped, so a pair is only compared when it shares rare
+words. Reported, never merged offline; an LLM backend may merge them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from consolidator.detect.shared_lines import same_lines, sharing_lines
+from consolidator.detect.text import normal_line, normal_set, tokens
+from consolidator.detect.words import features, line_features, sentences
+from consolidator.plan import Similar
+from consolidator.store.model import Memory
+
+__all__ = ["Similar", "find_similar"]
+
+_DIGITS = re.compile(r"\S*\d\S*")
+_DIGIT = re.compile(r"\d")
+_TYPE_WORDS = frozenset(("user", "feedback", "project", "reference", "md", "note", "notes"))
+
+RAREST = 16  # a memory is looked up by this many of its rarest features
+MIN_RARE_SHARED = 4  # ... and paired only with memories sharing this many of them
+MAX_CANDIDATES = 6  # memories compared in full per memory, the most rare features first
+MAX_LINES = 5  # matching line pairs reported per pair
+RULE_SHARE = 0.5  # share of a memory's claim lines matched for "the same rule reworded"
+LINE_GATE = 0.2  # weighted share of the smaller memory's features below which nothing matches
+MIN_FEATURES = 8  # the smaller memory must say this much for "more detail"
+
+
+class _Bar(NamedTuple):
+    """Thresholds for one kind of text (weighted shares of content features)."""
+
+    whole: float  # Jaccard for "much the same content"
+    contained: float  # share of the smaller memory for "more detail"
+    linked: float  # the same, when one memory names the other
+    rule: float  # share of the smaller memory below which no rule is looked for, line by line
+    line: float  # share of a line's features another line must hold to make the same point
+    described: float  # share of the shorter description the other must hold, for a rule
+
+
+_BAR = _Bar(whole=0.45, contained=0.72, linked=0.5, rule=0.35, line=0.5, described=0.3)
+_CJK_BAR = _Bar(whole=0.35, contained=0.6, linked=0.4, rule=0.2, line=0.35, described=0.2)
+
+
+MAX_CLAIMS = 60  # lines compared per memory when looking for the same rule in other words
+
+
+def find_similar(
+    memories: Iterable[Memory],
+    skip: set[frozenset[str]],
+    threshold: float = 0.5,
+    sets: dict[str, frozenset[str]] | None = None,
+) -> list[Similar]:
+    """Pairs of memories that say much the same thing, with the lines that match.
+
+    ``skip``: pairs already reported otherwise (duplicates, conflicts); ``threshold``: the
+    share of normal lines two memories must have in common to count as sharing lines;
+    ``sets``: each memory's normal-form lines, if the caller has them already.
+    """
+    by_file = {m.file: m for m in memories}
+    sets = sets if sets is not None else {f: normal_set(m.body) for f, m in by_file.items()}
+    sets = {f: lines for f, lines in sets.items() if f in by_file}
+    found: dict[frozenset[str], Similar] = {}
+    for pair, similarity in sharing_lines(sets, threshold, skip):
+        a, b = sorted(pair)
+        found[pair] = Similar((a, b), similarity, same_lines(by_file[a], by_file[b]))
+    words = _Words(by_file, sets)
+    for a, b in words.candidates():
+        pair = frozenset((a, b))
+        if pair in skip or pair in found:
+            continue
+        judged = words.judge(a, b)
+        if judged is not None:
+            found[pair] = judged
+    return sorted(found.values(), key=lambda s: (-s.similarity, s.files))
+
+
+# --- the same content in other words ---------------------------------------------------------
+
+
+class _Words:
+    """Content features per memory, their rarity, and the comparisons built on them."""
+
+    def __init__(self, by_file: dict[str, Memory], sets: dict[str, frozenset[str]]) -> None:
+        self.by_file = by_file
+        self.sets = sets
+        self.feats: dict[str, set[str]] = {}
+        for file, lines in sets.items():
+            memory = by_file[file]
+            heading = " ".join(tokens(f"{memory.name.replace('_', ' ')} {memory.description}"))
+            self.feats[file] = features(lines) | line_features(heading)
+        self.df: Counter[str] = Counter()
+        for found in self.feats.values():
+            self.df.update(found)
+        # Rarity of a feature: the log of how many memories there are per memory holding it.
+        log_total = math.log(len(self.feats) + 1) + 0.05
+        self.weight = _Weights(log_total)
+        self.weight.update((f, log_total - math.log(n)) for f, n in self.df.items())
+        self._claim_cache: dict[str, list[tuple[str, str, set[str], float]]] = {}
+        self._names: dict[str, set[str]] = {}
+        self._cjk_counts: dict[str, int] = {}
+        self._folded: dict[str, str] = {}
+        self._values: dict[str, dict[str, str]] = {}
+        self._descriptions: dict[str, set[str]] = {}
+        self._indexes: dict[str, dict[str, list[int]]] = {}
+
+    def candidates(self) -> list[tuple[str, str]]:
+        """Pairs sharing at least ``MIN_RARE_SHARED`` of one side's rarest features."""
+        cap = min(200, max(20, len(self.feats) // 50))
+        rarest: dict[str, list[str]] = {}
+        for file, found in self.feats.items():
+            usable = [f for f in found if 2 <= self.df[f] <= cap]
+            rarest[file] = heapq.nsmallest(RAREST, usable, key=lambda f: (self.df[f], f))
+        wanted = {f for chosen in rarest.values() for f in chosen}
+        postings: dict[str, list[str]] = defaultdict(list)
+        for file, found in self.feats.items():
+            for feature in found & wanted:
+                postings[feature].append(file)
+        out: set[tuple[str, str]] = set()
+        for a, chosen in rarest.items():
+            counts: Counter[str] = Counter()
+            for feature in chosen:
+                counts.update(postings[feature])
+            del counts[a]
+            for b, shared in counts.most_common(MAX_CANDIDATES):
+                if shared >= MIN_RARE_SHARED:
+                    out.add((a, b) if a < b else (b, a))
+        return sorted(out)
+
+    def _mass(self, found: Iterable[str]) -> float:
+        """The summed rarity of some features (each feature weighs its rarity)."""
+        return sum(map(self.weight.__getitem__, found))
+
+    def judge(self, a: str, b: str) -> Similar | None:
+        """A Similar for the pair if it says much the same, else None."""
+        fa, fb = self.feats[a], self.feats[b]
+        shared = self._mass(fa & fb)
+        mass_a, mass_b = self._mass(fa), self._mass(fb)
+        smaller = min(mass_a, mass_b)
+        if not shared or shared < LINE_GATE * smaller:
+            return None  # too little in common for any kind of similarity
+        # CJK text is compared by character pairs, about half of them across word boundaries:
+        # the same meaning shares a smaller part of them than of words.
+        bar = _CJK_BAR if (self._cjk(a) + self._cjk(b)) * 2 > len(fa) + len(fb) else _BAR
+        jaccard = shared / (mass_a + mass_b - shared)
+        contained = shared / smaller
+        mentions = self._mentions(a, b)  # "more detail than X": one names the other
+        whole = jaccard >= bar.whole or (
+            contained >= (bar.linked if mentions else bar.contained)
+            and min(len(fa), len(fb)) >= MIN_FEATURES)
+        if not whole and (contained < bar.rule or not (
+                mentions or self._described_alike(a, b, bar.described))):
+            return None
+        matched, share, instances = self._matched_lines(a, b, bar.line, need_rule=True)
+        if instances or self._filled_in(a, b):
+            return None  # one template filled in for two things (two services, two sessions)
+        # Either way, most of what the smaller memory claims must have a match: words in
+        # common are not enough when the claims themselves differ (two cards, one form).
+        if share < RULE_SHARE or len(matched) < (1 if whole else 2):
+            return None
+        score = max(jaccard, contained * 0.9) if whole else max(jaccard, share * contained)
+        return Similar((a, b), round(score, 3), matched)
+
+    def _cjk(self, file: str) -> int:
+        """How many of a memory's features are CJK character pairs."""
+        found = self._cjk_counts.get(file)
+        if found is None:
+            found = self._cjk_counts[file] = sum(1 for f in self.feats[file] if not f.isascii())
+        return found
+
+    def _mentions(self, a: str, b: str) -> bool:
+        """Whether either memory names the other (its file stem or its name) in its text."""
+        for one, other in ((a, b), (b, a)):
+            text = self._folded.get(one)
+            if text is None:
+                memory = self.by_file[one]
+                text = self._folded[one] = f"{memory.description}\n{memory.body}".casefold()
+            named = self.by_file[other]
+            for label in {named.stem.casefold(), named.name.casefold()}:
+                if len(label) >= 6 and label in text:
+                    return True
+        return False
+
+    def _matched_lines(
+        self, a: str, b: str, line_match: float = 0.5, need_rule: bool = False
+    ) -> tuple[tuple[tuple[str, str], ...], float, bool]:
+        """Lines of the pair that make the same point; the share of the smaller side's claims
+        (sentences with three features or more) that found one; and whether the pair is two
+        instances of one template: matching lines that differ only in identifiers or numbers,
+        or each side swapping in its own subject (``invoices-client`` for ``mailer-adapter``).
+        ``need_rule``: stop as soon as a reworded rule's share can no longer be reached."""
+        lines_a, lines_b = self._claims(a), self._claims(b)
+        flipped = len(lines_a) > len(lines_b)
+        small, large = (lines_b, lines_a) if flipped else (lines_a, lines_b)
+        if not small:
+            return (), 0.0, False
+        scored: list[tuple[float, tuple[str, str]]] = []
+        values = 0  # pairs of lines that differ only in their values
+        swapped_small: Counter[str] = Counter()
+        swapped_large: Counter[str] = Counter()
+        index = self._claim_index(b if not flipped else a, large)
+        needed = RULE_SHARE * len(small) if need_rule else 0.0
+        for done, (text, normal, found, mass) in enumerate(small):
+            if len(scored) + len(small) - done < needed:
+                break  # too few claims left to reach the share a reworded rule needs
+            hits: dict[int, int] = {}
+            for feature in found:
+                for at in index.get(feature, ()):
+                    hits[at] = hits.get(at, 0) + 1
+            best: tuple[str, str, set[str]] | None = None
+            best_score = 0.0
+            for at, count in hits.items():
+                if count < 2:
+                    continue
+                other, their_normal, theirs, their_mass = large[at]
+                score = self._mass(found & theirs) / min(mass, their_mass)
+                if score > best_score:
+                    best, best_score = (other, their_normal, theirs), score
+            if best is None or best_score < line_match:
+                continue
+            other, their_normal, theirs = best
+            if normal != their_normal and _DIGITS.sub("", normal) == _DIGITS.sub("", their_normal):
+                values += 1  # "Database ID: 3f0a…" against "Database ID: 8c1e…"
+                continue
+            swapped_small.update(found - theirs)
+            swapped_large.update(theirs - found)
+            scored.append((best_score, (other, text) if flipped else (text, other)))
+        scored.sort(key=lambda s: -s[0])
+        matched = tuple(pair for _, pair in scored[:MAX_LINES])
+        small_file, large_file = (b, a) if flipped else (a, b)
+        instances = values > len(scored) or (
+            _swapped(swapped_small, len(scored)) and _swapped(swapped_large, len(scored))
+        ) or bool(swapped_small.keys() & self._named(small_file)
+                  and swapped_large.keys() & self._named(large_file))
+        return matched, len(scored) / len(small), instances
+
+    def _filled_in(self, a: str, b: str) -> bool:
+        """Whether two memories are one form filled in twice: more of their lines line up
+        with other numbers or identifiers ("VLAN: 110" / "VLAN: 240") than are the same."""
+        sa, sb = self.sets[a], self.sets[b]
+        same = len(sa & sb)
+        ka, kb = self._unvalued(a), self._unvalued(b)
+        swapped = len(ka.keys() & kb.keys()) - sum(1 for k in ka.keys() & kb.keys()
+                                                   if ka[k] == kb[k])
+        return swapped >= 2 and swapped > same
+
+    def _unvalued(self, file: str) -> dict[str, str]:
+        """Each normal line with a number or identifier in it, keyed by the line without them."""
+        found = self._values.get(file)
+        if found is None:
+            found = self._values[file] = {}
+            for line in self.sets[file]:
+                if _DIGIT.search(line):
+                    found[_DIGITS.sub("", line)] = line
+        return found
+
+    def _described_alike(self, a: str, b: str, bar: float) -> bool:
+        """Whether two descriptions (each memory's own summary of its rule) overlap by ``bar``
+        of the shorter; true when either memory has none to compare."""
+        da, db = self._described(a), self._described(b)
+        if not da or not db:
+            return True
+        return self._mass(da & db) >= bar * min(self._mass(da), self._mass(db))
+
+    def _described(self, file: str) -> set[str]:
+        found = self._descriptions.get(file)
+        if found is None:
+            found = line_features(normal_line(self.by_file[file].description))
+            self._descriptions[file] = found
+        return found
+
+    def _claim_index(
+        self, file: str, claims: list[tuple[str, str, set[str], float]]
+    ) -> dict[str, list[int]]:
+        """Feature -> the claims of ``file`` that hold it (so a claim is compared only with
+        claims it shares a feature with)."""
+        found = self._indexes.get(file)
+        if found is None:
+            found = self._indexes[file] = {}
+            for at, (_, _, features_of, _) in enumerate(claims):
+                for feature in features_of:
+                    found.setdefault(feature, []).append(at)
+        return found
+
+    def _named(self, file: str) -> set[str]:
+        """The features of a memory's file name and name (its subject, as a rule): when each
+        side of a pair swaps its own subject into otherwise matching lines, the two memories
+        say the same things about two different subjects."""
+        found = self._names.get(file)
+        if found is None:
+            memory = self.by_file[file]
+            text = re.sub(r"[_\-./]+", " ", f"{memory.stem} {memory.name}")
+            found = self._names[file] = line_features(normal_line(text)) - _TYPE_WORDS
+        return found
+
+    def _claims(self, file: str) -> list[tuple[str, str, set[str], float]]:
+        """The memory's claims with three features or more: (as written, normal form,
+        features, mass), at most ``MAX_CLAIMS`` of them. A claim is a sentence of a list item
+        or a paragraph, its hard-wrapped lines joined (people wrap at 80 or 100 columns)."""
+        cached = self._claim_cache.get(file)
+        if cached is not None:
+            return cached
+        out = self._claim_cache[file] = []
+        seen: set[str] = set()
+        for text in sentences(self.by_file[file].body):
+            normal = normal_line(text)
+            if not normal or normal in seen:
+                continue
+            seen.add(normal)
+            found = line_features(normal)
+            if len(found) >= 3:
+                out.append((text, normal, found, self._mass(found)))
+                if len(out) >= MAX_CLAIMS:
+                    break
+        return out
+
+
+class _Weights(dict[str, float]):
+    """Feature -> rarity; a feature no memory was indexed with (a CJK pair across a wrapped
+    line) weighs as the rarest."""
+
+    def __init__(self, rarest: float) -> None:
+        super().__init__()
+        self.rarest = rarest
+
+    def __missing__(self, feature: str) -> float:
+        return self.rarest
+
+
+def _swapped(counts: Counter[str], matched: int) -> bool:
+    """Whether one word recurs in what most matching lines do not share (a subject swap)."""
+    return matched >= 3 and bool(counts) and counts.most_common(1)[0][1] * 2 > matched

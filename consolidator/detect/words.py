@@ -1,0 +1,144 @@
+"""Content words of a memory: what it is about, as opposed to how memories are written.
+
+Two memories about one subject share content words; two memories written from one template
+share only the template. So the comparison keeps words that carry meaning — Latin words that
+are neither stop words nor the words every memory uses (why, how, apply, session…), lightly
+stemmed so that "overwriting" meets "overwrite" — and, for Chinese and Japanese, which have no
+spaces, pairs of adjacent characters (character bigrams), leaving out pairs of kana alone,
+which are mostly grammar.
+
+Input is a *normal line* (``consolidator.detect.text.normal_line``): its tokens joined by single
+spaces, CJK characters one token each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_STOP = frozenset(
+    """a an the to of in on at for and or nor but if then than so as by from with without
+    into onto over under about after before again once is are was were be been being am do
+    does did done doing have has had having it its this that these those there here what
+    which who whom whose when where why how all any both each few more most other some such
+    no not only own same too very can will just should would could may might must shall
+    we you i he she they them our your my me us his her their him also via per etc
+    e g eg ie vs one two use used using get got make made see new now up out off
+    why how apply note notes related see also memory memories user feedback project
+    reference type name description md todo ok yes""".split()
+)
+# Bigrams of hiragana alone are mostly particles and verb endings (する, ない, ので).
+_HIRAGANA = range(0x3040, 0x30A0)
+_SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """A light English stem: common suffixes and a final e removed, never below 3 letters."""
+    base = word
+    for suffix in _SUFFIXES:
+        if base.endswith(suffix) and len(base) - len(suffix) >= 3:
+            base = base[: -len(suffix)]
+            break
+    if base.endswith("e") and len(base) > 3:
+        base = base[:-1]
+    return base
+
+
+class _Stems(dict[str, str]):
+    """Word -> its stem ('' for what is no content word: a stop word, a number, a letter);
+    filled on first use, so a set of words maps through it at C speed."""
+
+    def __missing__(self, word: str) -> str:
+        if len(self) > 200_000:  # a bound on a cache that a large root would fill
+            self.clear()
+        found = "" if len(word) < 2 or word.isdigit() or word in _STOP else (
+            stem(word) if word.isascii() else word)
+        self[word] = found
+        return found
+
+
+_STEMS = _Stems()
+
+
+def _words(candidates: Iterable[str]) -> set[str]:
+    """The content words among Latin (or Hangul) tokens, stemmed."""
+    out = {_STEMS[w] for w in candidates}
+    out.discard("")
+    return out
+
+
+# Two CJK characters side by side in a normal line (which puts a space between them); the
+# lookahead lets the pairs overlap, and the search stays linear.
+_PAIR = re.compile(r"(?=([\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]) "
+                   r"([\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]))")
+_HIRAGANA_CHARS = frozenset(chr(c) for c in _HIRAGANA)
+
+
+def _bigrams(normal: str) -> tuple[set[str], list[str]]:
+    """The CJK bigrams of a normal line, and its other tokens."""
+    grams = {a + b for a, b in _PAIR.findall(normal)
+             if a not in _HIRAGANA_CHARS or b not in _HIRAGANA_CHARS}
+    others = [t for t in normal.split(" ") if len(t) > 1 or ord(t[:1] or " ") < 0x3040]
+    return grams, others
+
+
+def line_features(normal: str) -> set[str]:
+    """The content features of one normal line: stemmed words and CJK bigrams."""
+    if normal.isascii():
+        return _words(normal.split(" "))
+    grams, others = _bigrams(normal)
+    return grams | _words(others)
+
+
+def features(normal_lines: Iterable[str]) -> set[str]:
+    """The content features of many normal lines together (the words of all Latin lines are
+    split at once: most memories are mostly Latin text)."""
+    latin: list[str] = []
+    out: set[str] = set()
+    for line in normal_lines:
+        if line.isascii():
+            latin.append(line)
+        else:
+            out |= line_features(line)
+    if latin:
+        out |= _words(set(" ".join(latin).split(" ")))
+    return out
+
+
+_SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+")
+
+
+def sentences(body: str) -> list[str]:
+    """The sentences of a body's list items and paragraphs (each claim a person could state
+    on its own), as written."""
+    out: list[str] = []
+    for paragraph in _paragraphs(body):
+        out += [part.strip() for part in _SENTENCE_END.split(paragraph) if part.strip()]
+    return out
+
+
+_ITEM = re.compile(r"(?:[-*+•]|\d{1,3}[.)]|#{1,6}|\||>)\s")
+
+
+def _paragraphs(body: str) -> list[str]:
+    """List items and paragraphs of a body, each as one line (wrapped lines joined with a
+    space); headings, table rows and code lines stand alone."""
+    out: list[str] = []
+    current: list[str] = []
+    fenced = False
+    for raw in body.splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+        starts = not line or fenced or _ITEM.match(line) is not None or line.startswith("```")
+        if starts and current:
+            out.append(" ".join(current))
+            current = []
+        if line and not fenced and not line.startswith("```"):
+            if line.startswith(("#", "|")):
+                out.append(line)
+            else:
+                current.append(line)
+    if current:
+        out.append(" ".join(current))
+    return out

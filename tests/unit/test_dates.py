@@ -1,0 +1,425 @@
+"""Relative dates: only phrases that name a day relative to the writing are rewritten, each
+counted from the nearest explicit date it is anchored to. Every class of text that is not a
+date has its twin that is, in English, Chinese and Japanese where the class applies."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+
+import pytest
+
+from consolidator.detect.dates import find_relative, rewrite_relative
+
+WRITTEN = datetime(2026, 11, 18, 12, 0)  # a Wednesday; "yesterday" is 2026-11-17
+
+
+def phrases(text: str, name: str = "") -> list[str]:
+    return [f.phrase for f in find_relative(text, WRITTEN, name)]
+
+
+def days(text: str, name: str = "", written: datetime = WRITTEN) -> list[str]:
+    return [f.resolved for f in find_relative(text, written, name)]
+
+
+def assert_not_a_date(text: str) -> None:
+    assert find_relative(text, WRITTEN) == [], text
+
+
+# --- the ordinary case: a day relative to the writing ----------------------------------------
+
+@pytest.mark.parametrize(("text", "day"), [
+    ("We agreed on the schema yesterday.", "2026-11-17"),
+    ("The client demo moved to next Tuesday.", "2026-11-24"),
+    ("Deployed the fix 3 days ago.", "2026-11-15"),
+    ("昨天修复了登录问题。", "2026-11-17"),
+    ("下周三和财务对账。", "2026-11-25"),
+    ("明日、資料を送る。", "2026-11-19"),
+    ("来週の水曜日にリリース予定。", "2026-11-25"),
+])
+def test_a_day_relative_to_the_writing_is_found_and_resolved(text: str, day: str) -> None:
+    assert days(text) == [day]
+
+
+# --- code ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "```bash\nfind . -newermt yesterday -name '*.log'\n```",
+    "Run `git log --since=yesterday` first.",
+    "The query keeps rows where due >= today+7.",
+    "The window is [today, today+N] in the scheduler.",
+    "Filter: updated=今日 で絞り込む。",
+    "条件は 期限=今日 のみ。",
+    "Old logs: find . -newermt yesterday | xargs rm",
+])
+def test_a_relative_word_in_code_or_a_formula_is_not_a_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+def test_the_same_word_in_prose_after_a_code_block_is_a_date() -> None:
+    text = "```bash\nfind . -newermt yesterday\n```\nThe cleanup ran yesterday."
+    (found,) = find_relative(text, WRITTEN)
+    assert found.line == "The cleanup ran yesterday." and found.resolved == "2026-11-17"
+
+
+# --- quotations and dialogue -------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    'The user wrote: "ship it tomorrow or never".',
+    "> I will fix it tomorrow, promised.",
+    "编辑原话：「三十万，今天签字，明天付款。」",
+    "【沈均】今天签字，明天付款。",
+    "ユーザー：明日やります",
+    "沈均：（冷笑）今天签字。",
+])
+def test_a_relative_word_in_quotes_or_dialogue_is_not_the_writers_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("The user agreed to ship it tomorrow.", "tomorrow"),
+    ("编辑说今天签字，明天付款。", "今天"),
+    ("ユーザーは明日やると言った。", "明日"),
+])
+def test_the_same_words_reported_by_the_writer_are_dates(text: str, phrase: str) -> None:
+    assert phrase in phrases(text)
+
+
+# --- tables and UI labels ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "| Today | 3 open |\n|---|---|\n| Yesterday | 5 open |",
+    "Checkbox labels: Today / Yesterday / 1 week ago",
+    "- [ ] Today\n- [ ] Tomorrow",
+    "The Today tab lists what is due.",
+    "筛选项：今天、昨天、上周",
+    "「今日のタスク」ビューを開く。",
+    "今日のタスクビューは未完了を表示する。",
+    "今天按钮点了没反应。",
+])
+def test_a_relative_word_in_a_table_cell_or_ui_label_is_not_a_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("Today: finished the tab layout.", "Today"),
+    ("今天把筛选项改好了。", "今天"),
+    ("今日のタスクを全部片付けた。", "今日"),
+])
+def test_the_same_words_in_the_writers_log_are_dates(text: str, phrase: str) -> None:
+    assert phrases(text) == [phrase]
+
+
+# --- headings and names ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "## Tomorrow\nNothing planned.",
+    "## 今日の作業\n特になし。",
+    "We held a session titled Tomorrow Review with the client.",
+    "Tomorrow Review moved to the big room.",
+    "She hums Yesterday while debugging.",
+    "明日香さんに確認した。",
+    "今日头条的接口限流了。",
+    "上周期的数据有问题。",
+    "马上周一上线。",
+])
+def test_a_relative_word_in_a_heading_or_a_name_is_not_a_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+def test_a_heading_is_not_rewritten_but_the_text_under_it_is() -> None:
+    text = "## Tomorrow\nWe ship tomorrow."
+    (found,) = find_relative(text, WRITTEN)
+    assert found.line == "We ship tomorrow."
+
+
+# --- identifiers, file names, links ------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "The widget lives in today-panel.tsx.",
+    "See notes/yesterday.md for details.",
+    "See [the notes](notes/yesterday.md).",
+    "Linked from [[yesterday-standup]].",
+    "Reports go to https://example.com/today/report daily.",
+    "Holidays are in todays_report and yesterdays.csv.",
+    "Call today() before the loop.",
+])
+def test_a_relative_word_in_an_identifier_or_a_link_is_not_a_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+# --- words that only contain the characters ------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "禁用词：明日方舟、原神",
+    "NGワード：明日方舟、今日頭条",
+    "上周期的配置还在用。",
+    "上周一些用户反馈很慢。",
+])
+def test_a_longer_word_that_starts_with_a_day_word_is_not_that_day(text: str) -> None:
+    found = find_relative(text, WRITTEN)
+    assert all(f.phrase in ("上周",) for f in found)
+    if found:  # 上周一些: "some ... last week", the week and not its Monday
+        assert found[0].resolved.startswith("2026-11-09")
+
+
+# --- "today" as "currently" --------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "In today's world nobody reads the docs.",
+    "The parser handles none of these today.",
+    "Today the gauge shows about 1900.",
+    "Today we still use the old API.",
+    "如今这套流程在今天的团队里还很常见。",
+    "今日ではこの方式は使われない。",
+])
+def test_today_meaning_currently_is_not_a_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    ("Today we shipped the parser.", "2026-11-18"),
+    ("The standup is today at 10.", "2026-11-18"),
+    ("Status as of today: 40 users signed up.", "2026-11-18"),
+    ("今天修复了解析器。", "2026-11-18"),
+    ("今日は会議があった。", "2026-11-18"),
+])
+def test_today_naming_the_day_of_an_event_is_a_date(text: str, day: str) -> None:
+    assert days(text) == [day]
+
+
+# --- general rules and examples ------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "If the order does not fill, it is not working today; try again tomorrow.",
+    "The job prepares tomorrow's partitions at 23:00.",
+    "The cutoff never moves to next Tuesday.",
+    "The balance resets to today's closing price.",
+    "Compare with yesterday's close, e.g. 1.2% up.",
+    "如果今天没成交，明天再试。",
+    "每天晚上准备明天的分区。",
+    "注文が通らなかったら、明日もう一度試す。",
+    "毎日、明日の分を準備する。",
+])
+def test_a_general_rule_or_an_example_is_not_a_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("The order did not fill; we try again tomorrow.", "tomorrow"),
+    ("Tomorrow's standup is cancelled.", "Tomorrow"),
+    ("今天没成交，明天再试。", "明天"),
+    ("注文が通らなかった。明日もう一度試す。", "明日"),
+])
+def test_the_same_plan_made_for_one_day_is_a_date(text: str, phrase: str) -> None:
+    assert phrase in phrases(text)
+
+
+# --- deadlines and start dates --------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Merge freeze until tomorrow for the release.",
+    "Send the slides by tomorrow.",
+    "下周三之前完成评审。",
+    "截止明天提交材料。",
+    "明日までに資料を送る。",
+])
+def test_a_deadline_is_left_as_written_so_no_deadline_is_invented(text: str) -> None:
+    assert_not_a_date(text)
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("The merge freeze starts tomorrow for the release.", "tomorrow"),
+    ("明天提交材料。", "明天"),
+    ("明日、資料を送る。", "明日"),
+])
+def test_the_same_day_that_is_no_deadline_is_a_date(text: str, phrase: str) -> None:
+    assert phrases(text) == [phrase]
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("From tomorrow on, every pull request needs two approvals.", "tomorrow"),
+    ("明天起 CI 会检查每个拉取请求的提交信息格式。", "明天"),
+    ("明日から全ての PR に二人のレビューが必要になる。", "明日"),
+])
+def test_a_rule_that_starts_on_a_day_is_dated_by_it(text: str, phrase: str) -> None:
+    assert phrases(text) == [phrase]
+
+
+def test_every_counting_things_is_no_habit_but_every_counting_times_is() -> None:
+    assert phrases("Tomorrow we review every open pull request.") == ["Tomorrow"]
+    assert_not_a_date("Every night the job prepares tomorrow's partitions.")
+
+
+# --- durations ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "The price went from cheap to flat in a week.",
+    "Ship it over the next week.",
+    "During the last month the queue grew.",
+])
+def test_a_duration_is_not_a_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+def test_next_week_on_its_own_is_the_week_after_the_writing() -> None:
+    assert days("We ship next week.") == ["the week of 2026-11-23"]
+    assert days("下周上线。") == ["2026-11-23那周"]
+    assert days("来週リリースする。") == ["2026-11-23の週"]
+
+
+# --- the day a phrase is counted from -------------------------------------------------------------
+
+def test_a_date_glossing_the_phrase_is_its_day_and_the_lines_writing_day() -> None:
+    text = "Today (Wednesday 08-19): shipped the parser; tomorrow we review it."
+    assert days(text) == ["2026-08-19", "2026-08-20"]
+
+
+def test_a_gloss_with_a_year_is_already_absolute_and_left_alone() -> None:
+    assert find_relative("Yesterday (2026-03-23) we met the client.", WRITTEN) == []
+
+
+def test_a_dated_label_opening_the_line_anchors_it() -> None:
+    text = "Context (2026-03-24): he will call today or tomorrow."
+    assert days(text) == ["2026-03-24", "2026-03-25"]
+    assert days("★方針（2026-07-13 明示）：昨日ユーザーが言った。") == ["2026-07-12"]
+
+
+def test_a_dated_label_anchors_its_paragraph_and_sub_items_only() -> None:
+    text = "- 2026-03-20: set up CI\n  - broke it yesterday\n- fixed again yesterday"
+    assert days(text) == ["2026-03-19", "2026-11-17"]
+
+
+def test_the_dated_heading_above_anchors_its_section() -> None:
+    text = "# Log\n## 2026-03-24\n### Done\n- fixed login yesterday\n## Notes\nShip tomorrow."
+    assert days(text) == ["2026-03-23", "2026-11-19"]
+    assert days("## 反馈 1：偏离主线（2026-06-25）\n\n主编昨天说要改。") == ["2026-06-24"]
+    assert days("# レビュー（2026-06-10）\n\n## 修正済み\n- 昨日直した。") == ["2026-06-09"]
+
+
+def test_a_bold_dated_line_stands_as_a_heading() -> None:
+    text = "**UPDATE 2026-03-25 — ACTIVE:**\n\n- She offered to call today or tomorrow."
+    assert days(text) == ["2026-03-25", "2026-03-26"]
+
+
+def test_the_file_name_dates_the_text_when_the_text_does_not() -> None:
+    assert days("Shipped yesterday.", "notes/standup_20260320.md") == ["2026-03-19"]
+    assert days("Shipped yesterday.", "project_pivot_2026-03-23.md") == ["2026-03-22"]
+
+
+def test_a_date_line_at_the_top_dates_the_note() -> None:
+    assert days("**Date:** 2026-03-24\n\nWe met yesterday.") == ["2026-03-23"]
+    assert days("日期：2026-03-24\n\n昨天开会了。") == ["2026-03-23"]
+
+
+def test_the_mtime_is_the_writing_day_when_nothing_else_dates_the_text() -> None:
+    assert days("Deadline moved: yesterday we set it to 2026-09-01.") == ["2026-11-17"]
+
+
+def test_a_date_after_the_writing_is_no_anchor() -> None:
+    assert days("## Launch 2027-01-15\nWe agreed on it yesterday.") == ["2026-11-17"]
+
+
+def test_a_date_without_a_year_takes_the_latest_year_not_after_the_writing() -> None:
+    early = datetime(2026, 1, 5, 12)
+    assert days("## 12-30\nWe met yesterday.", written=early) == ["2025-12-29"]
+    assert days("## 12月30日\n昨天开会了。", written=early) == ["2025-12-29"]
+
+
+def test_a_dated_label_alone_on_its_line_heads_the_list_below() -> None:
+    text = "Handoff 2026-10-02 (Fri):\n- Paged twice last night.\n- Ask Priya tomorrow."
+    assert days(text) == ["2026-10-01", "2026-10-03"]
+    assert days("2026/09/03 障害メモ:\n- 昨夜から 502 が出ている。") == ["2026-09-02"]
+
+
+def test_a_month_and_day_in_a_heading_dates_it_but_a_count_of_parts_does_not() -> None:
+    assert days("## Meeting notes — 4/8\n- Bob sends the numbers tomorrow.") == ["2026-04-09"]
+    assert days("## Phase 2/3\n- Bob sends the numbers tomorrow.") == ["2026-11-19"]
+
+
+# --- output, mentions, enumerations ---------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "The CLI printed: Last login: yesterday at 17:02 from 10.0.0.4",
+    "客户回复：明天再说。",
+    "エラーメッセージ：明日以降に再試行してください",
+    "Reminder: tomorrow means the day after the deploy here, not the calendar day.",
+    "Support for relative dates like today, tomorrow and next week is missing.",
+    "We parse the words today and tomorrow in the search box.",
+])
+def test_output_a_mentioned_word_or_an_enumeration_of_terms_is_not_a_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("The CLI broke yesterday after the upgrade.", "yesterday"),
+    ("客户说明天回复。", "明天"),
+    ("He will call today or tomorrow.", "tomorrow"),
+])
+def test_the_same_words_used_by_the_writer_are_dates(text: str, phrase: str) -> None:
+    assert phrase in phrases(text)
+
+
+# --- rules without a rule word, habits beside a dated change -------------------------------------
+
+def test_a_sentence_about_any_such_thing_in_general_is_a_rule() -> None:
+    assert_not_a_date("A hotfix merged today is deployed tomorrow at 09:00 by the pipeline.")
+    assert days("A week ago the build broke.") == ["The week of 2026-11-09"]
+
+
+def test_a_chinese_habit_governs_its_clause_only() -> None:
+    assert_not_a_date("每周三晚上例行发布明天的候选版本。")
+    assert phrases("每周三晚上例行发布，明天的发布顺延一周。") == ["明天"]
+
+
+# --- hard-wrapped sentences -----------------------------------------------------------------------
+
+def test_a_hard_wrapped_sentence_is_read_across_its_lines() -> None:
+    wrapped = "**How to apply:** today's actual fixes (the favicon, the blank\n" \
+              "pages, the pricing tables) were real and can be checked live."
+    assert phrases(wrapped) == ["today"]
+    rule = "If the export is late the bot waits and\nretries tomorrow without paging anyone."
+    assert_not_a_date(rule)
+
+
+# --- running twice, index notes, evidence --------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Today (Wednesday 08-19): shipped; tomorrow we review.\nLast week we planned it.",
+    "昨天修复了，下周三上线，上个月开始。",
+    "先週決めた。来週の月曜日にリリースする。",
+    "We met 3 days ago and ship next Tuesday; last week was calm.",
+])
+def test_a_rewritten_text_holds_no_relative_date_the_second_time(text: str) -> None:
+    once = rewrite_relative(text, find_relative(text, WRITTEN))
+    assert once != text
+    assert find_relative(once, WRITTEN) == []
+
+
+def test_a_line_moved_from_the_index_is_left_alone() -> None:
+    assert_not_a_date("Index note (moved from MEMORY.md): fixed the login bug yesterday")
+
+
+def test_each_finding_quotes_its_whole_line() -> None:
+    text = "Intro.\n- **Deploy**: we shipped it yesterday, finally\nOutro."
+    (found,) = find_relative(text, WRITTEN)
+    assert found.line == "- **Deploy**: we shipped it yesterday, finally"
+    assert text[found.start : found.end] == "yesterday"
+
+
+# --- cost -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "[" * 300_000 + "today",
+    "<a " * 300_000 + "today",
+    '"' * 300_000 + "today",
+    "today (" * 150_000,
+    "we met yesterday. " * 60_000,
+    "今天修复了。" * 150_000,
+    "## " + "2026-01-01 " * 90_000 + "\nyesterday",
+    ("x " * 100 + "today\n") * 5_000,
+])
+def test_a_megabyte_of_adversarial_text_takes_at_most_a_few_seconds(text: str) -> None:
+    started = time.perf_counter()
+    find_relative(text, WRITTEN)
+    assert time.perf_counter() - started < 3.0

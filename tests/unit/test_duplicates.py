@@ -1,0 +1,288 @@
+"""Duplicates and similar memories on text as people write it.
+
+A merge the tool calls safe must be lossless, so memories that differ in any symbol, sign or
+number never merge; the same rule in other words, or a short memory and a more detailed one,
+are reported as similar with the lines that match; two things written from one template are
+neither.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from datetime import datetime
+
+import pytest
+
+from consolidator.detect.duplicates import find_duplicates
+from consolidator.detect.similar import find_similar
+from consolidator.detect.text import exact_line, exact_set
+from consolidator.plan import Similar
+from consolidator.store.frontmatter import parse
+from consolidator.store.model import FileStat, Memory
+
+OLD = datetime(2026, 4, 7, 12, 0)
+NEW = datetime(2026, 9, 30, 12, 0)
+
+
+def memory(file: str, body: str, *, written: datetime = OLD, description: str = "",
+           name: str = "") -> Memory:
+    """A Memory as the scan hands it over, with a fixed mtime."""
+    name = name or file.removesuffix(".md")
+    data = f"---\nname: {name}\ndescription: {description or name}\ntype: feedback\n---\n{body}"
+    raw = data.encode()
+    stat = FileStat(rel=file, size=len(raw), mtime_ns=int(written.timestamp() * 1e9),
+                    mode=0o644, sha256=hashlib.sha256(raw).hexdigest())
+    return Memory(stat, parse(raw))
+
+
+# --- the exact form: what a merge must keep -----------------------------------------------------
+
+SYMBOL_TWINS = [
+    ("Retry after -5 seconds.", "Retry after +5 seconds."),
+    ("Fail when a > b.", "Fail when a < b."),
+    ("Check that x == y.", "Check that x != y."),
+    ("The plugin is written in C++.", "The plugin is written in C#."),
+    ("The plan costs $20 a month.", "The plan costs €20 a month."),
+    ("Cron runs in UTC+2.", "Cron runs in UTC-2."),
+    ("~~Use the staging VPN.~~", "Use the staging VPN."),
+    ("✅ nightly backfill", "❌ nightly backfill"),
+    ("Pin react-aria to ^4.2.0.", "Pin react-aria to ~4.2.0."),
+    ("Set A_B in the env file.", "Set A-B in the env file."),
+    ("Charge 1,000 per seat.", "Charge 1.000 per seat."),
+    ("印花税：卖出单边 0.3%", "印花税：卖出单边 0.03%"),
+    ("条件は `score >= 7.0`", "条件は `score > 7.0`"),
+]
+
+
+@pytest.mark.parametrize(("left", "right"), SYMBOL_TWINS)
+def test_lines_that_differ_in_a_symbol_keep_different_exact_forms(left: str, right: str) -> None:
+    assert exact_line(left) != exact_line(right)
+
+
+@pytest.mark.parametrize(("left", "right"), [
+    ("- Integration tests must hit a real Postgres database.",
+     "*   integration TESTS must hit a real postgres database"),
+    ("- Run the migrations before the test suite starts.",
+     "1. Run the migrations, before the test suite starts!"),
+    ("## Use **pnpm** only", "use pnpm only."),
+    ("- 测试中不要模拟数据库层。", "* 测试中，不要模拟数据库层！"),
+    ("- 集成测试必须连接真实的数据库。", "* 集成测试必须连接 真实的 数据库"),
+    ("- テストでデータベース層をモックしない。", "* テストで、データベース層をモックしない！"),
+    ("✅ nightly backfill", "✅\ufe0f nightly backfill"),
+    ("Keep a; b", "keep a -- b"),
+])
+def test_lines_that_differ_only_in_form_share_an_exact_form(left: str, right: str) -> None:
+    assert exact_line(left) == exact_line(right)
+
+
+def test_case_counts_inside_code_and_code_blocks_are_kept_as_written() -> None:
+    assert exact_line("Set `DEBUG=True` first") != exact_line("set `debug=true` first")
+    assert exact_line("Set DEBUG first") == exact_line("set debug first")
+    body = "```yaml\nretries:\n  max: 3\n```\n"
+    assert "  max: 3" in exact_set(body)
+    assert "max: 3" not in exact_set(body)
+
+
+@pytest.mark.parametrize(("left", "right"), SYMBOL_TWINS)
+def test_memories_that_differ_in_one_symbol_never_merge(left: str, right: str) -> None:
+    rest = "Ask in the team channel before changing it.\nThe owner is the platform team.\n"
+    a = memory("a.md", f"{left}\n{rest}")
+    b = memory("b.md", f"{right}\n{rest}", written=NEW)
+    assert find_duplicates([a, b]) == []
+
+
+def test_a_memory_differing_in_a_symbol_is_not_absorbed_by_a_longer_one() -> None:
+    short = memory("short.md", "- Retry after -5 seconds.\n- Log every retry.\n")
+    long = memory("long.md", "- Retry after +5 seconds.\n- Log every retry.\n- Give up after 3.\n",
+                  written=NEW)
+    assert find_duplicates([short, long]) == []
+
+
+@pytest.mark.parametrize(("one", "other"), [
+    (["- Commit messages are written in English.", "- No emoji in commit messages or PR titles."],
+     ["* commit messages are written in English", "* No emoji in commit messages or PR titles!"]),
+    (["- 用中文回复，尽量简洁。", "- 代码、命令、提交信息里都不用 emoji。"],
+     ["* 用中文回复，尽量简洁", "* 代码、命令、提交信息里都不用 emoji！"]),
+    (["- TypeScript の型定義では `interface` ではなく `type` を使う。"],
+     ["* TypeScript の型定義では `interface` ではなく `type` を使う"]),
+])
+def test_a_memory_contained_up_to_form_merges_into_its_container(
+    one: list[str], other: list[str]
+) -> None:
+    contained = memory("feedback_style.md", "\n".join(one) + "\n", written=NEW)
+    container = memory("user_profile.md", "# User\n" + "\n".join([*other, "- Prefers Go."]) + "\n")
+    (cluster,) = find_duplicates([contained, container])
+    assert cluster.keep == "user_profile.md"
+    assert cluster.kind == "contained"
+
+
+# --- similar: the same rule in other words -----------------------------------------------------
+
+REWORDED = {
+    "english": (
+        ("feedback_concurrent_sessions.md",
+         "Several sessions work in this repo at once; re-read shared files before overwriting them",
+         "Several Claude sessions usually run in this repo at the same time.\n\n"
+         "- Before overwriting a shared file (the plan doc, the board), read it again from disk. "
+         "Never write it back from what you read at the start of the session.\n"
+         "- Merge your change into the current contents instead of replacing the file.\n\n"
+         "**Why:** a stale copy of the plan doc was written back and wiped another session's "
+         "edits.\n"),
+        ("feedback_reread_before_write.md",
+         "Parallel sessions edit the same files; read a shared file again right before writing it",
+         "Up to four sessions can be editing this project in parallel.\n\n"
+         "1. Read a shared file again from disk right before you write it; do not trust the "
+         "copy you loaded when the session started.\n"
+         "2. Put your edit on top of what is in the file now, rather than overwriting it.\n\n"
+         "Reason: the plan doc was once written back from a stale copy and another session's "
+         "edits were lost.\n"),
+    ),
+    "chinese": (
+        ("feedback_parallel_sessions.md", "同时开着几个会话；覆盖共享文件之前先重新读一遍",
+         "这个仓库经常同时开着好几个会话。\n\n"
+         "- 覆盖共享文件（计划文档、看板）之前，先从磁盘重新读一遍，不要拿会话开始时读到的内容直接写回去。\n"
+         "- 把自己的改动合进当前内容里，而不是整个文件替换掉。\n\n"
+         "**Why:** 有一次用旧副本覆盖了计划文档，另一个会话的修改全丢了。\n"),
+        ("feedback_reread.md", "多个会话会同时改同一批文件，写共享文件之前必须重新读取",
+         "最多四个会话可能在同时修改同一批文件。\n\n"
+         "1. 写共享文件之前，必须从磁盘重新读取一次，不要相信会话开始时读到的副本。\n"
+         "2. 在文件当前的内容上做修改，不要用自己的版本整个覆盖。\n\n"
+         "原因：计划文档曾经被旧副本覆盖，另一个会话的修改因此丢失。\n"),
+    ),
+    "japanese": (
+        ("feedback_run_e2e.md", "e2e シナリオは手動確認に回さず自分で実行してスクリーンショットまで確認する",
+         "e2e のシナリオは「実機が要るので手動で確認」と書いて終わりにしない。自分で実行し、"
+         "スクリーンショットの確認まで済ませる。\n\n"
+         "**Why:** ユーザーから「手作業にせず自分でやること」と言われた。デスクトップセッションがあれば "
+         "SSH 越しでも実行できる。\n"),
+        ("feedback_no_manual.md", "e2e シナリオは人手の確認として残さず、自分で実行して画面まで確かめる",
+         "e2e シナリオを「あとで人が実機で確認」として残すのは禁止。自分で実行して動作を確かめる。\n\n"
+         "- 実行後に保存されたスクリーンショットを開いて、画面まで自分の目で確認する。\n"
+         "- SSH 越しでもデスクトップセッションがあれば実行できる。\n\n"
+         "理由：ユーザーに「手作業にしないで自分でやって」と言われている。\n"),
+    ),
+}
+UNRELATED = memory("project_billing.md", "Invoices store money as integer cents plus a currency.\n"
+                   "The billing job runs at 02:00 and retries three times.\n")
+
+
+@pytest.mark.parametrize("language", sorted(REWORDED))
+def test_the_same_rule_in_other_words_is_similar_with_its_matching_lines(language: str) -> None:
+    (file_a, about_a, body_a), (file_b, about_b, body_b) = REWORDED[language]
+    a = memory(file_a, body_a, description=about_a)
+    b = memory(file_b, body_b, description=about_b, written=NEW)
+    found = find_similar([a, b, UNRELATED], set())
+    assert [s.files for s in found] == [tuple(sorted((file_a, file_b)))]
+    (similar,) = found
+    assert isinstance(similar, Similar)
+    assert similar.lines, "the matching lines are shown"
+    for left, right in similar.lines:
+        assert left in a.body + b.body and right in a.body + b.body
+
+
+@pytest.mark.parametrize("language", sorted(REWORDED))
+def test_two_rules_about_other_things_in_one_format_are_not_similar(language: str) -> None:
+    (file_a, about_a, body_a), _ = REWORDED[language]
+    other = {
+        "english": "Deploys need two approvals from the release team.\n\n- Tag the release "
+                   "before deploying it.\n\n**Why:** an untagged deploy could not be rolled "
+                   "back.\n",
+        "chinese": "发布需要发布组两个人审批。\n\n- 发布之前先打标签。\n\n**Why:** 没打标签的发布无法回滚。\n",
+        "japanese": "デプロイにはリリース担当の承認が二人分必要。\n\n- デプロイ前にタグを打つ。\n\n"
+                    "**Why:** タグのないデプロイは戻せなかった。\n",
+    }[language]
+    a = memory(file_a, body_a, description=about_a)
+    b = memory("feedback_release_rules.md", other, written=NEW)
+    assert find_similar([a, b, UNRELATED], set()) == []
+
+
+# --- similar: a short memory and a more detailed one -------------------------------------------
+
+
+def test_a_more_detailed_memory_is_similar_to_the_short_one() -> None:
+    short = memory("reference_release.md", "# Release pipeline\n\n"
+                   "- CI builds the image on every merge to `main` and pushes it to the registry.\n"
+                   "- Argo CD syncs the `staging` app automatically from the new tag.\n"
+                   "- Promotion to production is manual: bump the tag in `deploy-prod`.\n"
+                   "- Rollback: revert the tag bump PR.\n")
+    detail = memory("project_release_detail.md",
+                    "See [reference_release](reference_release.md).\n\n"
+                    "## Build\n- CI builds the image on each merge to `main` and pushes it to "
+                    "the registry, tagged with the commit SHA.\n"
+                    "- The build also runs the migration dry-run.\n"
+                    "## Staging\n- Argo CD syncs the `staging` app on its own from the new "
+                    "tag, within minutes.\n"
+                    "## Production\n- Promotion to production is manual: bump the tag in "
+                    "`deploy-prod` and open a PR.\n- Canary at 10%, then 50%, then 100%.\n"
+                    "## Rollback\n- Revert the tag bump PR; Argo CD rolls back in minutes.\n",
+                    written=NEW, description="More detail than reference_release")
+    (found,) = find_similar([short, detail, UNRELATED], set())
+    assert found.files == ("project_release_detail.md", "reference_release.md")
+    assert len(found.lines) >= 2
+
+
+# --- not similar: one template, two things -----------------------------------------------------
+
+
+@pytest.mark.parametrize(("one", "other"), [
+    ("# Notion: Tasks\n\n- Database ID: `8c1e4f2a9b7d4e03a6f5c2b1d0e9f874`\n"
+     "- Properties: Name (title), Status (select), Owner (person), Due (date)\n"
+     "- Written by the sync job; do not edit rows by hand.\n",
+     "# Notion: Meeting notes\n\n- Database ID: `3f0a7b6c5d4e4a21b9c8d7e6f5a4b3c2`\n"
+     "- Properties: Name (title), Status (select), Owner (person), Due (date)\n"
+     "- Filled in by hand after each meeting.\n"),
+    ("# Berlin lab\n\n- VLAN: 110\n- Gateway: 10.20.0.1\n- DHCP range: 10.20.0.100 - 10.20.0.200\n"
+     "- Switch: sw-ber-01, port 24 is the uplink\n",
+     "# Porto lab\n\n- VLAN: 240\n- Gateway: 10.40.0.1\n- DHCP range: 10.40.0.100 - 10.40.0.200\n"
+     "- Switch: sw-por-01, port 48 is the uplink\n"),
+    ("# PS#4 S17 セッションメモ — 2026-04-20\n\n## 変更したファイル\n"
+     "- `memory/project_20260420_ps4_s17.md`（本ファイル新規）\n## 次回の候補（S18 以降）\n"
+     "1. 告知案を 3 本作る\n",
+     "# PS#4 S18 セッションメモ — 2026-04-20\n\n## 変更したファイル\n"
+     "- `memory/project_20260420_ps4_s18.md`（本ファイル新規）\n## 次回の候補（S19 以降）\n"
+     "1. 判断結果を確認する\n"),
+])
+def test_one_template_filled_in_for_two_things_is_not_similar(one: str, other: str) -> None:
+    a = memory("reference_one.md", one)
+    b = memory("reference_other.md", other, written=NEW)
+    assert find_similar([a, b, UNRELATED], set()) == []
+
+
+def test_rules_for_two_services_from_one_template_are_not_similar() -> None:
+    def rules(service: str) -> str:
+        return (f"{service} のテストデータはファクトリ関数で作り、JSON のスナップショットは共有しない。\n"
+                f"{service} のヘルスチェックは /healthz を叩き、6 秒以内に応答する。\n"
+                f"{service} のドキュメントはコードと同じリポジトリに置く。\n"
+                f"**理由：** {service} のログに request_id がなく、調査に時間がかかった。\n")
+    a = memory("project_invoices_client.md", rules("invoices-client"))
+    b = memory("project_mailer_adapter.md", rules("mailer-adapter"), written=NEW)
+    assert find_similar([a, b, UNRELATED], set()) == []
+
+
+def test_memories_sharing_most_lines_are_still_reported_with_those_lines() -> None:
+    lines = ["- The public API is versioned in the URL path.",
+             "- A breaking change needs a new major version.",
+             "- Every endpoint returns JSON errors with a code field."]
+    a = memory("a.md", "\n".join([*lines, "- Old versions live for 12 months."]) + "\n")
+    b = memory("b.md", "\n".join([*lines, "- Deprecations are announced in the changelog."]) + "\n",
+               written=NEW)
+    (found,) = find_similar([a, b], set())
+    assert found.files == ("a.md", "b.md")
+    assert {left for left, _ in found.lines} == set(lines)
+
+
+def test_pairs_already_reported_are_skipped() -> None:
+    (file_a, about_a, body_a), (file_b, about_b, body_b) = REWORDED["english"]
+    a = memory(file_a, body_a, description=about_a)
+    b = memory(file_b, body_b, description=about_b)
+    assert find_similar([a, b], {frozenset((file_a, file_b))}) == []
+
+
+def test_a_megabyte_of_adversarial_text_keeps_the_exact_form_linear() -> None:
+    for chunk in ("a -- ", ", 测", "** ", "`x", " —a", "ａ，"):
+        text = chunk * (1_000_000 // len(chunk))
+        started = time.perf_counter()
+        exact_line(text)
+        exact_set(text.replace(" ", "\n", 1000))
+        assert time.perf_counter() - started < 10

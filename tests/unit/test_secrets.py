@@ -1,0 +1,207 @@
+"""A secret is a value, never the name that holds it (issue 12), in English, Chinese, Japanese
+and Korean; more formats found (issue 14); and a scan that stays linear on adversarial text.
+
+Each class of writing has a positive case and its negative twin in the same words. Every value
+here is made up; provider formats are assembled at run time so no file holds one whole.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from consolidator.llm.redact import PLACEHOLDER, find, hits, redact, scrub, secret_values
+
+
+def flagged(text: str) -> bool:
+    """Whether ``text`` draws a secret warning; checks that redaction agrees with it."""
+    kinds = find(text)
+    assert (redact(text) != text) == bool(kinds), "a warning always means a redaction"
+    return bool(kinds)
+
+
+# (class, holds a value, holds only a name / setting / reference / placeholder / prose)
+TWINS = [
+    ("env lookup", 'BOT_TOKEN = "Zx81kQ0pLm29vB7n"', 'token = os.environ["CHAT_BOT_TOKEN"]'),
+    ("subscript assignment", 'os.environ["BOT_TOKEN"] = "Zx81kQ0pLm29vB7n"',
+     'os.environ["BOT_TOKEN"] = os.environ["OLD_TOKEN"]'),
+    ("number setting", "BOT_TOKEN=Zx81kQ0pLm29vB7n", "MAX_OUTPUT_TOKENS=25000"),
+    ("boolean flag", "SESSION_TOKEN = 'Zx81kQ0pLm29vB7n'", "IS_TOKEN0 = True"),
+    ("names listed in prose", "secrets live in `.env`: `BOT_TOKEN=Zx81kQ0pLm29vB7n`",
+     "secrets live in `secrets/.env` (`BOT_TOKEN`, `DB_PASSWORD`, …)"),
+    ("pointer to a vault", "password: hunter2", "password: see 1Password"),
+    ("pointer to a person", "Token: Zx81kQ0pLm29vB7n", "Token: ask the on-call lead"),
+    ("angle-bracket placeholder", "token: Zx81kQ0pLm29vB7n", "token: <your token here>"),
+    ("shell variable", "API_KEY=Zx81kQ0pLm29vB7n", "API_KEY=${API_KEY}"),
+    ("function call", "api_key: 'Zx81kQ0pLm29vB7n'", "api_key: os.getenv('PAYMENTS_KEY')"),
+    ("command substitution", "export GH_TOKEN=Zx81kQ0pLm29vB7n",
+     "export GITHUB_TOKEN=$(gh auth token)"),
+    ("CI secret reference", "NPM_TOKEN: Zx81kQ0pLm29vB7n", "NPM_TOKEN: ${{ secrets.NPM_TOKEN }}"),
+    ("masked value", "SMTP_PASSWORD=Tr0ub4dor3", "SMTP_PASSWORD=********"),
+    ("your-key-here filler", "ADMIN_PASSWORD=Tr0ub4dor3",
+     "ADMIN_PASSWORD=your_admin_password_here"),
+    ("boolean setting", 'secret: "Wq8zT2vN"', "secret: false"),
+    ("type or enum", "access_token: Zx81kQ0pLm29vB7n", "token_type: bearer"),
+    ("type annotation", 'api_key: str = "Zx81kQ0pLm29vB7n"', 'api_key: str = ""'),
+    ("budget with a space", "token: Zx81kQ0pLm29vB7n", "token budget: 60000"),
+    ("page cursor", "refresh_token: Zx81kQ0pLm29vB7n", "next_token: Zx81kQ0pLm29vB7n"),
+    ("prose mention", "the reset password is hunter2", "the password reset flow sends one link"),
+    ("'is' followed by a word", "the password is hunter2", "the password is required"),
+    ("'is' followed by a place", "the API key is `Zx81kQ0pLm29vB7n`",
+     "the API key is in the vault"),
+    ("shell command", "pwd: Tr0ub4dor3", "Run `pwd` first; pwd: /srv/app"),
+    ("bare pass", "SMTP_PASS=Tr0ub4dor3", "First pass: grep the logs"),
+    ("dictionary word assigned", "DB_PASSWORD=swordfish", "password = swordfish  # a variable"),
+    ("keyword argument", "Client(password='Tr0ub4dor3')", "Client(password=password)"),
+    ("passphrase", "password: correct horse battery staple", "password: same as the staging one"),
+    ("inline code after the word", "log in as `qa` with password `Tr0ub4dor3`",
+     "the `password` field is masked; set the token `GITHUB_TOKEN` first"),
+    ("public key", "private_key: Zx81kQ0pLm29vB7n", "publicKey: Zx81kQ0pLm29vB7n"),
+    ("file holding it", "secret_key: Zx81kQ0pLm29vB7n", "secret_key: config/keys.json"),
+    ("password in URL", "postgres://app:s3cr3t@db:5432/app",
+     "postgres://user:password@localhost:5432/app"),
+    ("URL with a variable", "redis://:Hq9tW3zLm5@cache:6379",
+     "postgres://${DB_USER}:${DB_PASS}@db/app"),
+    ("URL with the default role", "postgres://report:Qm7vT2kx9LpZ@db/app",
+     "postgres://postgres:postgres@localhost:5432/app"),
+    ("bearer header", "Authorization: Bearer 7fQ2xK9mL3pR8vT1wZ5cB6nD",
+     'curl -H "Authorization: Bearer <token>"'),
+    ("bearer variable", "Authorization: Bearer 7fQ2xK9mL3pR8vT1wZ5cB6nD",
+     "Authorization: Bearer $API_TOKEN"),
+    ("bearer as a word", "Bearer 7fQ2xK9mL3pR8vT1wZ5cB6nD", "we use bearer authentication"),
+    ("basic credentials", "Authorization: Basic ZGVwbG95OlRyMHViNGRvcjM=",
+     "Authorization: Basic dXNlcjpwYXNzd29yZA=="),
+    ("private key header alone", "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+     "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+     "The file must start with `-----BEGIN OPENSSH PRIVATE KEY-----`."),
+]
+
+
+@pytest.mark.parametrize("kind, secret, twin", TWINS, ids=[t[0] for t in TWINS])
+def test_a_value_is_a_secret_and_its_name_alone_is_not(kind: str, secret: str, twin: str) -> None:
+    assert flagged(secret), kind
+    assert not flagged(twin), kind
+
+
+CJK_TWINS = [
+    ("zh label", "测试环境数据库密码：Vk3pQ8zTm2", "密码：见 1Password 里的「运维」条目"),
+    ("zh 'is'", "密码是 s3cr3tPass", "密码重置流程：设置 → 账户"),
+    ("zh token count", "令牌：Zx81kQ0pLm29vB7n", "每次运行的 token 预算：60000"),
+    ("zh env name", "密钥：Zx81kQ0pLm29vB7n", "密钥放在 `.env` 里（`API_KEY`）"),
+    ("ja label", "パスワード：hunter2", "パスワード：環境変数から読む"),
+    ("ja は", "パスワードは `hunter2` です", "パスワードは8文字以上"),
+    ("ja は with a product", "パスワードは「Tr0ub4dor3」", "パスワードは1Passwordにあります"),
+    ("ja token count", "トークン：Zx81kQ0pLm29vB7n", "トークン数：25000"),
+    ("ja API key", "APIキー：`k7Tq2Wm9Xz4LpR8v`", "APIキーは環境変数 `OPENAI_API_KEY` から読む"),
+    ("ko label", "비밀번호: Guest-7412xq", "비밀번호: 설정 페이지에서 확인"),
+]
+
+
+@pytest.mark.parametrize("kind, secret, twin", CJK_TWINS, ids=[t[0] for t in CJK_TWINS])
+def test_a_value_after_a_cjk_credential_word_is_a_secret_and_prose_is_not(
+    kind: str, secret: str, twin: str
+) -> None:
+    assert flagged(secret), kind
+    assert not flagged(twin), kind
+
+
+def _fmt(*pieces: str) -> str:
+    """A made-up credential in a provider's format, assembled so no file holds it whole."""
+    return "".join(pieces)
+
+
+FORMATS = [
+    ("Stripe key", _fmt("rk_", "live_", "51Hq8ZtW3mK9vB2xL7pN")),
+    ("Google API key", _fmt("AI", "za", "Sy", "A1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW")),
+    ("GitLab token", _fmt("gl", "pat-", "Zq7Xb2Lm9Kp4Vt8Rw1Ny")),
+    ("npm token", _fmt("np", "m_", "Zq7Xb2Lm9Kp4Vt8Rw1Ny6Hc3Jd5Fg0SaUeQo")),
+    ("JWT", _fmt("eyJhbGciOiJIUzI1NiJ9", ".", "eyJzdWIiOiJxYS0xNyJ9", ".", "q2Vx8LmT4pN7wZ1kR9cB")),
+    ("Slack webhook", _fmt("https://hooks.", "slack.com/services/", "T0AB12CD3/B0EF45GH6/",
+                           "aB3dE5gH7jK9mN2pQ4sT6vW8")),
+    ("AWS access key", "AKIAEXAMPLEEXAMPLE12"),
+    ("private key", _fmt("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n",
+                         "lQOYBGB1c2VyAQgAxyz123abcDEF456ghiJKL789\n",
+                         "-----END PGP PRIVATE KEY BLOCK-----")),
+]
+
+
+@pytest.mark.parametrize("kind, value", FORMATS, ids=[f[0] for f in FORMATS])
+def test_a_known_credential_format_is_found_and_redacted(kind: str, value: str) -> None:
+    text = f"The release job uses {value} for now."
+    assert find(text) == [kind]
+    assert value not in redact(text)
+    assert redact(text).startswith("The release job uses ")
+
+
+@pytest.mark.parametrize("text", [
+    "the aws secret access key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "AWS secret key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+], ids=["'is'", "label"])
+def test_an_aws_secret_key_in_prose_is_found(text: str) -> None:
+    assert find(text) == ["AWS secret key"]
+    assert "wJalrXUtnFEMI" not in redact(text)
+
+
+@pytest.mark.parametrize("text", [
+    _fmt("GITHUB_TOKEN=", "github_pat_", "xxxxxxxx..."),
+    _fmt("gh", "p_", "x" * 36),
+    _fmt("sk-", "x" * 24),
+    _fmt("xo", "xb-", "your-bot-token"),
+    _fmt("https://hooks.", "slack.com/services/", "T00000000/B00000000/", "X" * 24),
+    "Render service id: srv-d8ln1fnavr4c738p74qg",
+    "SHA256 fb3b054dc9f91656abb4af04bc063898d63c969bfff8a959ec7717e54456deb9",
+    "skill: sk-2024-release-notes-draft-for-skills",
+], ids=["truncated pat", "masked ghp", "masked sk", "slack filler", "webhook filler",
+        "service id", "hash", "kebab name"])
+def test_a_filler_or_an_identifier_in_a_credential_format_is_not_a_secret(text: str) -> None:
+    assert not flagged(text)
+
+
+def test_a_label_followed_by_a_made_up_word_and_a_comment_redacts_only_the_word() -> None:
+    text = "password: hunter2 (staging only)"
+    assert redact(text) == f"password: {PLACEHOLDER} (staging only)"
+    assert secret_values(text) == ["hunter2"]
+
+
+def test_a_generic_label_inside_a_known_format_is_reported_once() -> None:
+    text = _fmt("GITHUB_TOKEN=", "gh", "p_", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789")
+    assert find(text) == ["GitHub token"]
+    assert len(hits(text)) == 1
+
+
+def test_scrub_replaces_a_secret_quoted_elsewhere_in_any_case() -> None:
+    source = "DB_PASSWORD=Qm7vT2kx9LpZ"
+    scrubbed = scrub("the old value qm7vt2kx9lpz leaked", [source])
+    assert scrubbed == f"the old value {PLACEHOLDER} leaked"
+
+
+def test_redaction_is_idempotent_and_leaves_no_secret_behind() -> None:
+    text = "\n".join(secret for _kind, secret, _twin in TWINS + CJK_TWINS)
+    once = redact(text)
+    assert redact(once) == once
+    assert find(once) == []
+
+
+ADVERSARIAL = ["token token ", "tokentoken", "token=", "api_key=", "password: ",
+               "aws_secret_access_key=", "-----BEGIN RSA PRIVATE KEY-----", "eyJa.", "sk-",
+               "://a:b", "Bearer a", "パスワード：", "DB_PASSWORD=a;"]
+
+
+def _scan_time(unit: str, size: int) -> float:
+    """Seconds to find and redact in ``unit`` repeated to ``size`` characters (best of two)."""
+    text = (unit * (size // len(unit) + 1))[:size]
+    best = float("inf")
+    for _ in range(2):
+        started = time.perf_counter()
+        find(text)
+        redact(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@pytest.mark.parametrize("unit", ADVERSARIAL)
+def test_adversarial_text_is_scanned_in_linear_time(unit: str) -> None:
+    small, large = _scan_time(unit, 64 * 1024), _scan_time(unit, 256 * 1024)
+    assert large < 2.0, f"{large:.2f} s for 256 KB"
+    assert large < 10 * max(small, 0.001), f"64 KB {small:.3f} s, 256 KB {large:.3f} s"

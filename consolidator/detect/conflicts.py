@@ -66,16 +66,17 @@ _META = frozenset(
 _CLAUSE = re.compile(r"[;；。！？!?()（）]|[,，]\s*|\s(?:--|—|–|-)\s")
 
 
-
 def find_conflicts(
     memories: Iterable[Memory],
     skip: set[frozenset[str]] | None = None,
     sets: dict[str, frozenset[str]] | None = None,
+    features: dict[str, set[str]] | None = None,
 ) -> list[Conflict]:
     """Pairs of memories that disagree on a claim; ``skip`` holds pairs already duplicates.
 
     ``sets``: each memory's normal-form lines, if the caller has them (they are tokenised
-    already: a normal line is its tokens joined by spaces).
+    already: a normal line is its tokens joined by spaces); ``features``: a
+    cache of the content features of its lines, shared with other detectors.
     """
     skip = skip or set()
     by_file = {m.file: m for m in memories}
@@ -85,7 +86,7 @@ def find_conflicts(
     for one, other in pairs:
         for file, normal in (one, other):
             wanted.setdefault(file, set()).add(normal)
-    subjects = Subjects(by_file, sets, wanted)
+    subjects = Subjects(by_file, sets, wanted, features)
     found: dict[frozenset[str], tuple[tuple[int, int, int], Conflict]] = {}
     differing: dict[frozenset[str], set[tuple[str, str]]] = {}
     for (fa, na), (fb, nb) in pairs:

@@ -11,6 +11,9 @@ there), with at least two usable cores, for at least ``SPLIT_AT`` memories, and 
 process with no other thread (the `serve` scheduler runs jobs on threads, and a background
 service had better stay on one core anyway). On any trouble with the helper the work is
 simply done here, in full.
+
+:func:`both` does the same for two detectors that compare memories with each other (conflicts
+and similar memories): one in a forked helper, the other here.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 from consolidator import log
 from consolidator.detect.dates import RelativeDate, find_relative
@@ -35,6 +39,9 @@ from consolidator.store.model import Memory
 SPLIT_AT = 2000  # below this a fork costs more than it saves
 PART = 1000  # memories per message from the helper
 CHECK_EVERY = 256  # memories between two checks for a stop
+
+_A = TypeVar("_A")
+_B = TypeVar("_B")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +119,16 @@ def _study_part(start: int, stop: int) -> tuple[dict[str, Findings], dict[str, b
     return found, (paths.looked_up if paths is not None else {})
 
 
+def _flush() -> None:
+    """Flush the standard streams before a fork: a forked child flushes them when it ends,
+    and anything still buffered here would be written twice."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass  # no stream (started with it closed), or one that is closed
+
+
 def _in_two(
     memories: Sequence[Memory], now: datetime, project: ProjectPaths | None,
     check: Callable[[], None],
@@ -119,13 +136,7 @@ def _in_two(
     global _SHARED
     half = len(memories) // 2
     _SHARED = (memories, now, project.root if project is not None else None)
-    # A forked child flushes the standard streams when it ends: anything still buffered here
-    # would be written twice.
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (AttributeError, ValueError, OSError):
-            pass  # no stream (started with it closed), or one that is closed
+    _flush()
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
     try:
         # The helper's half comes back in parts, so that no one message is large, and so
@@ -144,3 +155,39 @@ def _in_two(
         pool.shutdown(wait=True, cancel_futures=True)
         _SHARED = None
     return {m.file: found[m.file] for m in memories}
+
+
+# What the helper of :func:`both` runs: set just before the fork, like ``_SHARED``.
+_TASK: Callable[[], Any] | None = None
+
+
+def _run_task() -> Any:
+    assert _TASK is not None
+    return _TASK()
+
+
+def both(first: Callable[[], _A], second: Callable[[], _B], size: int) -> tuple[_A, _B]:
+    """``first()`` and ``second()``, on two cores when a root of ``size`` memories makes that
+    pay: ``first`` in a forked helper (its result must pickle), ``second`` here. Each must be
+    a pure function of what it reads, since the helper works on a copy. Otherwise, and on any
+    trouble with the helper, ``first`` runs here, before ``second``."""
+    global _TASK
+    if size < SPLIT_AT or not can_split():
+        done = first()
+        return done, second()
+    _TASK = first
+    _flush()
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    try:
+        future = pool.submit(_run_task)  # forks now, with _TASK set
+        theirs = second()
+        try:
+            mine: _A = future.result()
+        except Exception as exc:  # noqa: BLE001 - whatever went wrong, do it here
+            log.get(__name__).warning("helper process failed; working here",
+                                      error=f"{type(exc).__name__}: {exc}")
+            mine = first()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        _TASK = None
+    return mine, theirs

@@ -21,11 +21,12 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from itertools import chain, repeat
 from typing import NamedTuple
 
 from consolidator.detect.shared_lines import same_lines, sharing_lines
 from consolidator.detect.text import normal_line, normal_set, tokens
-from consolidator.detect.words import features, line_features, sentences
+from consolidator.detect.words import line_features, lines_features, sentences
 from consolidator.plan import Similar
 from consolidator.store.model import Memory
 
@@ -34,6 +35,7 @@ __all__ = ["Similar", "find_similar"]
 _DIGITS = re.compile(r"\S*\d\S*")
 _DIGIT = re.compile(r"\d")
 _TYPE_WORDS = frozenset(("user", "feedback", "project", "reference", "md", "note", "notes"))
+_NONE: list[int] = []  # no claims hold a feature (never changed)
 
 RAREST = 16  # a memory is looked up by this many of its rarest features
 MIN_RARE_SHARED = 4  # ... and paired only with memories sharing this many of them
@@ -67,12 +69,14 @@ def find_similar(
     skip: set[frozenset[str]],
     threshold: float = 0.5,
     sets: dict[str, frozenset[str]] | None = None,
+    lines_features: dict[str, set[str]] | None = None,
 ) -> list[Similar]:
     """Pairs of memories that say much the same thing, with the lines that match.
 
     ``skip``: pairs already reported otherwise (duplicates, conflicts); ``threshold``: the
     share of normal lines two memories must have in common to count as sharing lines;
-    ``sets``: each memory's normal-form lines, if the caller has them already.
+    ``sets``: each memory's normal-form lines, if the caller has them already;
+    ``lines_features``: a cache of the content features of those lines, by file.
     """
     by_file = {m.file: m for m in memories}
     sets = sets if sets is not None else {f: normal_set(m.body) for f, m in by_file.items()}
@@ -81,7 +85,7 @@ def find_similar(
     for pair, similarity in sharing_lines(sets, threshold, skip):
         a, b = sorted(pair)
         found[pair] = Similar((a, b), similarity, same_lines(by_file[a], by_file[b]))
-    words = _Words(by_file, sets)
+    words = _Words(by_file, sets, lines_features if lines_features is not None else {})
     for a, b in words.candidates():
         pair = frozenset((a, b))
         if pair in skip or pair in found:
@@ -98,14 +102,21 @@ def find_similar(
 class _Words:
     """Content features per memory, their rarity, and the comparisons built on them."""
 
-    def __init__(self, by_file: dict[str, Memory], sets: dict[str, frozenset[str]]) -> None:
+    def __init__(
+        self, by_file: dict[str, Memory], sets: dict[str, frozenset[str]],
+        cache: dict[str, set[str]],
+    ) -> None:
+        """``cache``: the content features of memories' lines, by file (see
+        :func:`~consolidator.detect.words.lines_features`)."""
         self.by_file = by_file
         self.sets = sets
         self.feats: dict[str, set[str]] = {}
         for file, lines in sets.items():
             memory = by_file[file]
             heading = " ".join(tokens(f"{memory.name.replace('_', ' ')} {memory.description}"))
-            self.feats[file] = features(lines) | line_features(heading)
+            # The last detector to want them: the cache lets them go, to keep memory down.
+            found = lines_features(cache, file, lines, keep=False)
+            self.feats[file] = found | line_features(heading)
         self.df: Counter[str] = Counter()
         for found in self.feats.values():
             self.df.update(found)
@@ -145,8 +156,11 @@ class _Words:
         return sorted(out)
 
     def _mass(self, found: Iterable[str]) -> float:
-        """The summed rarity of some features (each feature weighs its rarity)."""
-        return sum(map(self.weight.__getitem__, found))
+        """The summed rarity of some features (each feature weighs its rarity).
+
+        ``fsum`` is exact, so the total does not depend on the order a set yields its items
+        in (that order changes with the hash seed, and a plan must not)."""
+        return math.fsum(map(self.weight.__getitem__, found))
 
     def judge(self, a: str, b: str) -> Similar | None:
         """A Similar for the pair if it says much the same, else None."""
@@ -220,19 +234,19 @@ class _Words:
         for done, (text, normal, found, mass) in enumerate(small):
             if len(scored) + len(small) - done < needed:
                 break  # too few claims left to reach the share a reworded rule needs
-            hits: dict[int, int] = {}
-            for feature in found:
-                for at in index.get(feature, ()):
-                    hits[at] = hits.get(at, 0) + 1
+            # Claims of the other side by shared features, counted at C speed. A set yields
+            # its items in an order that changes with the hash seed: ties go to the claim
+            # that comes first in its memory, so the plan never depends on it.
+            hits = Counter(chain.from_iterable(map(index.get, found, repeat(_NONE))))
             best: tuple[str, str, set[str]] | None = None
-            best_score = 0.0
+            best_score, best_at = 0.0, len(large)
             for at, count in hits.items():
                 if count < 2:
                     continue
                 other, their_normal, theirs, their_mass = large[at]
                 score = self._mass(found & theirs) / min(mass, their_mass)
-                if score > best_score:
-                    best, best_score = (other, their_normal, theirs), score
+                if score > best_score or (score == best_score and at < best_at):
+                    best, best_score, best_at = (other, their_normal, theirs), score, at
             if best is None or best_score < line_match:
                 continue
             other, their_normal, theirs = best

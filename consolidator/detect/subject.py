@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from consolidator.detect.text import normal_line
 from consolidator.detect.values import Tok, tokens
-from consolidator.detect.words import features, line_features
+from consolidator.detect.words import line_features, lines_features
 from consolidator.store.model import Memory
 
 _TYPE_WORDS = frozenset(("user", "feedback", "project", "reference", "md"))
@@ -40,10 +40,13 @@ class Subjects:
     def __init__(
         self, by_file: dict[str, Memory], sets: dict[str, frozenset[str]],
         wanted: dict[str, set[str]] | None = None,
+        lines_features: dict[str, set[str]] | None = None,
     ) -> None:
         """``wanted``: per memory, the normal lines that :meth:`written` will be asked for
-        (only those are looked for; None: every line)."""
+        (only those are looked for; None: every line); ``lines_features``: a cache of the
+        content features of each memory's normal lines, shared with other detectors."""
         self._by_file = by_file
+        self._lines_features = lines_features if lines_features is not None else {}
         self._wanted = wanted
         self._sets = sets
         self._features: dict[str, set[str]] = {}
@@ -57,15 +60,17 @@ class Subjects:
     def overlap(self, a: str, b: str) -> float:
         """The share of content features two memories have in common (Jaccard, 0..1)."""
         fa, fb = self._feats(a), self._feats(b)
-        union = len(fa | fb)
-        return len(fa & fb) / union if union else 0.0
+        shared = len(fa & fb)
+        union = len(fa) + len(fb) - shared  # without building the union
+        return shared / union if union else 0.0
 
     def _feats(self, file: str) -> set[str]:
         found = self._features.get(file)
         if found is None:
             memory = self._by_file[file]
             about = normal_line(f"{memory.name.replace('_', ' ')} {memory.description}")
-            found = features(self._sets.get(file, ())) | line_features(about)
+            lines = lines_features(self._lines_features, file, self._sets.get(file, ()))
+            found = lines | line_features(about)
             self._features[file] = found
         return found
 

@@ -19,7 +19,7 @@ from consolidator.detect.duplicates import (
     find_similar,
 )
 from consolidator.detect.links import name_table, repoint
-from consolidator.detect.perfile import Findings, study_all
+from consolidator.detect.perfile import Findings, both, study_all
 from consolidator.detect.stale import ProjectPaths, StaleFinding
 from consolidator.detect.text import exact_line, exact_set
 from consolidator.freshness import age_days, age_warning, freshness_text
@@ -176,7 +176,14 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
     clusters = find_duplicates(snapshot.memories, sets)
     ctx.stop.check()
     pairs = {frozenset((a, b)) for c in clusters for a in c.files for b in c.files if a != b}
-    conflicts = find_conflicts(snapshot.memories, skip=pairs, sets=sets)
+    feats: dict[str, set[str]] = {}  # on one core, conflicts fill it and similar reuses it
+    # Conflicts and similar memories on two cores: similar skips the conflicting pairs
+    # afterwards, which gives the same list as skipping them while it looks.
+    conflicts, similar_all = both(
+        lambda: find_conflicts(snapshot.memories, skip=pairs, sets=sets, features=feats),
+        lambda: find_similar(snapshot.memories, pairs, sets=sets, lines_features=feats),
+        len(snapshot.memories),
+    )
     ctx.stop.check()
     relative = {file: found.relative for file, found in findings.items()}
     stale = [found.stale for found in findings.values() if found.stale is not None]
@@ -206,9 +213,8 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
             actions.append(Action("archive", finding.file, "stale: " + "; ".join(finding.reasons),
                                   evidence=finding.evidence))
 
-    similar = find_similar(
-        snapshot.memories, pairs | {frozenset(c.files) for c in conflicts}, sets=sets
-    )
+    conflicting = {frozenset(c.files) for c in conflicts}
+    similar = [s for s in similar_all if frozenset(s.files) not in conflicting]
     if ctx.llm is not None:
         judged = _ask_llm(ctx, by_file, pinned, similar, conflicts, stale, actions, edits)
         actions, edits = judged

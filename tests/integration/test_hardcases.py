@@ -56,3 +56,22 @@ def test_no_false_archive_no_lossy_merge_and_nothing_rewritten_twice() -> None:
     assert score.tally("archive").false == []
     assert score.bad_merges == []
     assert score.second_pass == []
+
+
+def test_the_plan_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    plans = []
+    for seed in ("1", "2"):
+        source = hardcases.CORPUS / "duplicates-en"
+        root, _project = hardcases.copy_set(source, tmp_path / seed, labels_of(source))
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-m", "consolidator", "report", "--format", "json",
+             "--memory-dir", str(root), "--state-dir", str(tmp_path / f"state-{seed}")],
+            capture_output=True, text=True, env=env, check=True)
+        found = json.loads(done.stdout)["roots"][0]
+        plans.append({key: found[key] for key in ("similar", "conflicts", "duplicates",
+                                                  "actions", "stale")})
+    assert plans[0] == plans[1]

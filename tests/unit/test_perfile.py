@@ -534,3 +534,43 @@ def test_the_plan_is_the_same_with_and_without_the_split(
     assert any(a.op == "archive" for a in expected.actions)
     assert any(a.op == "rewrite" and "relative date" in a.reason for a in expected.actions)
     assert any("secret" in w for info in expected.memories for w in info.warnings)
+
+
+# --- two detectors side by side --------------------------------------------------------------
+
+
+def _helper_pid() -> int:
+    return os.getpid()
+
+
+def _fails_in_the_helper() -> str:
+    if os.getpid() != _PARENT_PID:
+        raise RuntimeError("the helper fails")
+    return "done here"
+
+
+_PARENT_PID = os.getpid()
+
+
+def test_both_runs_the_first_task_in_a_forked_helper_on_a_large_root(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if not perfile.can_split():
+        pytest.skip("needs two usable cores and a single thread")
+    helper, here = perfile.both(_helper_pid, os.getpid, perfile.SPLIT_AT)
+    assert here == os.getpid()
+    assert helper != os.getpid(), "the first task ran in another process"
+
+
+def test_both_runs_everything_here_on_a_small_root() -> None:
+    assert perfile.both(_helper_pid, os.getpid, perfile.SPLIT_AT - 1) == (os.getpid(),
+                                                                          os.getpid())
+
+
+def test_both_redoes_the_first_task_here_when_the_helper_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if not perfile.can_split():
+        pytest.skip("needs two usable cores and a single thread")
+    monkeypatch.setattr(sys.modules[__name__], "_PARENT_PID", os.getpid())
+    assert perfile.both(_fails_in_the_helper, lambda: 2, perfile.SPLIT_AT) == ("done here", 2)

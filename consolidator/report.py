@@ -192,6 +192,12 @@ def _quoted(lines: tuple[str, ...] | list[str]) -> list[str]:
     return [f"  > {_cell(line)}" for line in _evidence(tuple(lines))]
 
 
+def _unsaid(evidence: tuple[str, ...], reasons: tuple[str, ...]) -> list[str]:
+    """The evidence lines a finding's reasons do not quote in full already."""
+    said = " ".join(reasons)
+    return [line for line in evidence if line not in said]
+
+
 def _plan_md(plan: Plan) -> list[str]:
     out: list[str] = []
     sections: list[tuple[str, list[str]]] = [
@@ -216,10 +222,8 @@ def _plan_md(plan: Plan) -> list[str]:
         (
             "Stale",
             [line for s in plan.stale for line in (
-                f"- `{s.file}` ({s.age_days} days, "
-                f"{'about the whole memory' if s.archivable else 'about a part'}): "
-                f"{'; '.join(s.reasons)}",
-                *_quoted(s.evidence))],
+                f"- `{s.file}` ({s.age_days} days): {'; '.join(s.reasons)}",
+                *_quoted(_unsaid(s.evidence, s.reasons)))],
         ),
         (
             "Actions",

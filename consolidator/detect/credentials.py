@@ -60,6 +60,10 @@ _ANNOTATION = re.compile(
     r"[ \t]{0,3}=[ \t]{0,3}")
 
 
+# Words joined by slashes: a list of services or providers, never a credential.
+_NAME_LIST = re.compile(r"[A-Za-z][A-Za-z.]{0,40}(?:[/、][A-Za-z][A-Za-z.]{0,40}){1,12}")
+
+
 def labelled(text: str, low: str) -> list[tuple[int, int]]:
     """The spans of values assigned to a credential's name in ``text``.
 
@@ -104,6 +108,8 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
     if name is None:
         return None, 0
     sep = after.group(3)
+    if not sep and weak:
+        return None, 0  # "pass `uuid` in the array": the verb, before a code span
     spaced = bool(after.group(2) or after.group(4))
     # Only `name: value` and an unspaced `NAME=value` (an env line, a URL's query) take a
     # plain word as the value; "is", `=>`, `:=` and code's spaced `=` need a made-up shape.
@@ -181,6 +187,8 @@ def _value(text: str, at: int, *, strict: bool, phrase: bool, password: bool) ->
     raw = text[i:stop.start() if stop else limit].rstrip()
     first = _SPACE.search(raw)
     judged = i + (first.start() if first else len(raw))
+    if raw and _NAME_LIST.fullmatch(raw.split(None, 1)[0].rstrip("/、,.;:)）")):
+        return None, judged  # "API Key: GLM/Pexels/OpenAI": which services, not a value
     if phrase and raw.endswith((",", ";")) and first is None:
         strict = True  # `password: hunter,` is a line of code: a variable, unless made-up
     return _offset(sv.secret_span(raw, quoted=False, strict=strict, password=password,

@@ -150,6 +150,23 @@ def frontmatter_marker(memory: Memory) -> Marker | None:
     return None
 
 
+# A status that sets the memory aside without retiring it: worth a person's look, never an
+# archive (a paused plan may resume).
+_PAUSED = frozenset(("paused", "inactive", "on hold", "on-hold", "stopped", "suspended",
+                     "dormant", "abandoned", "cancelled", "canceled", "暂停", "已暂停", "停止",
+                     "已停止", "中止", "休止", "停止中", "保留"))
+
+
+def paused_status(memory: Memory) -> str | None:
+    """``status: paused`` (or inactive, on hold, 暂停, 休止 …) in the frontmatter, as written."""
+    for key, value in memory.doc.fields.items():
+        leaf = key.rsplit(".", 1)[-1].casefold()
+        value = value.strip().strip("'\"")
+        if leaf in ("status", "state") and value.casefold() in _PAUSED:
+            return f"{key}: {value}"
+    return None
+
+
 def _name(name: str) -> str | None:
     """A status tag in a memory's name: its last token (``migration-v2-DONE``), or its first
     in capitals (``DONE-migration-v2``); ``deprecated-apis`` names a subject, not a status."""

@@ -1,7 +1,8 @@
 """Where a line stands in a memory: in the part that speaks for the whole memory, or in a part.
 
 Only a memory's head speaks for all of it: its title (the first line) and the lead paragraph
-right under the title (or the first paragraph, when there is no title). A sub-heading, a table
+right under the title (or the first paragraph, when there is no title). A first line that is a
+sub-heading with sibling sections after it is one section's heading, not a title. A sub-heading, a table
 row, a list item further down, a quotation or a code block speaks for a part only.
 """
 
@@ -88,7 +89,22 @@ def outline(body: str) -> list[Line]:
         if kind == "heading":
             section = text
         out.append(Line(number, text, kind, head, section))
+    if _opens_with_a_section(out):
+        out = [Line(n.number, n.text, n.kind, False, n.section) for n in out]
     return out
+
+
+def _level(text: str) -> int:
+    return len(text) - len(text.lstrip("#"))
+
+
+def _opens_with_a_section(lines: list[Line]) -> bool:
+    """Whether the first line is a sub-heading over one section among others (``## Done (this
+    session)`` then ``## To decide``), not a title: then nothing speaks for the whole memory."""
+    if not lines or lines[0].kind != "heading" or _level(lines[0].text) < 2:
+        return False
+    level = _level(lines[0].text)
+    return any(line.kind == "heading" and _level(line.text) <= level for line in lines[1:])
 
 
 def unquoted(text: str) -> str:

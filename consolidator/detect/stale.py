@@ -28,6 +28,7 @@ from consolidator.detect.deadlines import Deadline, deadlines_in, might_date
 from consolidator.detect.markers import (
     Marker,
     frontmatter_marker,
+    paused_status,
     maybe,
     no_longer,
     part_markers,
@@ -222,6 +223,10 @@ def find_stale(
         marker = frontmatter_marker(memory)
         if marker:
             _whole(marker, found)
+    paused = paused_status(memory)
+    if paused:
+        found.add(f"set aside by its frontmatter, not retired (reported, never archived): "
+                  f"{paused}", "marker", paused)
     if might_date(text):
         lines = lines if lines is not None else outline(body)
         _deadlines(memory, lines, now, found)

@@ -205,3 +205,17 @@ def test_adversarial_text_is_scanned_in_linear_time(unit: str) -> None:
     small, large = _scan_time(unit, 64 * 1024), _scan_time(unit, 256 * 1024)
     assert large < 2.0, f"{large:.2f} s for 256 KB"
     assert large < 10 * max(small, 0.001), f"64 KB {small:.3f} s, 256 KB {large:.3f} s"
+
+
+@pytest.mark.parametrize("text", [
+    "The .env still needs its keys (API Key: GLM/Pexels/OpenAI).",
+    "Set the token: GitHub/GitLab, one per forge.",
+    "Then pass `uuid`/`slug`/`username` in the attribute array.",
+    "First pass `parse_all` over the files, then the second one.",
+])
+def test_a_list_of_services_or_the_verb_pass_before_code_is_no_secret(text: str) -> None:
+    assert not flagged(text)
+
+
+def test_a_made_up_value_after_a_credential_label_is_still_a_secret() -> None:
+    assert flagged("API Key: Zq81xVb0Pm4kTt7Q")

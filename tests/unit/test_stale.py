@@ -399,3 +399,36 @@ def test_the_found_day_is_a_date() -> None:
     (found,) = find_deadlines("Deploys are blocked until 2026-05-01.", WRITTEN)
     assert found.day == date(2026, 5, 1) and found.phrase == "until 2026-05-01"
     assert found.line == "Deploys are blocked until 2026-05-01."
+
+
+# --- a first line that is one section's heading ------------------------------------------------
+
+
+@pytest.mark.parametrize("heading,other", [
+    ("## DONE (this session)", "## Still to decide"),
+    ("## 已完成（本次 session）", "## 待決定"),
+    ("## 完了済み（今回のセッション）", "## 未決定"),
+])
+def test_a_status_sub_heading_opening_one_of_several_sections_is_not_the_title(
+    heading: str, other: str
+) -> None:
+    found = stale(f"{heading}\n\n- login page\n- cache fix\n\n{other}\n\n- push alerts\n")
+    assert found is None or not found.archivable
+
+
+def test_a_status_title_over_the_whole_memory_still_speaks_for_it() -> None:
+    whole("# SUPERSEDED by the container pipeline\n\n## Steps\n\n- build on the VM\n")
+
+
+# --- paused, not retired ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["paused", "inactive", "on hold", "暂停", "休止"])
+def test_a_paused_status_in_the_frontmatter_is_reported_and_never_archived(value: str) -> None:
+    found = stale("Vocabulary drill every morning.\n", extra=f"status: {value}\n")
+    assert found is not None and not found.archivable
+    assert found.evidence == (f"status: {value}",)
+
+
+def test_an_active_status_in_the_frontmatter_is_no_finding() -> None:
+    assert stale("Vocabulary drill every morning.\n", extra="status: active\n") is None

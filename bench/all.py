@@ -183,6 +183,9 @@ def closed_gate_rows(work: Path, repeat: int) -> list[Row]:
 
 def quality_rows(seed: int) -> list[Row]:
     print("quality: the hard-case corpus ...", flush=True)
+    from consolidator import log
+
+    log.configure("console", "warning")  # the corpus is planned in this process: no run logs
     rows = [Row(name, result, target, met == "met")
             for name, result, target, met in hardcases.rows(hardcases.evaluate())]
     print("quality: 1,000 generated memories, report then 10 runs ...", flush=True)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path

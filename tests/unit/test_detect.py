@@ -312,7 +312,6 @@ def test_a_pair_already_found_as_duplicates_is_not_also_a_conflict() -> None:
     )
     clusters = find_duplicates([contained, container])
     assert [c.keep for c in clusters] == ["b.md"]
-    pairs = {frozenset((x, y)) for c in clusters for x in c.files for y in c.files if x != y}
     # b.md states both values itself (pnpm yes, npm no): a list, not a disagreement with a.md.
     assert find_conflicts([contained, container]) == []
     left, right, _ = CONFLICTS["package manager"]

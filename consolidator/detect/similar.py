@@ -127,7 +127,6 @@ class _Words:
         self._claim_cache: dict[str, list[tuple[str, str, set[str], float]]] = {}
         self._names: dict[str, set[str]] = {}
         self._cjk_counts: dict[str, int] = {}
-        self._folded: dict[str, str] = {}
         self._values: dict[str, dict[str, str]] = {}
         self._descriptions: dict[str, set[str]] = {}
         self._indexes: dict[str, dict[str, list[int]]] = {}
@@ -202,10 +201,10 @@ class _Words:
     def _mentions(self, a: str, b: str) -> bool:
         """Whether either memory names the other (its file stem or its name) in its text."""
         for one, other in ((a, b), (b, a)):
-            text = self._folded.get(one)
-            if text is None:
-                memory = self.by_file[one]
-                text = self._folded[one] = f"{memory.description}\n{memory.body}".casefold()
+            memory = self.by_file[one]
+            # Not cached: a folded copy of every candidate's body costs more memory than
+            # folding again costs time.
+            text = f"{memory.description}\n{memory.body}".casefold()
             named = self.by_file[other]
             for label in {named.stem.casefold(), named.name.casefold()}:
                 if len(label) >= 6 and label in text:

@@ -14,6 +14,7 @@ spaces, CJK characters one token each.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 
 _STOP = frozenset(
@@ -102,7 +103,8 @@ def features(normal_lines: Iterable[str]) -> set[str]:
             out |= line_features(line)
     if latin:
         out |= _words(set(" ".join(latin).split(" ")))
-    return out
+    # The same words stand in thousands of memories: one string each, not one per memory.
+    return set(map(sys.intern, out))
 
 
 def lines_features(

@@ -21,11 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from consolidator.detect.postings import files_of, line_postings
-from consolidator.detect.similar import Similar, find_similar
 from consolidator.detect.text import exact_set, normal_set
 from consolidator.store.model import Memory
-
-__all__ = ["Cluster", "Similar", "find_duplicates", "find_similar", "line_sets"]
 
 MIN_TOKENS = 4  # a memory must say at least this much to be called a duplicate
 MAX_POSTINGS = 500  # a line shared by more memories than this is boilerplate

@@ -53,25 +53,6 @@ def normal_set(body: str) -> frozenset[str]:
     return frozenset(n for n in (normal_line(line) for line in body.splitlines()) if n)
 
 
-def shingles(text: str, size: int = 3) -> set[str]:
-    """Overlapping token n-grams (character n-grams for CJK, by construction of tokens)."""
-    toks = tokens(text)
-    if len(toks) < size:
-        return {" ".join(toks)} if toks else set()
-    return {" ".join(toks[i : i + size]) for i in range(len(toks) - size + 1)}
-
-
-def jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float:
-    if not a and not b:
-        return 1.0
-    return len(a & b) / len(a | b)
-
-
-def words_covered(text: str, within: str) -> bool:
-    """True when every token of ``text`` occurs somewhere in ``within``."""
-    return set(tokens(text)) <= set(tokens(within))
-
-
 # --- the exact form: what a merge must keep ------------------------------------------------
 #
 # A merge is safe only when every line of the absorbed memory stands in the survivor. The

@@ -12,14 +12,10 @@ from consolidator import progress
 from consolidator.context import RootContext
 from consolidator.detect.conflicts import find_conflicts
 from consolidator.detect.dates import find_relative, rewrite_relative
-from consolidator.detect.duplicates import (
-    Cluster,
-    Similar,
-    find_duplicates,
-    find_similar,
-)
+from consolidator.detect.duplicates import Cluster, find_duplicates
 from consolidator.detect.links import name_table, repoint
 from consolidator.detect.perfile import Findings, both, study_all
+from consolidator.detect.similar import find_similar
 from consolidator.detect.stale import ProjectPaths, StaleFinding
 from consolidator.detect.text import exact_line, exact_set
 from consolidator.freshness import age_days, age_warning, freshness_text
@@ -27,7 +23,16 @@ from consolidator.index.parse import LINK_RE, WIKI_RE, resolve_link
 from consolidator.llm import redact
 from consolidator.llm.base import Answer, Question
 from consolidator.phases.context import Work
-from consolidator.plan import Action, Conflict, Duplicate, Edit, MemoryInfo, Plan, Stale
+from consolidator.plan import (
+    Action,
+    Conflict,
+    Duplicate,
+    Edit,
+    MemoryInfo,
+    Plan,
+    Similar,
+    Stale,
+)
 from consolidator.store.model import MEMORY_TYPES, Memory, Snapshot
 from consolidator.store.scan import MAX_FILE_BYTES
 

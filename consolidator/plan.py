@@ -76,6 +76,7 @@ class Action:
     reason: str
     sources: tuple[str, ...] = ()
     evidence: tuple[str, ...] = ()  # the lines it rests on; a rewrite gives "before -> after"
+    successor: str = ""  # an archive: the memory that supersedes it, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,14 +104,16 @@ class Plan:
         return out
 
     def redirects(self) -> dict[str, str]:
-        """Merged-away file -> the survivor that absorbed it."""
-        return {
+        """Merged-away (or superseded) file -> the survivor that took its place."""
+        out = {
             source: action.file
             for action in self.actions
             if action.op == "merge"
             for source in action.sources
             if source != action.file
         }
+        out.update({a.file: a.successor for a in self.actions if a.op == "archive" and a.successor})
+        return out
 
 
 @dataclass(frozen=True, slots=True)

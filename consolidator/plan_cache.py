@@ -34,7 +34,8 @@ from consolidator.detect.stale import ProjectPaths
 from consolidator.freshness import DAY_NS, age_days, age_warning, freshness_text
 from consolidator.plan import MemoryInfo, Plan
 from consolidator.store.journal import ensure_private_dir
-from consolidator.store.model import Snapshot
+from consolidator.store.model import INDEX_NAME, Snapshot
+from consolidator.store.scan import find_index
 
 CACHE_FILE = "plan-cache.pickle"
 FORMAT = 1
@@ -66,11 +67,11 @@ def key(ctx: RootContext) -> str | None:
     lines = [f"{rel}\0{problem}\n" if problem is not None or st is None else _stat_line(rel, st)
              for rel, problem, st in ctx.listing()]
     digest.update("".join(lines).encode("utf-8", "surrogateescape"))
-    index = ctx.root / "MEMORY.md"
+    name = find_index(ctx.root) or INDEX_NAME
     try:
-        digest.update(_stat_line("MEMORY.md", os.lstat(index)).encode())
+        digest.update(_stat_line(name, os.lstat(ctx.root / name)).encode())
     except OSError as exc:
-        digest.update(f"MEMORY.md\0{exc.errno}\n".encode())
+        digest.update(f"{name}\0{exc.errno}\n".encode())
     return digest.hexdigest()
 
 

@@ -79,6 +79,9 @@ def root_dict(root: RootReport) -> dict[str, Any]:
             "changed": index.changed if index else False,
             "added": list(index.added) if index else [],
             "removed": list(index.removed) if index else [],
+            "unlinked": [{"file": f, "state": state} for f, state in index.unlinked]
+            if index else [],
+            "over_limits": index.over_limits if index else False,
             "repointed": [list(pair) for pair in index.repointed] if index else [],
             "moved": list(index.moved) if index else [],
             "dropped": list(index.dropped) if index else [],
@@ -244,11 +247,18 @@ def _index_md(root: RootReport) -> list[str]:
     if index is None:
         return ["", "### Index", "", "not planned"]
     before = (root.snapshot.index.text or "") if root.snapshot else ""
+    name = root.snapshot.index.name if root.snapshot else "MEMORY.md"
     fit = "within limits" if index.within_limits else "**over limits**"
+    if index.over_limits and index.within_limits:
+        fit = "within limits after shrinking (it was over)"
     out = ["", "### Index", "", f"{index.lines} lines, {index.bytes} bytes, {fit}"]
+    kept = {f for f, _state in index.unlinked}
     for label, items in (
         ("added", index.added),
-        ("pointers removed (file missing, merged away or archived)", index.removed),
+        ("links to missing or archived files, text kept in the index",
+         [f"{f} ({state})" for f, state in index.unlinked]),
+        ("pointers removed, their text already live elsewhere",
+         [f for f in index.removed if f not in kept]),
         ("repointed", [f"{a} -> {b}" for a, b in index.repointed]),
         ("moved", index.moved),
         ("could not be indexed", index.dropped),
@@ -257,7 +267,7 @@ def _index_md(root: RootReport) -> list[str]:
             out.append(f"- {label}: " + ", ".join(f"`{i}`" for i in items))
     if index.changed:
         diff = difflib.unified_diff(
-            before.splitlines(), index.text.splitlines(), "MEMORY.md", "MEMORY.md (planned)",
+            before.splitlines(), index.text.splitlines(), name, f"{name} (planned)",
             lineterm="", n=1,
         )
         out += ["", "```diff", *diff, "```"]

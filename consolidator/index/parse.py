@@ -144,3 +144,18 @@ def link_path(rel: str) -> str:
     if unsafe <= {" ", "(", ")"}:
         return f"<{rel}>"
     return quote(rel, safe="/")
+
+
+def unlink(text: str, targets: set[str], mark: str) -> str:
+    """``text`` with every link to a file in ``targets`` turned into its plain title followed by
+    ``(<file> <mark>)``, so its words stay and no link points at a file that is not there."""
+
+    def plain(match: re.Match[str]) -> str:
+        target = local_target(match.group(2))
+        if target not in targets:
+            return match.group(0)
+        title = match.group(1).replace("\\[", "[").replace("\\]", "]").strip()
+        note = f"({target} {mark})"
+        return f"{title} {note}" if title else note
+
+    return LINK_RE.sub(plain, text)

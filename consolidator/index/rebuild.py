@@ -1,49 +1,40 @@
 """Planning MEMORY.md's rebuild: pure, from the scan (and what detect merges) to an IndexPlan.
 
-Rules: keep order, headings and hand-written lines; repoint links to
-merged-away or renamed files; drop other pointers to missing files, naming each; add memories
-that have no pointer under their type's heading; shorten over-long pointer lines, moving the
-cut words into the memory they describe; and when the index is still over its line or byte
-limit, move whole sections (bottom first: Claude Code loads the top) into topic memories the
-index points to. Whatever still cannot be indexed is named in ``dropped``.
+An index within its limits keeps every line as it is; the rebuild only
+- repoints links to merged-away files at their survivor, and a pointer whose file was renamed
+  at the memory it now is;
+- turns a link to a file that is missing or that this run archived into its plain text,
+  marked, so the words stay loaded and no link dangles (the line goes only when the same
+  text is already live elsewhere);
+- adds a pointer for each memory that has none, where a person would put it.
+Only when the index is over its line or byte limit does it shrink, least valuable text first
+(see :mod:`consolidator.index.shrink`).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from consolidator.index.fit import (
-    TOPIC_MAX_BYTES,
-    Limits,
-    chunks,
-    collapse_blanks,
-    head_that_fits,
-    measure,
-)
+from consolidator.index.fit import TOPIC_MAX_BYTES, Limits, measure
 from consolidator.index.parse import (
     IndexLine,
     classify,
-    link_path,
     link_title,
     parse_index,
     retarget,
     split_pointer,
+    unlink,
 )
+from consolidator.index.pointers import add_pointers, pointer_line
+from consolidator.index.shrink import Fitter, says
 from consolidator.index.topic import PREFIX as TOPIC_PREFIX
-from consolidator.index.topic import TopicMemory, topic_file_name, topic_memory
-from consolidator.store.model import MEMORY_TYPES, Memory
+from consolidator.index.topic import TopicMemory
+from consolidator.store.model import INDEX_NAME, Memory
 
 __all__ = ["TOPIC_MAX_BYTES", "IndexPlan", "Limits", "measure", "plan_index", "pointer_line"]
-
-_TYPE_HEADINGS = {
-    "user": ("user", "users", "about the user", "about me"),
-    "feedback": ("feedback", "feedbacks", "preferences", "rules"),
-    "project": ("project", "projects"),
-    "reference": ("reference", "references", "links"),
-}
-ELLIPSIS = "…"
 
 
 @dataclass(frozen=True)
@@ -56,47 +47,18 @@ class IndexPlan:
     bytes: int
     within_limits: bool
     added: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()  # files whose pointer lost its link (text kept or live)
     repointed: tuple[tuple[str, str], ...] = ()
     dropped: tuple[str, ...] = ()
     moved: tuple[str, ...] = ()
     notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # file -> lines to add
     creates: tuple[TopicMemory, ...] = ()
+    unlinked: tuple[tuple[str, str], ...] = ()  # (file, "missing" | "archived"): text kept
+    over_limits: bool = False  # the index had to shrink
 
 
 def _norm(text: str) -> str:
     return re.sub(r"[\W_]+", " ", text.casefold()).strip()
-
-
-def _hook_known(hook: str, memory: Memory | None) -> bool:
-    """True when every word of ``hook`` already stands in the memory it describes."""
-    if memory is None:
-        return False
-    known = _norm(f"{memory.name} {memory.description} {memory.body}")
-    return set(_norm(hook).split()) <= set(known.split())
-
-
-def _shorten(text: str, limit: int) -> str:
-    """Cut ``text`` at a word boundary so that it plus an ellipsis fits ``limit`` characters."""
-    if len(text) <= limit:
-        return text
-    room = max(limit - len(ELLIPSIS), 0)
-    cut = text[:room]
-    if " " in cut[room // 2 :]:
-        cut = cut[: cut.rfind(" ")]
-    return cut.rstrip(" ,;:—–-") + ELLIPSIS
-
-
-def pointer_line(memory: Memory, limit: int) -> str:
-    """A new pointer line ``- [name](file) — description``, within ``limit`` characters."""
-    target = f"({link_path(memory.file)})"
-    room = limit - len(target) - 4 - (20 if memory.description else 0)
-    title = _shorten(memory.name.replace("[", "(").replace("]", ")"), max(room, 10))
-    head = f"- [{title}]{target}"
-    hook = memory.description
-    if not hook:
-        return head
-    return head + " — " + _shorten(hook, max(limit - len(head) - 3, 1))
 
 
 class _Renames:
@@ -144,6 +106,47 @@ def _leading_runs(words: str) -> list[str]:
     return [" ".join(parts[:n]) for n in range(1, len(parts))]
 
 
+class _LiveText:
+    """The lines already live in the root (memory lines and descriptions, index lines),
+    normalised, so a pointer's text is dropped only when it is said word for word elsewhere.
+
+    Only the lines that could equal one of ``wanted`` are normalised: a memory whose text
+    does not hold a wanted line's first word is passed over.
+    """
+
+    def __init__(
+        self, live: Mapping[str, Memory], lines: list[IndexLine], wanted: set[str]
+    ) -> None:
+        self.seen: set[str] = set()
+        firsts = {w.split(" ", 1)[0] for w in wanted if w}
+        for memory in live.values():
+            description = _norm(memory.description)
+            if description in wanted:
+                self.seen.add(description)
+            folded = memory.body.casefold()
+            if any(first in folded for first in firsts):
+                self.seen.update(n for line in memory.body.splitlines()
+                                 if (n := _norm(line)) in wanted)
+        self.says = [self._said(line) for line in lines]
+        self.index = Counter(norm for said in self.says for norm in said)
+
+    @staticmethod
+    def _said(line: IndexLine) -> set[str]:
+        return {_norm(line.text), _norm(_kept_text(line))} - {""}
+
+    def holds(self, text: str, at: int) -> bool:
+        """Whether ``text`` of index line ``at`` is live elsewhere."""
+        norm = _norm(text)
+        if not norm:
+            return True
+        return norm in self.seen or self.index[norm] - (norm in self.says[at]) > 0
+
+    def forget(self, at: int) -> None:
+        """Index line ``at`` is leaving: its words no longer count as live."""
+        self.index.subtract(self.says[at])
+        self.says[at] = set()
+
+
 def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
     """``linked`` plus what the topic memories among them list, transitively."""
     out = set(linked)
@@ -159,25 +162,9 @@ def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
     return out
 
 
-def _type_heading(lines: list[IndexLine], mtype: str) -> int | None:
-    """The index of the heading that a memory of ``mtype`` belongs under."""
-    words = _TYPE_HEADINGS.get(mtype, (mtype,))
-    for i, line in enumerate(lines):
-        if line.kind == "heading" and any(
-            re.search(rf"\b{re.escape(w)}\b", line.heading_text.casefold()) for w in words
-        ):
-            return i
-    return None
-
-
-def _section_end(lines: list[IndexLine], start: int) -> int:
-    """One past the last non-blank line of the section whose heading is at ``start``."""
-    end = start + 1
-    while end < len(lines) and lines[end].kind != "heading":
-        end += 1
-    while end > start + 1 and lines[end - 1].kind == "blank":
-        end -= 1
-    return end
+def _kept_text(line: IndexLine) -> str:
+    """The words a pointer carries beyond its link: its hook, else its title."""
+    return split_pointer(line.text)[2] or link_title(line.text)
 
 
 def plan_index(
@@ -186,187 +173,114 @@ def plan_index(
     *,
     present: set[str],
     redirects: Mapping[str, str] | None = None,
+    archived: Iterable[str] = (),
     index_mtime_ns: int = 0,
     limits: Limits | None = None,
     newline: str = "\n",
     editable: set[str] | None = None,
+    index_name: str = INDEX_NAME,
 ) -> IndexPlan:
     """Plan the rebuilt index.
 
     ``memories``: the live memories after this run's merges and archives.
     ``present``: every ``.md`` file that will exist (memories and files that are not).
-    ``redirects``: merged-away file -> the file that absorbed it.
+    ``redirects``: merged-away (or superseded) file -> the file that absorbed it.
+    ``archived``: files this run moves into the archive with no successor.
     ``editable``: memories that may receive moved index text (default: all of them).
     """
     limits = limits or Limits()
     redirects = dict(redirects or {})
+    archived = set(archived) - set(redirects)
     live = {m.file: m for m in memories}
     original = parse_index(text or "")
     lines = list(original)
     removed: list[str] = []
     repointed: list[tuple[str, str]] = []
-    notes: dict[str, list[str]] = {}
-    moved: list[str] = []
-    overflow_notes: list[str] = []
+    unlinked: list[tuple[str, str]] = []
 
-    def keep_text(target: str | None, detail: str, why: str, whole: str) -> None:
-        """Move index text that is leaving the index into its memory (or a topic memory)."""
-        memory = live.get(target or "")
-        if memory is not None and editable is not None and memory.file not in editable:
-            memory = None
-        if memory is not None and _hook_known(detail, memory):
-            return
-        if memory is not None:
-            notes.setdefault(memory.file, []).append(f"Index note (moved from MEMORY.md): {detail}")
-            moved.append(f"{memory.file}: {why} moved into the memory")
-        else:
-            overflow_notes.append(whole)
-            moved.append(f"{target}: {why} moved into a topic memory")
-
-    # 1. repoint merged-away and renamed pointers; drop other pointers to missing files, and
-    #    a repointed second pointer to one file (its hook is kept in the memory).
+    # 1. repoint merged-away and renamed links; a pointer to a file that is gone keeps its
+    #    words as plain, marked text unless they are live already.
     linked = {t for line in lines for t in line.targets if t in present}
-    pointed = {
-        line.target for line in lines if line.target in present and line.target not in redirects
-    }
+    pointed: set[str] = set()
     renames: _Renames | None = None
+    dead_at: dict[int, set[str]] = {}
     for i, line in enumerate(lines):
         new_text = line.text
         for linked_file in line.targets:
             if linked_file in redirects:
                 new_text = retarget(new_text, linked_file, redirects[linked_file])
                 repointed.append((linked_file, redirects[linked_file]))
-        if new_text != line.text:
-            lines[i] = line = classify(new_text)
+        line = classify(new_text) if new_text != line.text else line
         target = line.target
-        if target is not None and target not in present:
+        if target is not None and target not in present and target not in archived:
             renames = renames or _Renames(live)
             match = renames.find(line, target, linked)
-            if match is None:
-                removed.append(target)
+            if match is not None:
+                line = classify(retarget(line.text, target, match.file))
+                repointed.append((target, match.file))
+                linked.add(match.file)
+        lines[i] = line
+        dead = {t for t in line.targets if t not in present and (t == line.target or t in archived)}
+        if dead:
+            dead_at[i] = dead
+            continue
+        if line.target is not None and line.target in pointed and line.text != original[i].text:
+            # A second pointer to one memory after a merge: kept unless the memory says it.
+            memory = live.get(line.target)
+            if memory is not None and says(memory, _kept_text(line)):
+                removed.append(line.target)
                 lines[i] = IndexLine("", "drop")
                 continue
-            lines[i] = line = classify(retarget(line.text, target, match.file))
-            repointed.append((target, match.file))
-            linked.add(match.file)
-            target = match.file
-        repointed_here = line.text != original[i].text
-        if target is not None and target in pointed and repointed_here:
-            hook = split_pointer(line.text)[2] or line.text
-            keep_text(target, hook, "duplicate pointer's hook", line.text)
-            lines[i] = IndexLine("", "drop")
-            continue
-        if target is not None:
-            pointed.add(target)
+        if line.target is not None:
+            pointed.add(line.target)
+    if dead_at:
+        wanted = {_norm(_kept_text(lines[i])) for i in dead_at}
+        live_text = _LiveText(live, original, wanted)
+        for i, dead in dead_at.items():
+            line = lines[i]
+            if line.target in dead:
+                removed.append(line.target or "")
+                if live_text.holds(_kept_text(line), i):
+                    live_text.forget(i)
+                    lines[i] = IndexLine("", "drop")
+                    continue
+            new_text = unlink(line.text, dead & archived, "archived")
+            new_text = unlink(new_text, dead - archived, "missing")
+            unlinked += [(t, "archived" if t in archived else "missing") for t in sorted(dead)]
+            lines[i] = classify(new_text)
     lines = [line for line in lines if line.kind != "drop"]
 
-    # 2. shorten over-long pointer lines; what is cut goes into the memory it describes.
-    for i, line in enumerate(lines):
-        if line.kind != "pointer" or len(line.text) <= limits.max_line_chars:
-            continue
-        link, sep, hook = split_pointer(line.text)
-        title_cut = len(link) + len(sep) > limits.max_line_chars - 10
-        if title_cut:
-            title = _shorten(link_title(line.text), limits.max_line_chars // 2)
-            link, sep = f"- [{title}]({link_path(line.target or '')})", sep or " — "
-        room = limits.max_line_chars - len(link) - len(sep)
-        lines[i] = classify(link + sep + _shorten(hook, room) if hook else link)
-        detail = line.text if title_cut or not hook else hook
-        keep_text(line.target, detail, "long index hook", line.text)
-
-    # 3. add memories that no line links to (any more), under the heading of their type. A
-    #    memory listed in a topic memory the index points to is indexed already.
+    # 2. a pointer for every memory that has none (one listed in a topic memory the index
+    #    points to has one).
     linked = _reachable({t for line in lines for t in line.targets}, live)
-    added: list[str] = []
-    section_ends: dict[str, int] = {}  # type -> where its next new line goes
-    for memory in sorted(live.values(), key=lambda m: (m.type or "~", m.file)):
-        if memory.file in linked:
-            continue
-        new_line = classify(pointer_line(memory, limits.max_line_chars))
-        mtype = memory.type if memory.type in MEMORY_TYPES else "other"
-        end = section_ends.get(mtype)
-        if end is None:
-            at = _type_heading(lines, mtype)
-            if at is None:
-                if lines and lines[-1].kind != "blank":
-                    lines.append(IndexLine("", "blank"))
-                lines.append(classify(f"## {mtype.capitalize()}"))
-                at = len(lines) - 1
-            end = _section_end(lines, at)
-        lines.insert(end, new_line)
-        # Every section at or after the new line moves down by one.
-        section_ends = {t: e + 1 if e >= end else e for t, e in section_ends.items()}
-        section_ends[mtype] = end + 1
-        added.append(memory.file)
-        linked.add(memory.file)
+    missing = [m for m in live.values() if m.file not in linked]
+    added = sorted(m.file for m in missing)
+    if missing:
+        lines = add_pointers(lines, missing, limits.max_line_chars)
 
-    # 4. fit the line and byte limits by moving whole sections, bottom first.
-    taken = set(present)
-    creates: list[TopicMemory] = []
-    mtimes = {m.file: m.stat.mtime_ns for m in live.values()}
-
-    def new_topic(title: str, body_lines: list[str], sources: Iterable[str]) -> TopicMemory:
-        name = topic_file_name(title, taken)
-        taken.add(name)
-        stamps = [mtimes[s] for s in sources if s in mtimes] or [index_mtime_ns]
-        types = [t for s in sources if s in live and (t := live[s].type)]
-        topic = topic_memory(name, title, body_lines, max(stamps), types, newline)
-        creates.append(topic)
-        mtimes[topic.file] = topic.mtime_ns
-        return topic
-
-    def move_out(title: str, body: list[IndexLine]) -> list[IndexLine]:
-        """Topic memories for ``body`` (several when it would pass TOPIC_MAX_BYTES, so each
-        stays a readable memory), and the pointer lines to them."""
-        parts = chunks(body, TOPIC_MAX_BYTES)
-        pointers = []
-        for number, part in enumerate(parts, 1):
-            name = title if len(parts) == 1 else f"{title} part {number}"
-            sources = [t for line in part for t in line.targets]
-            topic = new_topic(name, [line.text for line in part], sources)
-            pointers.append(classify(pointer_line(topic.memory, limits.max_line_chars)))
-        return pointers
-
-    if overflow_notes:
-        lines += move_out("Notes", [IndexLine(text, "text") for text in overflow_notes])
-
-    def render(items: list[IndexLine]) -> str:
-        return newline.join(line.text for line in items) + newline if items else ""
-
-    def fits(items: list[IndexLine]) -> bool:
-        count, size = measure(render(items))
-        return count <= limits.max_lines and size <= limits.max_bytes
-
-    if not fits(lines):
-        lines = collapse_blanks(lines)
-    heads = [i for i, line in enumerate(lines) if line.kind == "heading"]
-    for start in reversed(heads):
-        if fits(lines):
-            break
-        end = _section_end(lines, start)
-        body = lines[start + 1 : end]
-        if len(body) <= 1:
-            continue
-        pointers = move_out(lines[start].heading_text, body)
-        lines[start + 1 : end] = pointers
-        files = ", ".join(p.target or "" for p in pointers)
-        moved.append(f"section {lines[start].heading_text!r} ({len(body)} lines) -> {files}")
-
-    if not fits(lines):
-        lines = collapse_blanks(lines)
-        keep = head_that_fits(lines, limits, newline)
-        if keep < len(lines):
-            tail = lines[keep:]
-            lines = lines[:keep] + move_out("More of the index", tail)
-            moved.append(f"last {len(tail)} lines -> {', '.join(p.target or '' for p in lines[keep:])}")
-
+    # 3. only an index over its limits shrinks, least valuable text first.
+    fitter = Fitter(
+        lines, live, editable, limits, newline,
+        taken=set(present) | {index_name}, mtime_ns=index_mtime_ns,
+    )
+    over = not fitter.fits()
+    fitter.fit()
+    lines = fitter.lines
     dropped: list[str] = []
-    while not fits(lines) and lines:
-        gone = lines.pop()
-        dropped.append(gone.target or gone.text[:60])
+    ours = {topic.file for topic in fitter.creates}
+    while not fitter.fits() and lines:
+        # Only a limit too small for the pointers to the topic memories gets here: drop
+        # other lines first, so what moved stays reachable as long as anything can be.
+        at = next((i for i in range(len(lines) - 1, -1, -1)
+                   if not ours & set(lines[i].targets)), len(lines) - 1)
+        gone_line = lines.pop(at)
+        dropped.append(gone_line.target or gone_line.text[:60])
+        fitter.lines = lines
+        fitter.__post_init__()
 
     changed = [line.text for line in lines] != [line.text for line in original]
-    result = render(lines) if changed else (text or "")
+    result = newline.join(line.text for line in lines) + newline if changed and lines else (
+        "" if changed else (text or ""))
     count, size = measure(result)
     return IndexPlan(
         text=result,
@@ -378,7 +292,9 @@ def plan_index(
         removed=tuple(removed),
         repointed=tuple(repointed),
         dropped=tuple(dropped),
-        moved=tuple(moved),
-        notes={k: tuple(v) for k, v in notes.items()},
-        creates=tuple(creates),
+        moved=tuple(fitter.moved),
+        notes={k: tuple(v) for k, v in fitter.notes.items()},
+        creates=tuple(fitter.creates),
+        unlinked=tuple(unlinked),
+        over_limits=over,
     )

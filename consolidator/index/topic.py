@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from consolidator.store.frontmatter import parse_text
 from consolidator.store.model import FileStat, Memory
+from consolidator.store.names import clip, fold
 
 PREFIX = "index_"
 
@@ -23,20 +25,28 @@ class TopicMemory:
     mtime_ns: int
     sources: tuple[str, ...]
     memory: Memory
+    reason: str = "index overflow"
 
 
 def slug(title: str, limit: int = 40) -> str:
-    """A safe file-name part from free text (frontmatter or heading text never becomes a path)."""
-    text = re.sub(r"[^a-z0-9]+", "_", title.casefold()).strip("_")[:limit].strip("_")
-    return text or "section"
+    """A safe file-name part from free text, in its own script (``参考資料``, ``setup_notes``):
+    letters and digits of any language kept, everything else one ``_``; NFC, at most
+    ``limit`` characters. Empty when the text has no letter or digit at all."""
+    text = unicodedata.normalize("NFC", title).casefold()
+    text = re.sub(r"[\W_]+", "_", text).strip("_")
+    return text[:limit].strip("_")
 
 
-def topic_file_name(title: str, taken: set[str]) -> str:
-    """``index_<slug>.md``, numbered when that name is already taken."""
-    base = PREFIX + slug(title)
+def topic_file_name(title: str, taken: set[str], fallback: str = "notes") -> str:
+    """``index_<slug>.md`` from a heading (else from ``fallback``, e.g. the memories' type),
+    numbered when the name, compared without case and Unicode normalisation (as macOS and
+    Windows file systems compare), is already taken."""
+    base = PREFIX + (slug(title) or slug(fallback) or "notes")
+    base = clip(base, "_99.md").removesuffix("_99.md")
+    folded = {fold(t) for t in taken}
     name, n = f"{base}.md", 2
-    while name in taken:
-        name, n = f"{base}-{n}.md", n + 1
+    while fold(name) in folded:
+        name, n = f"{base}_{n}.md", n + 1
     return name
 
 
@@ -47,6 +57,8 @@ def topic_memory(
     mtime_ns: int,
     types: Iterable[str],
     newline: str = "\n",
+    reason: str = "index overflow",
+    sources: Iterable[str] | None = None,
 ) -> TopicMemory:
     """Build the text of a topic memory holding ``body_lines`` moved out of MEMORY.md."""
     counts = Counter(types)
@@ -56,10 +68,7 @@ def topic_memory(
     head = [
         "---",
         f"name: {name}",
-        (
-            f'description: "MEMORY.md entries for {clean_title}, moved here to keep the index '
-            'within its limits"'
-        ),
+        f'description: "{_description(clean_title, reason)}"',
         f"type: {mtype}",
         "---",
         f"# {clean_title}",
@@ -69,8 +78,16 @@ def topic_memory(
     data = text.encode("utf-8")
     stat = FileStat(file, len(data), mtime_ns, 0o644, hashlib.sha256(data).hexdigest())
     memory = Memory(stat, parse_text(text))
-    sources = tuple(dict.fromkeys(s for line in body_lines for s in _targets(line)))
-    return TopicMemory(file, text, mtime_ns, sources, memory)
+    if sources is None:
+        sources = (s for line in body_lines for s in _targets(line))
+    return TopicMemory(file, text, mtime_ns, tuple(dict.fromkeys(sources)), memory, reason)
+
+
+def _description(title: str, reason: str) -> str:
+    if reason == "index overflow":
+        return (f"{title}: index entries moved here from MEMORY.md, which was over the "
+                "200 lines or 25 KB Claude Code loads")
+    return f"{title}: lines kept from MEMORY.md ({reason})"
 
 
 def _targets(line: str) -> list[str]:

@@ -19,7 +19,8 @@ from consolidator.detect.similar import find_similar
 from consolidator.detect.stale import ProjectPaths, StaleFinding
 from consolidator.detect.text import exact_line, exact_set
 from consolidator.freshness import age_days, age_warning, freshness_text
-from consolidator.index.parse import LINK_RE, WIKI_RE, resolve_link
+from consolidator.index.parse import LINK_RE, WIKI_RE, resolve_link, unlink
+from consolidator.index.topic import PREFIX as TOPIC_PREFIX
 from consolidator.llm import redact
 from consolidator.llm.base import Answer, Question
 from consolidator.phases.context import Work
@@ -93,25 +94,55 @@ def describe(
     return tuple(infos)
 
 
+def links_of(memory: Memory, names: dict[str, Memory], body: str | None = None) -> set[str]:
+    """Every memory file that ``memory`` (or ``body``, its new text) links to, by file or
+    by name."""
+    folder = posixpath.dirname(memory.file)
+    out: set[str] = set()
+    body = memory.body if body is None else body
+    for match in LINK_RE.finditer(body):
+        target = resolve_link(match.group(2), folder)
+        if target:
+            out.add(target)
+    for match in WIKI_RE.finditer(body):
+        named = names.get(match.group(1).strip())
+        if named is not None:
+            out.add(named.file)
+    return out
+
+
 def linked_from(snapshot: Snapshot, sources: set[str]) -> set[str]:
     """Every memory file that the memories in ``sources`` link to (by file or by name)."""
     if not sources:
         return set()
     names = name_table(list(snapshot.memories))
     by_file = snapshot.by_file()
-    out: set[str] = set()
-    for file in sources:
-        memory = by_file[file]
-        folder = posixpath.dirname(file)
-        for match in LINK_RE.finditer(memory.body):
-            target = resolve_link(match.group(2), folder)
-            if target:
-                out.add(target)
-        for match in WIKI_RE.finditer(memory.body):
-            named = names.get(match.group(1).strip())
-            if named is not None:
-                out.add(named.file)
+    return {t for file in sources for t in links_of(by_file[file], names)}
+
+
+def linking_to(
+    snapshot: Snapshot, targets: set[str], leaving: set[str], edits: dict[str, Edit]
+) -> dict[str, list[str]]:
+    """Target -> the memories that link to it, among those staying (not in ``leaving``) and
+    written by a person (the tool's own topic memories are repointed like the index), each
+    read as this plan leaves it (``edits``)."""
+    if not targets:
+        return {}
+    names = name_table(list(snapshot.memories))
+    out: dict[str, list[str]] = {}
+    for memory in snapshot.memories:
+        if memory.file in leaving or is_topic(memory.file):
+            continue
+        edit = edits.get(memory.file)
+        for target in links_of(memory, names, edit.body if edit else None) & targets:
+            if target != memory.file:
+                out.setdefault(target, []).append(memory.file)
     return out
+
+
+def is_topic(file: str) -> bool:
+    """A topic memory the index rebuild created to hold index lines."""
+    return posixpath.basename(file).startswith(TOPIC_PREFIX)
 
 
 def said_in(phrase: str, text: str) -> bool:
@@ -223,9 +254,13 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
     if ctx.llm is not None:
         judged = _ask_llm(ctx, by_file, pinned, similar, conflicts, stale, actions, edits)
         actions, edits = judged
+    actions, kept = _keep_linked(snapshot, actions, edits)
+    notes += [f"{file} not archived: {', '.join(sources)} link to it" for file, sources in
+              kept.items()]
     draft = Plan(actions=tuple(actions))
     gone = set(draft.archived())
     redirects = draft.redirects()
+    archived = gone - set(redirects)
     names = name_table(list(snapshot.memories))
     for memory in snapshot.memories:
         if memory.file in gone or memory.file in hot:
@@ -236,6 +271,11 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
         body, relinked = repoint(body, memory.file, redirects, names)
         if relinked:
             reasons.append("links repointed: " + ", ".join(f"{f} -> {redirects[f]}" for f in relinked))
+        if archived and is_topic(memory.file):
+            kept_body = unlink(body, archived, "archived")
+            if kept_body != body:
+                body = kept_body
+                reasons.append("links to archived memories kept as text")
         if opts.rewrite_relative_dates:
             written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
             found = (relative[memory.file] if body == memory.body
@@ -260,14 +300,31 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
         conflicts=tuple(conflicts),
         similar=tuple(similar),
         stale=tuple(
-            Stale(s.file, age_days(by_file[s.file].stat.mtime_ns, now), s.reasons, s.evidence,
-                  s.archivable)
+            Stale(s.file, age_days(by_file[s.file].stat.mtime_ns, now),
+                  s.reasons + ((f"not archived: {', '.join(kept[s.file])} link to it",)
+                               if s.file in kept else ()),
+                  s.evidence, s.archivable)
             for s in stale
         ),
         actions=tuple(actions),
         edits=tuple(edits.values()),
         notes=tuple(notes),
     )
+
+
+def _keep_linked(
+    snapshot: Snapshot, actions: list[Action], edits: dict[str, Edit]
+) -> tuple[list[Action], dict[str, list[str]]]:
+    """Drop the archive of a memory (with no successor) that memories staying behind link
+    to: archiving it would break their links. Returns the actions and what was kept."""
+    plan = Plan(actions=tuple(actions))
+    leaving = set(plan.archived())
+    candidates = {a.file for a in actions if a.op == "archive" and not a.successor}
+    inbound = linking_to(snapshot, candidates, leaving, edits)
+    if not inbound:
+        return actions, {}
+    kept = [a for a in actions if not (a.op == "archive" and a.file in inbound)]
+    return kept, {file: sorted(sources) for file, sources in sorted(inbound.items())}
 
 
 def run(work: Work) -> None:
@@ -341,7 +398,8 @@ def actions_for(
         note = f"- Supersedes `{old}` (archived): {answer.reason}".replace("\n", " ")
         edits[answer.keep] = Edit(answer.keep, body + note + newline, None, keep.stat.mtime_ns)
         actions.append(Action("rewrite", answer.keep, f"notes that it supersedes {old}"))
-        actions.append(Action("archive", old, f"superseded by {answer.keep}: {answer.reason}"))
+        actions.append(Action("archive", old, f"superseded by {answer.keep}: {answer.reason}",
+                              successor=answer.keep))
     elif answer.decision == "obsolete":
         actions.append(Action("archive", question.files[0],
                               f"stale, confirmed by the model: {question.evidence}; "

@@ -16,12 +16,14 @@ from consolidator.phases.consolidate import apply_edit
 from consolidator.phases.context import Work
 from consolidator.plan import Action, Edit
 from consolidator.store.frontmatter import BOM
-from consolidator.store.model import INDEX_NAME, Snapshot
+from consolidator.store.model import Snapshot
 from consolidator.store.scan import scan
 from consolidator.store.transaction import root_mode
 
 
-def _plan(work: Work, snapshot: Snapshot, gone: set[str], redirects: dict[str, str]) -> IndexPlan:
+def _plan(
+    work: Work, snapshot: Snapshot, gone: set[str], redirects: dict[str, str], archived: set[str]
+) -> IndexPlan:
     text = snapshot.index.text
     limits = work.ctx.cfg.index
     live = [m for m in snapshot.memories if m.file not in gone]
@@ -30,10 +32,12 @@ def _plan(work: Work, snapshot: Snapshot, gone: set[str], redirects: dict[str, s
         live,
         present=snapshot.existing_files() - gone,
         redirects=redirects,
+        archived=archived,
         index_mtime_ns=snapshot.index.stat.mtime_ns if snapshot.index.stat else 0,
         limits=Limits(limits.max_lines, limits.max_bytes, limits.max_line_chars),
         newline="\r\n" if text and "\r\n" in text else "\n",
         editable={m.file for m in live if m.stat.mtime_ns <= work.ctx.hot_after_ns},
+        index_name=snapshot.index.name,
     )
 
 
@@ -42,8 +46,16 @@ def _write(work: Work, snapshot: Snapshot, plan: IndexPlan) -> None:
     tx = work.transaction()
     index_stat = snapshot.index.stat
     mode = index_stat.mode if index_stat else root_mode([m.stat.mode for m in snapshot.memories])
+    index = snapshot.index
+    # The text leaving the index lands first; if any of it cannot, the index stays as it is
+    # this run, so no line leaves it without a live copy.
+    landed = True
     for topic in plan.creates:
-        tx.create(topic.file, topic.text.encode("utf-8"), topic.mtime_ns, "index overflow", mode)
+        try:
+            tx.create(topic.file, topic.text.encode("utf-8"), topic.mtime_ns, topic.reason, mode)
+        except (FileChanged, OSError) as exc:
+            work.skipped.append(f"{topic.file}: {exc}")
+            landed = False
     for file, lines in plan.notes.items():
         memory = by_file[file]
         newline = memory.doc.newline
@@ -51,40 +63,45 @@ def _write(work: Work, snapshot: Snapshot, plan: IndexPlan) -> None:
         if body and not body.endswith(("\n", "\r")):
             body += newline
         body += newline.join(lines) + newline
-        apply_edit(work, memory, Edit(file, body), "index detail moved in")
+        landed = apply_edit(work, memory, Edit(file, body), "index detail moved in") and landed
     if not plan.changed:
         return
-    index = snapshot.index
+    if not landed:
+        work.skipped.append(f"{index.name}: left as it is, the text it would move did not land")
+        return
     data = (BOM if index.bom else b"") + plan.text.encode("utf-8")
     try:
         if index.stat is None:
-            tx.create(INDEX_NAME, data, work.ctx.now_ns, "index rebuilt", mode)
+            tx.create(index.name, data, work.ctx.now_ns, "index rebuilt", mode)
         else:
             tx.rewrite(index.stat, data, work.ctx.now_ns, "index rebuilt")
-    except (FileChanged, FileExistsError) as exc:
-        work.skipped.append(f"{INDEX_NAME}: {exc}")
+    except (FileChanged, OSError) as exc:
+        work.skipped.append(f"{index.name}: {exc}")
 
 
 def run(work: Work) -> None:
     snapshot = work.snapshot
     assert snapshot is not None
+    leaving = set(work.plan.archived())
     if work.ctx.dry_run:
-        gone, redirects = set(work.plan.archived()), work.plan.redirects()
+        gone, redirects = leaving, work.plan.redirects()
+        present = snapshot.existing_files() - gone
     else:
         snapshot = scan(work.ctx.root)
         present = snapshot.existing_files()
         gone = set()
         redirects = {s: k for s, k in work.plan.redirects().items() if s not in present}
+    archived = {f for f in leaving if f not in present and f not in redirects}
     if snapshot.index.error is not None:
-        note = f"{INDEX_NAME} left alone: {snapshot.index.error}"
+        note = f"{snapshot.index.name} left alone: {snapshot.index.error}"
         work.plan = dataclasses.replace(work.plan, notes=work.plan.notes + (note,))
         return
-    plan = _plan(work, snapshot, gone, redirects)
+    plan = _plan(work, snapshot, gone, redirects, archived)
     actions = list(work.plan.actions)
     for file, lines in plan.notes.items():
         actions.append(Action("rewrite", file, f"index detail moved in: {len(lines)} line(s)"))
     for topic in plan.creates:
-        actions.append(Action("create", topic.file, "index overflow", topic.sources))
+        actions.append(Action("create", topic.file, topic.reason, topic.sources))
     work.plan = dataclasses.replace(work.plan, index=plan, actions=tuple(actions))
     if not work.ctx.dry_run:
         _write(work, snapshot, plan)

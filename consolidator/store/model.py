@@ -65,12 +65,18 @@ class Unparsed:
 
 @dataclass(frozen=True, slots=True)
 class IndexFile:
-    """``MEMORY.md`` as scanned; ``text`` is ``None`` when it is missing or unreadable."""
+    """The index as scanned; ``text`` is ``None`` when it is missing or unreadable.
+
+    ``name`` is the file name it really has at the root: ``MEMORY.md``, or a case variant
+    (``memory.md``) a user made, which is rewritten in place. When there is no index it is
+    ``MEMORY.md``, the name a new one gets.
+    """
 
     text: str | None
     stat: FileStat | None
     error: str | None = None
     bom: bool = False
+    name: str = INDEX_NAME
 
 
 @dataclass(frozen=True, slots=True)

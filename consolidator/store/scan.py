@@ -1,5 +1,9 @@
 """Reading a root the way Claude Code does: every ``*.md`` but ``MEMORY.md``, recursively.
 
+The root's index is ``MEMORY.md``, or, when there is none, a case variant of it such as
+``memory.md`` (on macOS and Windows the same file): that one is read as the index and is
+never also a memory.
+
 Symlinks are never followed (a link could lead out of the root or into a loop); FIFOs,
 sockets and devices are never opened; files over 1 MiB are never read.
 """
@@ -10,7 +14,7 @@ import errno
 import hashlib
 import os
 import stat as stat_mod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from consolidator.store.frontmatter import BOM, ParseError, parse
@@ -22,12 +26,14 @@ from consolidator.store.model import (
     Snapshot,
     Unparsed,
 )
+from consolidator.store.names import fold
 
 MAX_FILE_BYTES = 1024 * 1024
 # An index far past Claude Code's 25 KB is exactly what the rebuild is for: read it up to here.
 MAX_INDEX_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 32
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_INDEX_KEY = fold(INDEX_NAME)
 
 
 class ReadProblem(Exception):
@@ -81,10 +87,42 @@ def file_stat(rel: str, data: bytes, st: os.stat_result) -> FileStat:
     )
 
 
-def walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str] | None, str | None]]:
+def pick_index(entries: Iterable[os.DirEntry[str]]) -> str | None:
+    """The name of the index among a root's entries, or ``None`` when it has none.
+
+    ``MEMORY.md`` whatever it is (a link or a FIFO is reported by :func:`read_index`);
+    else the first name, in sorted order, that folds to it (``memory.md``, ``Memory.md``, an
+    NFD spelling) and is not a folder. Other variants stay ordinary files. No file is stat'ed.
+    """
+    found: str | None = None
+    for entry in entries:
+        name = entry.name
+        if name == INDEX_NAME:
+            return name
+        if ((found is None or name < found) and fold(name) == _INDEX_KEY
+                and not entry.is_dir(follow_symlinks=False)):
+            found = name
+    return found
+
+
+def find_index(root: Path) -> str | None:
+    """The index's name at ``root`` (one listing, no stat), or ``None`` when there is none."""
+    try:
+        with os.scandir(root) as entries:
+            return pick_index(entries)
+    except OSError:
+        # A root that cannot be listed may still let a known name be opened.
+        return INDEX_NAME if os.path.lexists(root / INDEX_NAME) else None
+
+
+def walk(
+    root: Path, index_name: str | None = None
+) -> Iterator[tuple[str, os.DirEntry[str] | None, str | None]]:
     """Yield ``(rel, entry, problem)`` for every ``*.md`` under ``root`` except index files.
 
-    ``problem`` is set (and ``entry`` may be ``None``) for what must not be opened.
+    Index files are the root's index (``index_name``, else the one :func:`pick_index` finds
+    in the root's listing) and every other file named ``MEMORY.md``. ``problem`` is set (and
+    ``entry`` may be ``None``) for what must not be opened. No file is opened or stat'ed.
     """
     stack: list[tuple[Path, str, int]] = [(root, "", 0)]
     while stack:
@@ -94,9 +132,12 @@ def walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str] | None, str | None]
         except OSError as exc:
             yield prefix or ".", None, f"folder unreadable: {exc.strerror or exc}"
             continue
+        index = (index_name or pick_index(entries)) if depth == 0 else None
         subfolders = []
         for entry in entries:
             rel = prefix + entry.name
+            if entry.name == index and not entry.is_dir(follow_symlinks=False):
+                continue  # the index, read (or reported) by read_index: never a memory
             if entry.is_symlink():
                 if entry.name.endswith(".md"):
                     yield rel, entry, "symbolic link, not followed"
@@ -151,34 +192,39 @@ def read_memory(root: Path, rel: str) -> Memory | Unparsed:
 
 
 def read_index(root: Path) -> IndexFile:
-    """Read ``MEMORY.md`` (missing is fine: the rebuild creates it)."""
-    path = root / INDEX_NAME
-    if not os.path.lexists(path):
+    """Read the root's index, ``MEMORY.md`` or the case variant :func:`find_index` picks.
+
+    Missing is fine (the rebuild creates ``MEMORY.md``); a link, a FIFO, invalid UTF-8 or NUL
+    bytes give an :class:`IndexFile` with ``error`` set and the name it was found under.
+    """
+    name = find_index(root)
+    if name is None:
         return IndexFile(text=None, stat=None)
     try:
-        data, st = read_regular(path, limit=MAX_INDEX_BYTES)
+        data, st = read_regular(root / name, limit=MAX_INDEX_BYTES)
     except ReadProblem as exc:
-        return IndexFile(text=None, stat=None, error=str(exc))
-    fstat = file_stat(INDEX_NAME, data, st)
+        return IndexFile(text=None, stat=None, error=str(exc), name=name)
+    fstat = file_stat(name, data, st)
     bom = data.startswith(BOM)
     try:
         text = (data[3:] if bom else data).decode("utf-8")
     except UnicodeDecodeError as exc:
         offset = exc.start + (len(BOM) if bom else 0)
-        return IndexFile(text=None, stat=fstat, error=f"invalid UTF-8 at byte {offset}")
+        return IndexFile(text=None, stat=fstat, error=f"invalid UTF-8 at byte {offset}", name=name)
     if "\x00" in text:
-        return IndexFile(text=None, stat=fstat, error="binary file (NUL bytes)")
-    return IndexFile(text=text, stat=fstat, bom=bom)
+        return IndexFile(text=None, stat=fstat, error="binary file (NUL bytes)", name=name)
+    return IndexFile(text=text, stat=fstat, bom=bom, name=name)
 
 
 def scan(root: Path) -> Snapshot:
-    """Read every memory and the index of ``root``."""
+    """Read every memory and the index of ``root``; the index is never also a memory."""
+    index = read_index(root)  # first: the walk then skips exactly the file read as the index
     memories: list[Memory] = []
     unparsed: list[Unparsed] = []
-    for rel, _entry, problem in walk(root):
+    for rel, _entry, problem in walk(root, index.name):
         if problem is not None:
             unparsed.append(Unparsed(rel, problem))
             continue
         result = read_memory(root, rel)
         (memories if isinstance(result, Memory) else unparsed).append(result)  # type: ignore[arg-type]
-    return Snapshot(root, tuple(memories), tuple(unparsed), read_index(root))
+    return Snapshot(root, tuple(memories), tuple(unparsed), index)

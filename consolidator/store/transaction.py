@@ -13,7 +13,13 @@ from typing import Any
 
 from consolidator.store.journal import Journal, ensure_private_dir
 from consolidator.store.model import FileStat
-from consolidator.store.write import atomic_write, check_unchanged, move_file, safe_path
+from consolidator.store.write import (
+    atomic_write,
+    check_new_name,
+    check_unchanged,
+    move_file,
+    safe_path,
+)
 
 
 class Transaction:
@@ -41,11 +47,14 @@ class Transaction:
 
     def create(self, rel: str, data: bytes, mtime_ns: int, reason: str,
                mode: int | None = None) -> None:
-        """Create a new file; never overwrites one (FileExistsError).
+        """Create a new file; never overwrites one, nor takes a name an existing entry of its
+        folder has on a case-insensitive or normalising file system (``MEMORY.md`` beside
+        ``memory.md``): :class:`FileExistsError`, before anything is journaled or written.
 
         ``mode``: the root's own (see :func:`root_mode`); a private root stays private.
         """
         path = safe_path(self.root, rel)
+        check_new_name(self.root, rel)
         path.parent.mkdir(parents=True, exist_ok=True)
         step = self.journal.next_step()
         self.journal.intent(step, "create", rel, None, _sha(data), reason)

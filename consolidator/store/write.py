@@ -3,7 +3,9 @@
 Nothing here unlinks a memory. A rewrite goes to a temp file beside the target (never named
 ``*.md``, so Claude Code never reads it), is fsynced, takes the old file's mode and the
 planned mtime, and replaces the target by rename. Before any change the file on disk is
-compared with what the scan saw; a file a live session touched meanwhile is left alone.
+compared with what the scan saw; a file a live session touched meanwhile is left alone. A new
+file never takes a name that an existing one already has on a case-insensitive or
+normalising file system (``MEMORY.md`` beside ``memory.md``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from consolidator.errors import FileChanged, UnsafePath
 from consolidator.store.model import FileStat
+from consolidator.store.names import MAX_NAME_BYTES, clip, collides, too_long
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
 
 DEFAULT_MODE = 0o644
@@ -32,6 +35,38 @@ def safe_path(root: Path, rel: str) -> Path:
         if current.is_symlink():
             raise UnsafePath(f"{rel!r} passes through a symbolic link")
     return root / rel
+
+
+def check_new_name(root: Path, rel: str) -> None:
+    """Refuse to create ``root / rel`` where a file system that ignores case or Unicode
+    normalisation already has it: each component of ``rel`` is compared, folded, with the
+    entries of its folder (one listing per component; a missing folder ends the check).
+
+    A folder on the way may exist under exactly its name; the file itself may not exist at
+    all. Raises :class:`FileExistsError` naming the existing entry, or :class:`OSError`
+    (``ENAMETOOLONG``) for a component over 255 bytes.
+    """
+    long_part = too_long(rel)
+    if long_part is not None:
+        raise OSError(errno.ENAMETOOLONG,
+                      f"{rel} not created: a name is over {MAX_NAME_BYTES} bytes ({long_part!r})")
+    parts = Path(rel).parts
+    folder, done = root, ""
+    for i, part in enumerate(parts):
+        try:
+            names = os.listdir(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            return  # a folder still to be made: nothing in it to collide with
+        other = collides(part, names)
+        last = i == len(parts) - 1
+        if other is not None and (last or other != part):
+            if other == part:
+                why = f"{done}{other} already exists"
+            else:
+                why = (f"{done}{other} already exists, the same name on a case-insensitive "
+                       "or normalising file system")
+            raise FileExistsError(errno.EEXIST, f"{rel} not created: {why}")
+        folder, done = folder / part, done + part + "/"
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -91,7 +126,9 @@ def atomic_write(
             mode = os.lstat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = DEFAULT_MODE
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    # mkstemp adds 8 characters and the suffix: a name near the limit still gets a temp file.
+    prefix = clip(f".{path.name}", ".", MAX_NAME_BYTES - 8 - len(".tmp"))
+    fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -51,6 +51,8 @@ class Setup:
         base: Path,
         api_notes_hook: str = "errors with a code field",
         api_notes_description: str = "Error format of the public API, in short",
+        api_detail: str = "",
+        lead: str = "",
     ) -> None:
         self.root = base / "memory"
         self.state = base / "state"
@@ -71,8 +73,9 @@ class Setup:
         facts = "".join(f"- Fact {i}: the build cache for job {i} lives in /var/cache/ci/{i}\n"
                         for i in range(230))
         _put(r, "MEMORY.md",
-             "# Memory\n\n## Project\n"
+             f"# Memory\n\n{lead}## Project\n"
              "- [API](project_api.md) — the public API\n"
+             f"{api_detail}"
              f"- [API notes](project_api_notes.md) — {api_notes_hook}\n"
              "- [Old plan](project_old.md) — the v2 plan\n\n"
              "## Facts\n" + facts, 5)
@@ -150,11 +153,14 @@ def test_undo_restores_every_file_byte_and_mtime_identical_and_removes_created_f
 def test_undo_restores_a_file_the_run_wrote_twice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    setup = Setup(tmp_path, api_notes_hook="short notes on versioning")
+    # The over-limit index moves the detail line under the survivor's pointer into it.
+    setup = Setup(tmp_path, api_detail="  - the v1 routes stay until every client moves\n",
+                  lead="## Start here\n- Read the API notes first.\n\n")
     before = setup.tree()
     report = setup.run(capsys)
     written = [a["file"] for a in report["actions"] if a["op"] in ("merge", "rewrite")]
     assert written.count("project_api.md") == 2, "the survivor is written twice"
+    assert "the v1 routes stay" in (setup.root / "project_api.md").read_text()
 
     code, _out, err = setup.undo(capsys)
 

@@ -257,3 +257,22 @@ def test_plan_index_of_any_text_never_raises_and_fits_its_limits(
         assert parses_to_itself(topic.text.encode("utf-8")) is not None
     for file in plan.notes:
         assert file in files
+
+    # No pointer is left dangling: a dead one is unlinked (its words kept) or repointed.
+    present = set(files) | set(extra)
+    topics = {topic.file for topic in plan.creates}
+    result = parse_index(plan.text)
+    assert {line.target for line in result if line.target} <= present | topics
+    for file, why in plan.unlinked:
+        assert why in ("missing", "archived") and file not in present
+    # Within its limits the index only changes the lines whose links do not resolve or are
+    # redirected (and gains pointers): every other line stays as it was, in order, and
+    # nothing moves out. (Blank lines count only when nothing changed: a blank index is
+    # a fresh one.)
+    if not plan.over_limits:
+        assert (plan.creates, dict(plan.notes), plan.moved, plan.dropped) == ((), {}, (), ())
+        resolved = present - set(redirects)
+        untouched = [line.text for line in parse_index(text)
+                     if line.kind != "blank" and set(line.targets) <= resolved]
+        it = iter(line.text for line in result)
+        assert all(any(kept == line for line in it) for kept in untouched)

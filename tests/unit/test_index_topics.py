@@ -24,8 +24,9 @@ def test_a_section_too_big_for_one_memory_is_split_across_topic_memories() -> No
 
     plan = plan_index(text, [_memory(f) for f in files], present=set(files), limits=Limits())
 
-    assert plan.within_limits and not plan.dropped
+    assert plan.over_limits and plan.within_limits and not plan.dropped
     assert len(plan.creates) >= 3
+    assert all(topic.reason == "index overflow" for topic in plan.creates)
     for topic in plan.creates:
         assert len(topic.text.encode()) < 1024 * 1024
         assert parse(topic.text.encode()).fields["name"] == topic.file[:-3]

@@ -1,0 +1,214 @@
+"""New pointer lines: written in the style of the index's own lines, placed where a person
+would put them (under the heading for the memory's type, else under the index's list heading,
+else after its last pointer, else at the end), titled in words rather than a file slug."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from consolidator.index.parse import IndexLine, classify, link_path, split_pointer
+from consolidator.store.model import MEMORY_TYPES, Memory
+
+ELLIPSIS = "…"
+_TYPE_HEADINGS = {
+    "user": ("user", "users", "about the user", "about me", "ユーザー", "用户", "用戶", "사용자"),
+    "feedback": ("feedback", "feedbacks", "preferences", "rules", "フィードバック", "反馈",
+                 "反饋", "피드백"),
+    "project": ("project", "projects", "プロジェクト", "项目", "項目", "專案", "프로젝트"),
+    "reference": ("reference", "references", "links", "リファレンス", "参考", "参照", "참고"),
+}
+_LIST_HEADING = re.compile(
+    r"\b(?:index|memories|memory files|files|topics|entries|contents)\b|目次|索引|一覧|目录|目錄|목록",
+    re.IGNORECASE,
+)
+_SLUG = re.compile(r"^[\w.-]+$")
+_BULLET = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
+
+
+@dataclass(frozen=True)
+class Style:
+    """How the index writes its pointer lines."""
+
+    bullet: str = "-"
+    bold: bool = False
+    separator: str = " — "
+
+
+def style_of(lines: list[IndexLine]) -> Style:
+    """The style most of the index's unindented pointer lines share."""
+    bullets: Counter[str] = Counter()
+    bold = 0
+    separators: Counter[str] = Counter()
+    pointers = [line for line in lines if line.kind == "pointer" and line.text[:1] not in " \t"]
+    for line in pointers:
+        match = _BULLET.match(line.text)
+        mark = match.group(2) if match else "-"
+        bullets["-" if mark[0].isdigit() else mark] += 1
+        rest = line.text[match.end() if match else 0 :]
+        bold += rest.startswith(("**[", "__["))
+        _link, sep, hook = split_pointer(line.text)
+        if sep and hook:
+            separators[sep] += 1
+    if not pointers:
+        return Style()
+    return Style(
+        bullets.most_common(1)[0][0],
+        bold * 2 > len(pointers),
+        separators.most_common(1)[0][0] if separators else " — ",
+    )
+
+
+def shorten(text: str, limit: int) -> str:
+    """Cut ``text`` at a word boundary so that it plus an ellipsis fits ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    room = max(limit - len(ELLIPSIS), 0)
+    cut = text[:room]
+    if " " in cut[room // 2 :]:
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(" ,;:—–-") + ELLIPSIS
+
+
+def title_of(memory: Memory) -> str:
+    """A memory's title in words: its name, a slug (``feedback_no-mocks``) read as words
+    without the type prefix ("No mocks"), or else its description."""
+    name = memory.name.strip()
+    if _SLUG.match(name) and re.search(r"[_-]", name):
+        words = [w for w in re.split(r"[_-]+", name.removesuffix(".md")) if w]
+        if len(words) > 1 and words[0].casefold() in MEMORY_TYPES:
+            words = words[1:]
+        name = " ".join(words)
+        name = name[:1].upper() + name[1:]
+    return name or memory.description or memory.stem
+
+
+def pointer_line(
+    memory: Memory,
+    limit: int,
+    style: Style | None = None,
+    title: str | None = None,
+    hook: str | None = None,
+) -> str:
+    """A new pointer line to ``memory`` in ``style``, within ``limit`` characters."""
+    style = style or Style()
+    target = f"({link_path(memory.file)})"
+    wrap = "**" if style.bold else ""
+    room = limit - len(target) - 4 - 2 * len(wrap) - (20 if memory.description else 0)
+    title = shorten((title or title_of(memory)).replace("[", "(").replace("]", ")"),
+                    max(room, 10))
+    head = f"{style.bullet} {wrap}[{title}]{target}{wrap}"
+    hook = memory.description if hook is None else hook
+    if not hook or hook.casefold() == title.casefold():
+        return head
+    sep = style.separator
+    return head + sep + shorten(hook, max(limit - len(head) - len(sep), 1))
+
+
+def type_heading(lines: list[IndexLine], mtype: str) -> int | None:
+    """The heading a memory of ``mtype`` belongs under, if the index has one: the one that
+    names the type in the fewest other words ("## Projects" before "## Project memories"),
+    never the document's title (a level-1 heading when sub-headings follow)."""
+    words = _TYPE_HEADINGS.get(mtype, (mtype,))
+    levels = {line.level for line in lines if line.kind == "heading"}
+    title_level = min(levels) if len(levels) > 1 else 0
+    best: tuple[int, int] | None = None
+    for i, line in enumerate(lines):
+        if line.kind != "heading" or line.level == title_level:
+            continue
+        heading = line.heading_text.casefold()
+        for w in words:
+            # Words of a script written without spaces (参考資料) match inside the heading.
+            hit = (re.search(rf"(?<!\w){re.escape(w)}(?!\w)", heading) if w.isascii()
+                   else w in heading)
+            if hit:
+                extra = len(heading) - len(w)
+                if best is None or extra < best[0]:
+                    best = (extra, i)
+    return best[1] if best else None
+
+
+def list_heading(lines: list[IndexLine]) -> int | None:
+    """The index's own list heading: one named like a list ("## Index", "## Memories",
+    "## 目次") that holds pointers, else the heading over the most pointer lines."""
+    counts: Counter[int] = Counter()
+    current = None
+    for i, line in enumerate(lines):
+        if line.kind == "heading":
+            current = i
+        elif line.kind == "pointer" and current is not None:
+            counts[current] += 1
+    named = [i for i in counts if _LIST_HEADING.search(lines[i].heading_text)]
+    if named:
+        return named[0]
+    if counts:
+        return max(counts, key=lambda i: (counts[i], -i))
+    return None
+
+
+def section_end(lines: list[IndexLine], start: int) -> int:
+    """One past the last non-blank line of the section whose heading is at ``start``
+    (a sub-heading ends it too)."""
+    end = start + 1
+    while end < len(lines) and lines[end].kind != "heading":
+        end += 1
+    while end > start + 1 and lines[end - 1].kind == "blank":
+        end -= 1
+    return end
+
+
+def add_pointers(
+    lines: list[IndexLine], memories: list[Memory], limit: int
+) -> list[IndexLine]:
+    """``lines`` with a pointer to each of ``memories`` where a person would put it."""
+    style = style_of(lines)
+    fresh = not any(line.kind != "blank" for line in lines)
+    by_place: dict[int | None, list[IndexLine]] = {}
+    headings: dict[str, int] = {}  # type -> heading this call created (index in ``appended``)
+    appended: list[IndexLine] = []
+    last_pointer = max((i for i, l in enumerate(lines) if l.kind == "pointer"), default=None)
+    listed = list_heading(lines)
+    places: dict[str, int | None] = {}  # type -> where its new lines go
+    for memory in sorted(memories, key=lambda m: (m.type or "~", m.file)):
+        line = classify(pointer_line(memory, limit, style))
+        mtype = memory.type if memory.type in MEMORY_TYPES else "other"
+        if mtype not in places:
+            at = type_heading(lines, mtype)
+            if at is None and not fresh:
+                at = listed
+            places[mtype] = None if at is None else section_end(lines, at)
+        end = places[mtype]
+        if end is not None:
+            by_place.setdefault(end, []).append(line)
+        elif last_pointer is not None and not fresh:
+            by_place.setdefault(last_pointer + 1, []).append(line)
+        elif fresh:
+            if mtype not in headings:
+                if appended:
+                    appended.append(IndexLine("", "blank"))
+                appended.append(classify(f"## {mtype.capitalize()}"))
+                headings[mtype] = len(appended)
+            appended.append(line)
+        else:
+            appended.append(line)
+    out: list[IndexLine] = []
+    for i, line in enumerate(lines + [IndexLine("", "end")]):
+        new = by_place.get(i, [])
+        if new and out and out[-1].kind not in ("blank", "heading", "pointer") \
+                and not _BULLET.match(out[-1].text):
+            out.append(IndexLine("", "blank"))  # never glued to a paragraph
+        out.extend(new)
+        if line.kind != "end":
+            out.append(line)
+    if appended:
+        if fresh:
+            out = [line for line in out if line.kind != "blank"]
+            if not out:
+                out = [classify("# Memory index"), IndexLine("", "blank")]
+            elif out[-1].kind != "blank":
+                out.append(IndexLine("", "blank"))
+        elif out and out[-1].kind != "blank" and not _BULLET.match(out[-1].text):
+            out.append(IndexLine("", "blank"))
+        out.extend(appended)
+    return out

@@ -1,0 +1,106 @@
+"""What each line of MEMORY.md is worth, so that an index over its limits gives up the least.
+
+Lines a user stressed (🚨, ⚠️, IMPORTANT, NEVER, ALWAYS, 最上位, 必ず, a bold rule), feedback
+rules and the index's first section are *pinned*: they stay in the loaded window. The others
+carry a value; the lowest moves first: a line kept from a pointer whose file is gone, then
+tables and hand-written notes, then pointers to reference, project and user memories.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from consolidator.index.parse import IndexLine
+
+# Emphasis a writer adds to a rule they do not want missed: warning signs, shouted imperative
+# words, and the CJK words for "top priority", "always", "never", "must", "forbidden".
+_STRESS = re.compile(
+    r"🚨|⚠|❗|‼|⛔|🛑|🔴"
+    r"|\b(?:IMPORTANT|CRITICAL|NEVER|ALWAYS|MUST|DO NOT|DON'T|WARNING)\b"
+    r"|最上位|最優先|必ず|絶対|厳守|禁止|必須|务必|務必|绝对|絕對|切勿|永远不要|严禁|嚴禁"
+    r"|최상위|최우선|절대|반드시"
+    # a bracketed or labelled "important" / "note" / "must read" marker: 【重要】, [重要], 重要：
+    r"|[【\[［](?:重要|注意|必读|必読|警告|중요|주의)[】\]］]|(?:重要|注意|警告|중요)\s*[:：]"
+)
+_BOLD_RULE = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*|__)(?!\[)\S")
+_FEEDBACK_HEADING = re.compile(
+    r"feedback|rules?\b|preferences?|conventions?|guidelines?|do(?:'s| and)|don'?ts"
+    r"|ルール|規則|フィードバック|約束|规则|規則|反馈|反饋|约定|偏好|규칙|피드백",
+    re.IGNORECASE,
+)
+GONE_MARKS = ("missing", "archived")
+_GONE = re.compile(r"\(\S+\.md (?:" + "|".join(GONE_MARKS) + r")\)")
+
+# Values of movable lines: the lowest moves out first.
+GONE, NOTE, REFERENCE, OTHER, USER = 0, 1, 2, 3, 4
+_POINTER_VALUE = {"reference": REFERENCE, "project": OTHER, "user": USER}
+
+
+@lru_cache(maxsize=1 << 16)
+def stressed(text: str) -> bool:
+    """A line its writer marked as important: a warning sign, a shouted rule word, or a
+    line that opens in bold (a bold rule, not a bold link)."""
+    return bool(_STRESS.search(text) or _BOLD_RULE.match(text))
+
+
+def gone_line(text: str) -> bool:
+    """A line the rebuild kept from a pointer whose file is missing or archived."""
+    return bool(_GONE.search(text))
+
+
+def feedback_heading(heading: str) -> bool:
+    return bool(_FEEDBACK_HEADING.search(heading))
+
+
+@dataclass(frozen=True)
+class Worth:
+    """One line's standing: ``pinned`` lines stay; the others move by ``value``, lowest first."""
+
+    pinned: bool
+    value: int
+    stressed: bool = False
+
+
+def first_section_end(lines: list[IndexLine], limit: int) -> int:
+    """One past the last line of the index's first section: its opening up to the second
+    heading that follows some content. It is pinned only when it is at most ``limit`` lines
+    (an index that is one long section has no first section worth pinning)."""
+    seen_content = False
+    for i, line in enumerate(lines):
+        if line.kind == "heading" and seen_content:
+            return i if i <= limit else 0
+        if line.kind not in ("heading", "blank"):
+            seen_content = True
+    return 0
+
+
+def worth(
+    lines: list[IndexLine], types: Mapping[str, str | None], first_limit: int
+) -> list[Worth]:
+    """Each line's worth. ``types``: memory file -> its type."""
+    first_end = first_section_end(lines, first_limit)
+    out: list[Worth] = []
+    in_feedback = False
+    for i, line in enumerate(lines):
+        if line.kind == "heading":
+            in_feedback = feedback_heading(line.heading_text)
+            out.append(Worth(True, USER))
+            continue
+        if line.kind == "blank":
+            out.append(Worth(False, GONE))
+            continue
+        is_stressed = stressed(line.text) and not (gone_line(line.text)
+                                                   and not _STRESS.search(line.text))
+        target_type = types.get(line.target) if line.target else None
+        pinned = is_stressed or i < first_end or in_feedback or target_type == "feedback"
+        if gone_line(line.text):
+            value = GONE
+        elif line.kind == "pointer":
+            value = _POINTER_VALUE.get(target_type or "", OTHER)
+        else:
+            value = NOTE
+        out.append(Worth(pinned, value, is_stressed))
+    return out

@@ -1,0 +1,326 @@
+"""New pointer lines: where they go (the type's heading, the index's list heading, after the
+last pointer, at the end), how they read (titled in words, in the index's own style) and how
+long they are."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from consolidator.index.parse import classify, parse_index
+from consolidator.index.pointers import Style, pointer_line, style_of, title_of
+from consolidator.store import frontmatter
+from consolidator.store.model import FileStat, Memory
+from tests.unit.test_index_rebuild import BASE_NS, lines_of, make_memory, rebuild
+
+NEW = make_memory("project_new-thing.md", name="project_new-thing", description="A new thing")
+NEW_LINE = "- [New thing](project_new-thing.md) — A new thing"
+
+
+def a_and_b() -> list[Memory]:
+    return [make_memory("a.md"), make_memory("b.md")]
+
+
+# --- titles ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("feedback_no-mocks", "No mocks"),
+        ("feedback_no_mock", "No mock"),
+        ("project_release-day", "Release day"),
+        ("user_role", "Role"),
+        ("reference-grafana_dashboards", "Grafana dashboards"),
+        ("deploy_rules", "Deploy rules"),  # no type prefix: every word kept
+        ("feedback", "feedback"),  # a lone type word is the whole name
+        ("Deploy Rules", "Deploy Rules"),  # not a slug: as written
+        ("サーバー設定", "サーバー設定"),
+        ("a", "a"),
+    ],
+)
+def test_a_memory_is_titled_by_its_name_in_words(name: str, title: str) -> None:
+    assert title_of(make_memory("x.md", name=name)) == title
+
+
+def test_a_memory_with_an_empty_name_is_titled_by_its_file_stem_in_words() -> None:
+    memory = make_memory("project_release-day.md", name="", description="Thursday")
+
+    assert title_of(memory) == "Release day"
+
+
+# --- style -----------------------------------------------------------------------------------
+
+
+def test_the_style_is_the_one_most_pointer_lines_share() -> None:
+    lines = parse_index(
+        "* **[A](a.md)**: a\n* **[B](b.md)**: b\n- [C](c.md) — c\n  - [D](d.md) — nested\n"
+    )
+
+    assert style_of(lines) == Style("*", True, ": ")
+
+
+def test_an_index_with_no_pointers_gets_the_default_style() -> None:
+    assert style_of(parse_index("# Index\nA fact.\n")) == Style("-", False, " — ")
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        pytest.param("- [A](a.md) — a\n- [B](b.md) — b\n", NEW_LINE, id="dash"),
+        pytest.param(
+            "* [A](a.md) — a\n* [B](b.md) — b\n",
+            "* [New thing](project_new-thing.md) — A new thing",
+            id="star",
+        ),
+        pytest.param(
+            "- **[A](a.md)** — a\n- **[B](b.md)** — b\n",
+            "- **[New thing](project_new-thing.md)** — A new thing",
+            id="bold",
+        ),
+        pytest.param(
+            "- [A](a.md): a\n- [B](b.md): b\n",
+            "- [New thing](project_new-thing.md): A new thing",
+            id="colon",
+        ),
+        pytest.param(
+            "* **[A](a.md)**; a\n* **[B](b.md)**; b\n",
+            "* **[New thing](project_new-thing.md)**; A new thing",
+            id="star-bold-semicolon",
+        ),
+        pytest.param(
+            "1. [A](a.md): a\n2. [B](b.md): b\n",
+            "- [New thing](project_new-thing.md): A new thing",
+            id="numbered",
+        ),
+    ],
+)
+def test_a_new_pointer_follows_the_style_of_the_existing_ones(text: str, line: str) -> None:
+    plan = rebuild(text, [*a_and_b(), NEW])
+
+    assert lines_of(plan.text) == lines_of(text) + [line]
+    assert plan.added == ("project_new-thing.md",)
+
+
+# --- length ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bold", [False, True])
+def test_a_new_pointer_line_is_at_most_150_characters(bold: bool) -> None:
+    memory = make_memory(
+        "z.md", name="project_" + "very-long-" * 20, description="a long description " * 10
+    )
+
+    line = pointer_line(memory, 150, Style("-", bold, " — "))
+
+    parsed = classify(line)
+    assert parsed.kind == "pointer" and parsed.target == "z.md"
+    assert len(line) <= 150
+    assert line.endswith("…")
+
+
+def test_a_new_pointer_in_a_full_index_is_at_most_150_characters() -> None:
+    long = make_memory("z.md", name="project_" + "word-" * 40, description="d " * 100)
+
+    plan = rebuild("- **[A](a.md)**: a\n", [make_memory("a.md"), long])
+
+    [_, added] = lines_of(plan.text)
+    assert classify(added).target == "z.md"
+    assert len(added) <= 150
+    assert added.startswith("- **[Word word")
+
+
+# --- where a new pointer goes ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("heading", "memory"),
+    [
+        ("## Feedback", make_memory("feedback_x.md", mtype="feedback", description="x")),
+        ("## フィードバック", make_memory("feedback_x.md", mtype="feedback", description="x")),
+        ("## プロジェクト", make_memory("project_x.md", description="x")),
+        ("## 项目", make_memory("project_x.md", description="x")),
+        ("## 참고 자료", make_memory("reference_x.md", mtype="reference", description="x")),
+        ("## 参照", make_memory("reference_x.md", mtype="reference", description="x")),
+        ("## About the user", make_memory("user_x.md", mtype="user", description="x")),
+        ("### References", make_memory("reference_x.md", mtype="reference", description="x")),
+    ],
+)
+def test_a_new_pointer_goes_at_the_end_of_its_types_section(heading: str, memory: Memory) -> None:
+    # Another heading holds more pointers; the type's own heading still wins.
+    text = (
+        f"# Memory\n\n## Index\n- [A](a.md) — a\n- [B](b.md) — b\n\n{heading}\n"
+        "- [C](c.md) — c\n\n## Last\nA paragraph.\n"
+    )
+    memories = [*a_and_b(), make_memory("c.md"), memory]
+
+    plan = rebuild(text, memories)
+
+    out = lines_of(plan.text)
+    assert out[: out.index(heading) + 2] == lines_of(text)[: out.index(heading) + 2]
+    assert classify(out[out.index(heading) + 2]).target == memory.file
+    assert out[out.index(heading) + 3 :] == ["", "## Last", "A paragraph."]
+
+
+@pytest.mark.parametrize("heading", ["## 参考資料", "## 参考资料"])
+def test_a_new_reference_pointer_goes_under_a_cjk_reference_heading(heading: str) -> None:
+    text = (
+        "# メモリ\n\n## フィードバック\n- [テスト](feedback_a.md) — 実DB\n- [型](feedback_b.md) — 型\n"
+        f"\n{heading}\n- [既存](reference_g.md) — ダッシュボード\n"
+        "\n## プロジェクト\n- [リリース](project_r.md) — 木曜\n"
+    )
+    memories = [
+        make_memory("feedback_a.md", mtype="feedback"),
+        make_memory("feedback_b.md", mtype="feedback"),
+        make_memory("reference_g.md", mtype="reference"),
+        make_memory("project_r.md"),
+        make_memory("reference_n.md", name="reference_sentry", mtype="reference",
+                    description="Sentry の場所"),
+    ]
+
+    plan = rebuild(text, memories)
+
+    out = lines_of(plan.text)
+    at = out.index(heading)
+    assert out[at + 1 : at + 3] == [
+        "- [既存](reference_g.md) — ダッシュボード",
+        "- [Sentry](reference_n.md) — Sentry の場所",
+    ]
+
+
+def test_a_new_pointer_goes_under_the_index_heading_not_above_it() -> None:
+    text = (
+        "# Memory\n\nSome intro about this project.\n\n## Index\n- [A](a.md) — alpha\n"
+        "- [B](b.md) — beta\n\n## Notes\nA paragraph.\n"
+    )
+
+    plan = rebuild(text, [*a_and_b(), NEW])
+
+    assert lines_of(plan.text) == [
+        "# Memory", "", "Some intro about this project.", "",
+        "## Index", "- [A](a.md) — alpha", "- [B](b.md) — beta", NEW_LINE,
+        "", "## Notes", "A paragraph.",
+    ]
+
+
+def test_a_list_heading_is_preferred_to_a_heading_with_more_pointers() -> None:
+    text = (
+        "## Memories\n- [A](a.md) — a\n\n## Misc\n- [B](b.md) — b\n- [C](c.md) — c\n"
+        "- [D](d.md) — d\n"
+    )
+    memories = [make_memory(f"{x}.md") for x in "abcd"] + [NEW]
+
+    plan = rebuild(text, memories)
+
+    assert lines_of(plan.text)[:3] == ["## Memories", "- [A](a.md) — a", NEW_LINE]
+
+
+def test_a_cjk_list_heading_is_the_index_heading() -> None:
+    text = "## 目次\n- [A](a.md) — a\n\n## メモ\n- [B](b.md) — b\n- [C](c.md) — c\n\n本文。\n"
+    memories = [make_memory(f"{x}.md") for x in "abc"] + [NEW]
+
+    plan = rebuild(text, memories)
+
+    assert lines_of(plan.text)[:3] == ["## 目次", "- [A](a.md) — a", NEW_LINE]
+
+
+def test_with_no_list_heading_the_heading_over_most_pointers_is_used() -> None:
+    text = (
+        "## Stuff\n- [A](a.md) — a\n\n## More stuff\n- [B](b.md) — b\n- [C](c.md) — c\n"
+        "\n## End\ntext\n"
+    )
+    memories = [make_memory(f"{x}.md") for x in "abc"] + [NEW]
+
+    plan = rebuild(text, memories)
+
+    assert lines_of(plan.text) == [
+        "## Stuff", "- [A](a.md) — a", "",
+        "## More stuff", "- [B](b.md) — b", "- [C](c.md) — c", NEW_LINE,
+        "", "## End", "text",
+    ]
+
+
+def test_with_pointers_under_no_heading_a_new_one_follows_the_last_pointer() -> None:
+    text = "- [A](a.md) — a\n- [B](b.md) — b\n\nA closing paragraph.\n"
+
+    plan = rebuild(text, [*a_and_b(), NEW])
+
+    assert lines_of(plan.text) == [
+        "- [A](a.md) — a", "- [B](b.md) — b", NEW_LINE, "", "A closing paragraph.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# Memory\n\nA paragraph about things.\n",
+        "# Memory\n\nA paragraph about things.",
+        "A paragraph about things.\r\n",
+    ],
+    ids=["paragraph", "no-final-newline", "crlf"],
+)
+def test_a_pointer_appended_after_a_paragraph_gets_a_blank_line_first(text: str) -> None:
+    newline = "\r\n" if "\r\n" in text else "\n"
+
+    plan = rebuild(text, [NEW], newline=newline)
+
+    assert lines_of(plan.text) == lines_of(text) + ["", NEW_LINE]
+    assert plan.text.endswith(NEW_LINE + newline)
+    if newline == "\r\n":
+        assert "\n" not in plan.text.replace("\r\n", "")
+
+
+def test_a_pointer_appended_after_a_list_item_needs_no_blank_line() -> None:
+    text = "# Memory\n\n- pnpm, never npm\n"
+
+    plan = rebuild(text, [NEW])
+
+    assert lines_of(plan.text) == ["# Memory", "", "- pnpm, never npm", NEW_LINE]
+
+
+@pytest.mark.parametrize("text", [None, "", "\n\n\n", "\r\n"])
+def test_a_fresh_index_gets_a_title_and_a_heading_per_type(text: str | None) -> None:
+    memories = [
+        NEW,
+        make_memory("feedback_x.md", name="feedback_no-mocks", mtype="feedback",
+                    description="Tests hit a real database"),
+        make_memory("user_r.md", name="user_role", mtype="user", description="Backend engineer"),
+        make_memory("loose.md", mtype=None, description="Untyped"),
+    ]
+
+    plan = rebuild(text, memories)
+
+    assert lines_of(plan.text) == [
+        "# Memory index",
+        "",
+        "## Feedback",
+        "- [No mocks](feedback_x.md) — Tests hit a real database",
+        "",
+        "## Project",
+        NEW_LINE,
+        "",
+        "## User",
+        "- [Role](user_r.md) — Backend engineer",
+        "",
+        "## Other",
+        "- [loose](loose.md) — Untyped",
+    ]
+    assert set(plan.added) == {m.file for m in memories}
+
+
+def test_a_memory_listed_in_a_topic_memory_the_index_points_to_needs_no_pointer() -> None:
+    topic = (
+        "---\nname: index_project\ndescription: moved lines\ntype: project\n---\n# Project\n\n"
+        "- [B](b.md) — b\n"
+    ).encode()
+    topic_memory = Memory(
+        FileStat("index_project.md", len(topic), BASE_NS, 0o644, hashlib.sha256(topic).hexdigest()),
+        frontmatter.parse(topic),
+    )
+    text = "- [A](a.md) — a\n- [Project](index_project.md) — moved\n"
+
+    plan = rebuild(text, [*a_and_b(), topic_memory])
+
+    assert plan.changed is False
+    assert plan.added == ()

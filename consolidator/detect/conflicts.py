@@ -36,7 +36,7 @@ Conflicts are reported, never merged offline.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from functools import lru_cache
 
 from consolidator.detect.skeletons import MIN_LINE_TOKENS, candidates
@@ -68,7 +68,7 @@ _CLAUSE = re.compile(r"[;；。！？!?()（）]|[,，]\s*|\s(?:--|—|–|-)\s"
 
 def find_conflicts(
     memories: Iterable[Memory],
-    skip: set[frozenset[str]] | None = None,
+    skip: Container[frozenset[str]] = frozenset(),
     sets: dict[str, frozenset[str]] | None = None,
     features: dict[str, set[str]] | None = None,
 ) -> list[Conflict]:
@@ -78,7 +78,6 @@ def find_conflicts(
     already: a normal line is its tokens joined by spaces); ``features``: a
     cache of the content features of its lines, shared with other detectors.
     """
-    skip = skip or set()
     by_file = {m.file: m for m in memories}
     sets = sets if sets is not None else {f: normal_set(m.body) for f, m in by_file.items()}
     pairs = candidates(by_file, sets)

@@ -38,6 +38,21 @@ class Cluster:
     kind: str  # "same lines" or "contained"
 
 
+class Together:
+    """The pairs of files that share a cluster, answered without listing them: a cluster of
+    N copies is N entries here, where a set of its pairs would be N²."""
+
+    def __init__(self, clusters: Iterable[Cluster]) -> None:
+        self._cluster = {file: i for i, c in enumerate(clusters) for file in c.files}
+
+    def __contains__(self, pair: object) -> bool:
+        if not isinstance(pair, frozenset) or len(pair) != 2:
+            return False
+        a, b = pair
+        found = self._cluster.get(a)
+        return found is not None and found == self._cluster.get(b)
+
+
 def _newest_first(memory: Memory) -> tuple[int, int, str]:
     return (-memory.stat.mtime_ns, -len(memory.body), memory.file)
 

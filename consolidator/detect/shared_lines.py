@@ -8,6 +8,7 @@ or more pair memories, and a line shared by more than ``MAX_SHARED`` memories is
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Container
 
 from consolidator.detect.postings import line_postings
 from consolidator.detect.text import normal_line
@@ -18,7 +19,7 @@ MAX_LINES = 5  # matching line pairs reported per pair
 
 
 def sharing_lines(
-    sets: dict[str, frozenset[str]], threshold: float, skip: set[frozenset[str]]
+    sets: dict[str, frozenset[str]], threshold: float, skip: Container[frozenset[str]]
 ) -> list[tuple[frozenset[str], float]]:
     """Pairs whose normal-line sets overlap by ``threshold`` (Jaccard) or more."""
     # Only lines of five words or more pair memories: a line that says something.

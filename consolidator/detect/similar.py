@@ -20,7 +20,7 @@ import heapq
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from itertools import chain, repeat
 from typing import NamedTuple
 
@@ -66,7 +66,7 @@ MAX_CLAIMS = 60  # lines compared per memory when looking for the same rule in o
 
 def find_similar(
     memories: Iterable[Memory],
-    skip: set[frozenset[str]],
+    skip: Container[frozenset[str]],
     threshold: float = 0.5,
     sets: dict[str, frozenset[str]] | None = None,
     lines_features: dict[str, set[str]] | None = None,

@@ -179,6 +179,7 @@ def plan_index(
     newline: str = "\n",
     editable: set[str] | None = None,
     index_name: str = INDEX_NAME,
+    occupied: Iterable[str] = (),
 ) -> IndexPlan:
     """Plan the rebuilt index.
 
@@ -187,6 +188,8 @@ def plan_index(
     ``redirects``: merged-away (or superseded) file -> the file that absorbed it.
     ``archived``: files this run moves into the archive with no successor.
     ``editable``: memories that may receive moved index text (default: all of them).
+    ``occupied``: every other name in the root's top folder (folders, links, other files): a
+    topic memory never takes one of them.
     """
     limits = limits or Limits()
     redirects = dict(redirects or {})
@@ -261,7 +264,7 @@ def plan_index(
     # 3. only an index over its limits shrinks, least valuable text first.
     fitter = Fitter(
         lines, live, editable, limits, newline,
-        taken=set(present) | {index_name}, mtime_ns=index_mtime_ns,
+        taken=set(present) | set(occupied) | {index_name}, mtime_ns=index_mtime_ns,
     )
     over = not fitter.fits()
     fitter.fit()

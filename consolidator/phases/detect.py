@@ -12,7 +12,7 @@ from consolidator import progress
 from consolidator.context import RootContext
 from consolidator.detect.conflicts import find_conflicts
 from consolidator.detect.dates import find_relative, rewrite_relative
-from consolidator.detect.duplicates import Cluster, find_duplicates
+from consolidator.detect.duplicates import Cluster, Together, find_duplicates
 from consolidator.detect.links import name_table, repoint
 from consolidator.detect.perfile import Findings, both, study_all
 from consolidator.detect.similar import find_similar
@@ -211,7 +211,7 @@ def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
     sets = {file: found.lines for file, found in findings.items()}
     clusters = find_duplicates(snapshot.memories, sets)
     ctx.stop.check()
-    pairs = {frozenset((a, b)) for c in clusters for a in c.files for b in c.files if a != b}
+    pairs = Together(clusters)
     feats: dict[str, set[str]] = {}  # on one core, conflicts fill it and similar reuses it
     # Conflicts and similar memories on two cores: similar skips the conflicting pairs
     # afterwards, which gives the same list as skipping them while it looks.

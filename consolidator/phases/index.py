@@ -8,6 +8,7 @@ index pointing at a file that was not moved.
 from __future__ import annotations
 
 import dataclasses
+import os
 
 from consolidator.errors import FileChanged
 from consolidator.index.fit import Limits
@@ -38,7 +39,17 @@ def _plan(
         newline="\r\n" if text and "\r\n" in text else "\n",
         editable={m.file for m in live if m.stat.mtime_ns <= work.ctx.hot_after_ns},
         index_name=snapshot.index.name,
+        occupied=_top_names(snapshot),
     )
+
+
+def _top_names(snapshot: Snapshot) -> set[str]:
+    """Every name in the root's top folder: a folder, a link or a big file may hold a name
+    the scan does not list as a memory. Only names are read."""
+    try:
+        return set(os.listdir(snapshot.root))
+    except OSError:
+        return set()
 
 
 def _write(work: Work, snapshot: Snapshot, plan: IndexPlan) -> None:

@@ -97,5 +97,7 @@ class Snapshot:
         return Snapshot(self.root, (), self.unparsed, self.index)
 
     def existing_files(self) -> set[str]:
-        """Every ``.md`` file present (parsed or not), relative to the root."""
-        return {m.file for m in self.memories} | {u.rel for u in self.unparsed if u.stat}
+        """Every ``.md`` entry present, relative to the root: memories and everything the scan
+        listed but did not parse (a symlink, a file over the size cap, one it could not read
+        or parse). Existing is existing: a pointer to any of them is not a dead link."""
+        return {m.file for m in self.memories} | {u.rel for u in self.unparsed}

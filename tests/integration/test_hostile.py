@@ -465,3 +465,28 @@ def test_the_index_points_at_a_memory_with_an_odd_name_once_and_correctly(
 
     lines = parse_index((hostile.root / INDEX).read_text(encoding="utf-8"))
     assert [line.target for line in lines if line.target == name] == [name]
+
+
+def test_thousands_of_identical_memories_are_planned_in_memory_that_grows_linearly(
+        tmp_path: Path) -> None:
+    """2,000 copies of one tiny memory used to peak at about 700 MB (every pair of copies was
+    held as a set); the plan now needs a few tens of MB. Peak RSS of the child, not time."""
+    hostile = Hostile(tmp_path / "copies")
+    for i in range(2000):
+        put(hostile.root, f"copy_{i:04d}.md",
+            f"---\nname: copy_{i}\ndescription: run the tests first\ntype: feedback\n---\n"
+            "Always run the whole suite before pushing to main.\n", 10)
+    hostile.logs.mkdir()
+    out = hostile.logs / "out.json"
+    with open(out, "wb") as so:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "consolidator", "report", "--format", "json",
+             *hostile.common()], stdout=so, stderr=subprocess.DEVNULL, env=child_env(), cwd=REPO)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    assert proc.returncode == 0
+    (cluster,) = [d for d in json.loads(out.read_text())["roots"][0]["duplicates"]
+                  if len(d["files"]) > 2]
+    assert len(cluster["files"]) == 2000
+    peak_mb = usage.ru_maxrss // 1024  # KiB on Linux
+    assert peak_mb < 250, f"peak {peak_mb} MB"

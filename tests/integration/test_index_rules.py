@@ -4,11 +4,13 @@ directory, no link points at a file the run moved away, and a second run changes
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from consolidator.cli import main
 from consolidator.index.parse import parse_index
 from tests.integration.test_consolidate import World
 
@@ -97,6 +99,31 @@ def test_a_pointer_to_a_missing_file_keeps_its_words_live(
     _second_run_changes_nothing(world, capsys)
 
 
+def test_a_pointer_to_a_symlink_or_an_oversized_memory_is_kept_as_written(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Existing is existing: a memory the scan does not read (a symbolic link, a file over the
+    size cap) keeps its pointer and hook; the report says why it was not scanned."""
+    world.put("project_export.md", "- The export runs nightly.\n")
+    shared = world.root.parent / "shared_notes.md"
+    shared.write_text("---\nname: shared\ndescription: kept elsewhere\ntype: user\n---\nx\n")
+    (world.root / "user_shared.md").symlink_to(shared)
+    huge = "---\nname: huge\ndescription: a big log\ntype: project\n---\n" + "y" * (2 << 20)
+    world.raw("project_huge.md", huge.encode())
+    index = ("## Index\n"
+             "- [Export](project_export.md) — nightly export\n"
+             "- [Shared](user_shared.md) — the notes kept in the shared folder\n"
+             "- [Huge](project_huge.md) — the full build log of the March outage\n")
+    world.raw("MEMORY.md", index.encode(), days=3)
+
+    report = world.run(capsys)
+
+    assert (world.root / "MEMORY.md").read_text() == index
+    assert report["index"]["unlinked"] == []
+    assert {u["file"] for u in report["unparsed"]} >= {"user_shared.md", "project_huge.md"}
+    _second_run_changes_nothing(world, capsys)
+
+
 def _over_limit_index(world: World, loose: int = 40, refs: int = 60) -> tuple[str, str]:
     """An index of ~260 lines: a first section, a feedback section, a long plain section and
     a CJK-headed reference section, with a stressed rule at line 105 and one past line 200."""
@@ -161,6 +188,43 @@ def test_a_cjk_section_moves_into_a_topic_named_in_its_own_script(
         assert "section" not in file and not file[len("index_"):-3].isdigit()
         head = (world.root / file).read_text().split("---")[1]
         assert f"name: {file[:-3]}" in head and "description:" in head and "type:" in head
+
+
+def _occupy(world: World, name: str, kind: str) -> None:
+    path = world.root / name
+    if kind == "folder":
+        path.mkdir()
+        (path / "keep.txt").write_text("the user's folder\n")
+    elif kind == "symlink":
+        target = world.root.parent / "elsewhere.md"
+        target.write_text("---\nname: elsewhere\ndescription: x\ntype: user\n---\nx\n")
+        path.symlink_to(target)
+    elif kind == "dangling symlink":
+        path.symlink_to(world.root.parent / "nowhere.md")
+    else:
+        world.raw(name, b"z" * (2 << 20))
+
+
+@pytest.mark.parametrize("kind", ["folder", "symlink", "dangling symlink", "big file"])
+def test_a_topic_name_already_taken_is_never_used_and_undo_leaves_the_occupant_alone(
+    world: World, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    _over_limit_index(world, loose=0, refs=99)
+    _occupy(world, "index_参考資料.md", kind)
+    occupant = os.lstat(world.root / "index_参考資料.md")
+
+    report: dict[str, Any] = world.run(capsys)
+
+    assert report["status"] == "consolidated" and report["skipped"] == []
+    created = [a["file"] for a in report["actions"] if a["op"] == "create"]
+    assert created == ["index_参考資料_2.md"]
+    assert "(index_参考資料_2.md)" in (world.root / "MEMORY.md").read_text()
+
+    assert main(["undo", report["run_id"], "--force", "--state-dir", str(world.state)]) == 0
+    after = os.lstat(world.root / "index_参考資料.md")
+    assert (after.st_ino, after.st_mode, after.st_size) == \
+        (occupant.st_ino, occupant.st_mode, occupant.st_size)
+    assert not os.path.lexists(world.root / "index_参考資料_2.md")
 
 
 def test_a_merge_and_an_archive_leave_no_link_to_a_file_that_moved(

@@ -14,7 +14,7 @@ from datetime import datetime
 
 import pytest
 
-from consolidator.detect.duplicates import find_duplicates
+from consolidator.detect.duplicates import Together, find_duplicates
 from consolidator.detect.similar import find_similar
 from consolidator.detect.text import exact_line, exact_set
 from consolidator.plan import Similar
@@ -286,3 +286,39 @@ def test_a_megabyte_of_adversarial_text_keeps_the_exact_form_linear() -> None:
         exact_line(text)
         exact_set(text.replace(" ", "\n", 1000))
         assert time.perf_counter() - started < 10
+
+
+# --- many copies of one memory -------------------------------------------------------------------
+
+
+def test_the_pairs_of_a_cluster_are_answered_without_listing_them() -> None:
+    copies = [memory(f"copy_{i}.md", "Run the whole suite before every push to main.\n")
+              for i in range(6)]
+    other = memory("other.md", "Deploys go out on Thursdays after the freeze lifts.\n")
+    (cluster,) = find_duplicates([*copies, other])
+    together = Together([cluster])
+    assert frozenset(("copy_0.md", "copy_5.md")) in together
+    assert frozenset(("copy_0.md", "other.md")) not in together
+    assert frozenset(("copy_0.md",)) not in together
+    assert find_similar([*copies, other], together) == []
+
+
+def test_thousands_of_identical_memories_cost_memory_in_proportion() -> None:
+    """2,000 copies used to hold every pair of them (about 2 million sets, 700 MB); the
+    peak now grows with the number of memories. Measured with tracemalloc, not timed."""
+    import tracemalloc
+
+    def peak(count: int) -> int:
+        copies = [memory(f"copy_{i}.md", "Run the whole suite before every push to main.\n")
+                  for i in range(count)]
+        tracemalloc.start()
+        try:
+            clusters = find_duplicates(copies)
+            together = Together(clusters)
+            find_similar(copies, together)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, large = peak(250), peak(2000)
+    assert large < 16 * small  # 8x the memories; N² would be 64x

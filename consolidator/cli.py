@@ -163,29 +163,81 @@ def _setup_logging(cfg, debug: bool, stream=None, quiet: bool = False) -> None: 
     log.configure(cfg.log.format, level, stream)
 
 
+def _warner() -> Callable[[str, str], None]:
+    """How a command hears about roots that do not look like memory directories: a named
+    ``--memory-dir`` gets one warning line on stderr, a skipped configured folder a log line;
+    each once per process (``serve`` lists its roots on every tick)."""
+    import structlog
+
+    said: set[str] = set()
+    logger = structlog.get_logger("consolidator.paths")
+
+    def warn(level: str, message: str) -> None:
+        if message in said:
+            return
+        said.add(message)
+        if message.startswith("--memory-dir"):
+            print(f"consolidator: warning: {message}", file=sys.stderr)
+        elif level == "warning":
+            logger.warning("not a memory directory", detail=message)
+        else:
+            logger.info("not a memory directory", detail=message)
+
+    return warn
+
+
+def _roots_and_state(
+    args: argparse.Namespace, cfg: Any, env: Mapping[str, str],
+    warn: Callable[[str, str], None] | None = None,
+) -> tuple[list[Path], Path]:
+    """The roots and the state dir, refused (exit 2) when one lies inside the other."""
+    from consolidator import paths
+
+    roots = paths.roots(args.memory_dir, cfg, env, warn or _warner())
+    state = paths.state_dir(args.state_dir, cfg, env)
+    paths.check_state_dir(state, roots)
+    return roots, state
+
+
+def _open_output(output: str, roots: list[Path]) -> TextIO:
+    """Open ``--output`` for the report without truncating first: the path is checked once
+    more against every root, then the file is emptied (a pipe or a device is written as is)."""
+    import stat
+
+    from consolidator import paths
+
+    fd = os.open(output, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOCTTY", 0), 0o666)
+    try:
+        paths.check_output(output, roots)  # again: the path may have changed during the run
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.ftruncate(fd, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    return open(fd, "w", encoding="utf-8")
+
+
 def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator import paths, report, runner
     from consolidator.llm import make_backend
 
     cfg = _load_config(args, env)
     _setup_logging(cfg, args.debug, quiet=True)
-    roots = paths.roots(args.memory_dir, cfg, env)
+    roots, state = _roots_and_state(args, cfg, env)
     if args.output:
-        out = Path(args.output).absolute()
-        for root in roots:
-            if out == root or root in out.parents:
-                raise UsageError(f"--output {args.output}: inside the memory dir {root}")
+        paths.check_output(args.output, roots)  # before any work
     opts = runner.RunOptions(
-        state_dir=paths.state_dir(args.state_dir, cfg, env),
+        state_dir=state,
         transcripts_dir=args.transcripts_dir,
         project_root=args.project_root,
         dry_run=True,
         env=env,
         llm=make_backend(cfg.llm, env, enabled=args.llm),
+        debug=args.debug,
     )
     result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as stream:
+        with _open_output(args.output, roots) as stream:
             _render(report, result, args.format, stream)
     else:
         _write(lambda stream: _render(report, result, args.format, stream))
@@ -214,15 +266,15 @@ def _stop_on_signals(token: StopToken) -> Callable[[], None]:
 
 
 def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import paths, runner
+    from consolidator import runner
     from consolidator.llm import make_backend
     from consolidator.stop import Stopped
 
     cfg = _load_config(args, env)
     _setup_logging(cfg, args.debug, stream=sys.stderr if args.json else sys.stdout)
-    roots = paths.roots(args.memory_dir, cfg, env)
+    roots, state = _roots_and_state(args, cfg, env)
     opts = runner.RunOptions(
-        state_dir=paths.state_dir(args.state_dir, cfg, env),
+        state_dir=state,
         transcripts_dir=args.transcripts_dir,
         project_root=args.project_root,
         dry_run=args.dry_run,
@@ -231,6 +283,7 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         env=env,
         progress=not args.json,
         llm=make_backend(cfg.llm, env, enabled=True),
+        debug=args.debug,
     )
     restore = _stop_on_signals(opts.stop)
     try:
@@ -257,18 +310,19 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import paths, runner
+    from consolidator import runner
     from consolidator.llm import make_backend
     from consolidator.scheduler import Service
 
     cfg = _load_config(args, env)
     _setup_logging(cfg, args.debug, stream=sys.stdout)
-    if args.memory_dir:
-        paths.roots(args.memory_dir, cfg, env)  # a bad --memory-dir fails now, exit 2
+    warn = _warner()
+    _roots_and_state(args, cfg, env, warn)  # a bad --memory-dir or state dir fails now, exit 2
 
     def one_pass(current, stop):  # type: ignore[no-untyped-def]
+        roots, state = _roots_and_state(args, current, env, warn)
         opts = runner.RunOptions(
-            state_dir=paths.state_dir(args.state_dir, current, env),
+            state_dir=state,
             transcripts_dir=args.transcripts_dir,
             project_root=args.project_root,
             dry_run=False,
@@ -276,37 +330,55 @@ def _cmd_serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             env=env,
             stop=stop,
             llm=make_backend(current.llm, env, enabled=True),
+            debug=args.debug,
         )
-        roots = paths.roots(args.memory_dir, current, env)
         return runner.run_all(roots, current, opts, datetime.now(UTC))
 
     return Service(lambda: _load_config(args, env), one_pass).serve()
 
 
 def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import history, lock, paths
-    from consolidator.store.journal import Journal, is_undone, read_entries
-    from consolidator.store.undo import undo
+    from consolidator import history, paths
+    from consolidator.store.journal import JournalDamaged, load
+    from consolidator.store.undo import find_runs, undo_run
 
     cfg = _load_config(args, env)
     state = paths.state_dir(args.state_dir, cfg, env)
-    run_dirs = sorted(state.glob(f"*/runs/{args.run_id}")) if state.is_dir() else []
-    if "/" in args.run_id or not run_dirs:
-        raise UsageError(f"no run {args.run_id!r} in {state}")
+    run_dirs = find_runs(state, args.run_id)  # exact names only: an id is never a pattern
     wanted = {str(p) for p in paths.roots(args.memory_dir, cfg, env)} if args.memory_dir else None
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    failed = locked = False
     for run_dir in run_dirs:
-        meta, _intents, _done = read_entries(run_dir)
-        root = Path(meta["memory_dir"])
-        if wanted is not None and str(root) not in wanted:
+        where = str(run_dir)
+        try:
+            meta = load(run_dir).meta
+            memory_dir = meta.get("memory_dir")
+            if not isinstance(memory_dir, str) or not os.path.isabs(memory_dir) \
+                    or paths.root_key(Path(memory_dir)) != run_dir.parent.parent.name:
+                raise JournalDamaged(run_dir / "journal.jsonl", 1,
+                                     "it names no memory dir, or not the one it is kept for")
+            root = Path(memory_dir)
+            where = str(root)
+            if wanted is not None and memory_dir not in wanted:
+                continue
+            done = undo_run(root, run_dir, force=args.force, when=now,
+                            stale_minutes=cfg.gates.lock_stale_minutes)
+        except LockHeld as exc:
+            print(f"consolidator: {exc}; not undone", file=sys.stderr)
+            locked = True
             continue
-        if is_undone(run_dir) and not args.force:
+        except (ConsolidatorError, OSError) as exc:
+            if args.debug:
+                raise
+            text = " ".join(str(exc).split())
+            print(f"consolidator: {text if text.startswith(where) else where + ': ' + text}",
+                  file=sys.stderr)
+            failed = True
+            continue
+        result = done.result
+        if result is None:
             print(f"{root}: run {args.run_id} was already undone")
             continue
-        result = undo(root, run_dir, force=args.force)
-        Journal(run_dir).mark_undone(now)
-        if isinstance(meta.get("started_ns"), int):
-            lock.forget_run(root, meta["started_ns"], meta.get("lock_before_ns"))
         history.record(run_dir.parent.parent, {
             "run_id": args.run_id, "memory_dir": str(root), "started_at": now,
             "trigger": "undo", "status": "undone", "dry_run": False,
@@ -314,7 +386,11 @@ def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         })
         print(f"{root}: restored {len(result.restored)} file(s)"
               + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))
-    return EXIT_OK
+        for rel, kept in sorted(result.displaced.items()):
+            print(f"  the newer bytes of {rel} are kept in {kept}")
+    if failed:
+        return EXIT_FAILED
+    return EXIT_LOCKED if locked else EXIT_OK
 
 
 def _cmd_history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -343,18 +419,18 @@ def _cmd_history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 def _cmd_status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     import json
 
-    from consolidator import history, lock, paths, runner
+    from consolidator import history, lock, runner
     from consolidator.freshness import iso
     from consolidator.gates import evaluate
 
     cfg = _load_config(args, env)
     _setup_logging(cfg, args.debug, quiet=True)
-    state_dir = paths.state_dir(args.state_dir, cfg, env)
+    roots, state_dir = _roots_and_state(args, cfg, env)
     opts = runner.RunOptions(state_dir=state_dir, transcripts_dir=args.transcripts_dir,
                              project_root=args.project_root, env=env, trigger="status")
     now = datetime.now(UTC)
     rows: list[dict[str, Any]] = []
-    for root in paths.roots(args.memory_dir, cfg, env):
+    for root in roots:
         ctx = runner.context_for(root, cfg, opts, now, "status")
         gates, _ok = evaluate(ctx, all_of_them=True)
         last = lock.last_consolidated_ns(root, ctx.now_ns, ctx.state)

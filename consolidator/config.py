@@ -17,8 +17,18 @@ from typing import Any
 from consolidator.errors import ConfigError
 
 
-def _meta(*, minimum: int | None = None, choices: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"minimum": minimum, "choices": choices}
+def _meta(
+    *, minimum: int | None = None, maximum: int | None = None, choices: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    return {"minimum": minimum, "maximum": maximum, "choices": choices}
+
+
+# Upper bounds: a value past them is a typo, and some (an interval of 2**63 seconds) would
+# only fail once the service starts, or never fire at all.
+YEAR_S = 365 * 24 * 3600
+YEAR_MIN = YEAR_S // 60
+YEAR_H = YEAR_S // 3600
+CRON_HORIZON_DAYS = 5 * 366  # a cron expression must fire within this many days
 
 
 @dataclass(frozen=True)
@@ -31,34 +41,35 @@ class MemorySection:
 @dataclass(frozen=True)
 class GatesSection:
     enabled: bool = True
-    idle_minutes: int = field(default=15, metadata=_meta(minimum=0))
-    min_hours: int = field(default=24, metadata=_meta(minimum=0))
-    scan_interval_minutes: int = field(default=10, metadata=_meta(minimum=0))
-    min_sessions: int = field(default=5, metadata=_meta(minimum=0))
-    lock_stale_minutes: int = field(default=60, metadata=_meta(minimum=1))
+    idle_minutes: int = field(default=15, metadata=_meta(minimum=0, maximum=YEAR_MIN))
+    min_hours: int = field(default=24, metadata=_meta(minimum=0, maximum=YEAR_H))
+    scan_interval_minutes: int = field(default=10, metadata=_meta(minimum=0, maximum=YEAR_MIN))
+    min_sessions: int = field(default=5, metadata=_meta(minimum=0, maximum=1_000_000))
+    lock_stale_minutes: int = field(default=60, metadata=_meta(minimum=1, maximum=YEAR_MIN))
 
 
 @dataclass(frozen=True)
 class ScheduleSection:
     cron: str | None = "*/10 * * * *"
-    interval_seconds: int | None = field(default=None, metadata=_meta(minimum=1))
+    interval_seconds: int | None = field(default=None, metadata=_meta(minimum=1, maximum=YEAR_S))
 
 
 @dataclass(frozen=True)
 class IndexSection:
-    max_lines: int = field(default=200, metadata=_meta(minimum=10))
-    max_bytes: int = field(default=25000, metadata=_meta(minimum=1000))
-    max_line_chars: int = field(default=150, metadata=_meta(minimum=40))
+    max_lines: int = field(default=200, metadata=_meta(minimum=10, maximum=1_000_000))
+    max_bytes: int = field(default=25000, metadata=_meta(minimum=1000, maximum=100_000_000))
+    max_line_chars: int = field(default=150, metadata=_meta(minimum=40, maximum=1_000_000))
 
 
 @dataclass(frozen=True)
 class LlmSection:
     backend: str = field(default="offline", metadata=_meta(choices=("offline", "anthropic")))
     model: str = "claude-haiku-4-5"
-    max_calls_per_run: int = field(default=20, metadata=_meta(minimum=0))
-    max_input_tokens_per_run: int = field(default=60000, metadata=_meta(minimum=0))
+    max_calls_per_run: int = field(default=20, metadata=_meta(minimum=0, maximum=1_000_000))
+    max_input_tokens_per_run: int = field(
+        default=60000, metadata=_meta(minimum=0, maximum=1_000_000_000))
     base_url: str | None = None
-    timeout_seconds: int = field(default=60, metadata=_meta(minimum=1))
+    timeout_seconds: int = field(default=60, metadata=_meta(minimum=1, maximum=24 * 3600))
 
 
 @dataclass(frozen=True)
@@ -114,7 +125,7 @@ def _check_value(path: str, value: Any, hint: Any, meta: typing.Mapping[str, Any
     if typing.get_origin(base) is tuple:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             return [f"{path}: expected a list of strings, got {_tname(value)}"]
-        return []
+        return []  # each item is checked as a glob
     if base is bool:
         ok = isinstance(value, bool)
     elif base is int:
@@ -123,12 +134,26 @@ def _check_value(path: str, value: Any, hint: Any, meta: typing.Mapping[str, Any
         ok = isinstance(value, base)
     if not ok:
         return [f"{path}: expected {base.__name__}, got {_tname(value)} {value!r}"]
+    if isinstance(value, str) and "\x00" in value:
+        return [f"{path}: NUL byte in {value!r}"]
     if meta.get("minimum") is not None and value < meta["minimum"]:
         return [f"{path}: must be at least {meta['minimum']}, got {value}"]
+    if meta.get("maximum") is not None and value > meta["maximum"]:
+        return [f"{path}: must be at most {meta['maximum']}{_unit(path, meta['maximum'])}, "
+                f"got {value}"]
     if meta.get("choices") and value not in meta["choices"]:
         allowed = ", ".join(meta["choices"])
         return [f"{path}: must be one of {allowed}, got {value!r}{_suggest(value, meta['choices'])}"]
     return []
+
+
+def _unit(path: str, maximum: int) -> str:
+    """`` s (one year)`` and the like, for the time bounds."""
+    if maximum not in (YEAR_S, YEAR_MIN, YEAR_H):
+        return ""
+    unit = next((u for suffix, u in (("_seconds", "s"), ("_minutes", "min"), ("_hours", "h"))
+                 if path.endswith(suffix)), "")
+    return f" {unit} (one year)" if unit else ""
 
 
 def _tname(value: Any) -> str:
@@ -154,16 +179,27 @@ def _check_glob(path: str, pattern: str) -> list[str]:
 
 
 def _check_cron(path: str, expr: str) -> list[str]:
+    """A crontab expression APScheduler accepts and that fires within a few years (one that
+    names a day that never comes, ``0 0 30 2 *``, would leave the service idle forever)."""
+    if "\x00" in expr:
+        return [f"{path}: NUL byte in {expr!r}"]
     if len(expr.split()) != 5:
         return [f"{path}: a crontab expression has 5 fields, got {expr!r}"]
     try:
         from apscheduler.triggers.cron import CronTrigger
-
-        CronTrigger.from_crontab(expr, timezone="UTC")
     except ImportError:  # pragma: no cover - apscheduler is a dependency
         return []
-    except ValueError as exc:
+    from datetime import UTC, datetime, timedelta
+
+    try:
+        trigger = CronTrigger.from_crontab(expr, timezone="UTC")
+        now = datetime.now(UTC)
+        first = trigger.get_next_fire_time(None, now)
+    except (ValueError, TypeError, OverflowError, KeyError, IndexError) as exc:
         return [f"{path}: invalid crontab expression {expr!r}: {exc}"]
+    if first is None or first - now > timedelta(days=CRON_HORIZON_DAYS):
+        return [f"{path}: crontab expression {expr!r} never fires "
+                f"(no time matches it in the next {CRON_HORIZON_DAYS // 366} years)"]
     return []
 
 

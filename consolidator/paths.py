@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,11 +59,25 @@ def root_key(root: Path) -> str:
     return f"{readable}-{digest}"
 
 
-def roots(cli_dirs: list[str] | None, cfg: Config, env: Mapping[str, str]) -> list[Path]:
+Warn = Callable[[str, str], None]  # (level, message): "warning" or "info"
+
+_MAGIC = re.compile(r"[*?[]")
+MEMORY_KEYS = frozenset({"name", "description", "type"})
+SHAPE_FILES = 20  # top-level .md files whose heads are read at most, per root
+SHAPE_HEAD_BYTES = 4096
+
+
+def roots(
+    cli_dirs: list[str] | None, cfg: Config, env: Mapping[str, str], warn: Warn | None = None
+) -> list[Path]:
     """The memory roots: ``--memory-dir`` values, else the configured globs expanded.
 
-    A ``--memory-dir`` that does not exist or is not a folder is a :class:`UsageError`;
-    a configured glob that matches nothing gives no root.
+    A ``--memory-dir`` that does not exist or is not a folder is a :class:`UsageError`; one
+    that holds no memory-shaped file (see :func:`holds_memories`) is used, as asked, with a
+    warning. A configured glob that matches nothing gives no root, and neither does a match
+    that holds no memory-shaped file (a home folder, a blog, a project's docs): the tool
+    would otherwise write a ``MEMORY.md`` there. The same folder reached twice (a symlinked
+    alias) is one root.
     """
     if cli_dirs:
         found: list[Path] = []
@@ -73,6 +87,9 @@ def roots(cli_dirs: list[str] | None, cfg: Config, env: Mapping[str, str]) -> li
                 raise UsageError(f"--memory-dir {raw}: no such directory")
             if not path.is_dir():
                 raise UsageError(f"--memory-dir {raw}: not a directory")
+            if warn is not None and not holds_memories(path):
+                warn("warning", f"--memory-dir {raw}: holds no memory file (no MEMORY.md, no "
+                     "top-level .md with name/description/type frontmatter); used as asked")
             found.append(path.absolute())
         return _unique(found)
     matches: list[Path] = []
@@ -80,19 +97,166 @@ def roots(cli_dirs: list[str] | None, cfg: Config, env: Mapping[str, str]) -> li
     for pattern in cfg.memory.roots:
         expanded = home + pattern[1:] if pattern.startswith("~") else pattern
         for hit in sorted(glob.glob(expanded)):
-            if os.path.isdir(hit):
-                matches.append(Path(hit).absolute())
+            if not os.path.isdir(hit):
+                continue
+            if not holds_memories(Path(hit)):
+                if warn is not None:
+                    level = "info" if _MAGIC.search(pattern) else "warning"
+                    warn(level, f"{hit}: not a memory directory (no MEMORY.md, no top-level .md "
+                         "with name/description/type frontmatter), skipped; name it with "
+                         "--memory-dir to use it anyway")
+                continue
+            matches.append(Path(hit).absolute())
     return _unique(matches)
 
 
+def holds_memories(root: Path) -> bool:
+    """Whether ``root`` looks like a memory directory: it has an index (``MEMORY.md`` in any
+    case) or a top-level ``.md`` file whose frontmatter has at least two of ``name``,
+    ``description`` and ``type`` (flat, or ``type`` under ``metadata:``).
+
+    Cheap: one listing, then the first few KiB of at most :data:`SHAPE_FILES` files, stopping
+    at the first memory-shaped one. A folder that cannot be listed counts as a memory
+    directory: G2 reports what is wrong with it.
+    """
+    from consolidator.store.scan import pick_index
+
+    try:
+        with os.scandir(root) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return True
+    if pick_index(entries) is not None:
+        return True
+    read = 0
+    for entry in entries:
+        if read >= SHAPE_FILES:
+            break
+        try:
+            if not entry.name.endswith(".md") or not entry.is_file(follow_symlinks=False):
+                continue
+        except OSError:
+            continue
+        read += 1
+        if _memory_head(Path(entry.path)):
+            return True
+    return False
+
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:")
+_NESTED_TYPE = re.compile(r"^[ \t]+type[ \t]*:")
+
+
+def _memory_head(path: Path) -> bool:
+    """Whether the file's frontmatter (read from its first few KiB) names a memory."""
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError:
+        return False
+    try:
+        head = os.read(fd, SHAPE_HEAD_BYTES)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    text = head.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace")
+    lines = text.splitlines()
+    if not lines or lines[0].rstrip() != "---":
+        return False
+    keys: set[str] = set()
+    in_metadata = False
+    for line in lines[1:]:
+        if line.rstrip() in ("---", "..."):
+            break
+        top = _KEY.match(line)
+        if top:
+            key = top.group(1).lower()
+            keys.add(key)
+            in_metadata = key == "metadata"
+        elif in_metadata and _NESTED_TYPE.match(line):
+            keys.add("type")
+    return len(keys & MEMORY_KEYS) >= 2
+
+
 def _unique(paths: list[Path]) -> list[Path]:
-    seen: set[Path] = set()
+    """Each folder once, under the first name it was given (aliases compared by identity)."""
+    seen: set[object] = set()
     out = []
     for p in paths:
-        if p not in seen:
+        ident = _identity(p) or p
+        if ident not in seen and p not in seen:
+            seen.add(ident)
             seen.add(p)
             out.append(p)
     return out
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """``(device, inode)`` of what ``path`` names (links followed), or ``None``."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def real(path: Path) -> Path:
+    """``path`` with every symlink and ``..`` resolved, as far as it exists."""
+    return Path(os.path.realpath(path))
+
+
+def is_within(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies inside it, however either is spelled: real
+    paths are compared, and so is each existing ancestor's device and inode (a bind mount
+    or a hard-linked folder is the same folder)."""
+    target = real(folder)
+    ident = _identity(folder)
+    resolved = real(path)
+    for step in (resolved, *resolved.parents):
+        if step == target:
+            return True
+        if ident is not None and _identity(step) == ident:
+            return True
+    return False
+
+
+def check_state_dir(state: Path, found: list[Path]) -> None:
+    """Refuse a state dir inside a root (its archive would be read as memories and archived
+    again) and a root inside the state dir (:class:`UsageError`, exit 2)."""
+    for root in found:
+        if is_within(state, root):
+            raise UsageError(f"state dir {state} is inside the memory dir {root}; "
+                             "choose a state dir outside every memory dir")
+        if is_within(root, state):
+            raise UsageError(f"memory dir {root} is inside the state dir {state}; "
+                             "a memory dir cannot live in the tool's own state")
+
+
+def check_output(output: str, found: list[Path]) -> None:
+    """Refuse an output file inside any root, or that is any root's memory or index file
+    under another name (a symlink or hard link to it): :class:`UsageError`, exit 2."""
+    path = Path(output).expanduser()
+    for root in found:
+        if is_within(path, root):
+            raise UsageError(f"--output {output}: inside the memory dir {root}; "
+                             "write the report outside every memory dir")
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return
+    if st.st_nlink < 2:
+        return  # a symlink to a memory file was caught above; only a hard link is left
+    ident = (st.st_dev, st.st_ino)
+    from consolidator.store.scan import find_index, listing
+
+    for root in found:
+        names = [rel for rel, _problem, _st in listing(root)]
+        index = find_index(root)
+        if index is not None:
+            names.append(index)
+        if any(_identity(root / rel) == ident for rel in names):
+            raise UsageError(f"--output {output}: is a file of the memory dir {root}")
 
 
 def transcripts_dir(cli_value: str | None, cfg: Config, root: Path) -> Path:

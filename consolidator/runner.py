@@ -1,6 +1,8 @@
 """One pass over one root: gates, then the phases in order, into a RootReport.
 
-A root that fails is reported as failed; the caller goes on with the next root.
+A root that fails, for whatever reason (an expected error or a bug), is reported as failed
+with one line, its lock rolled back and its history line written; the next root still runs.
+Only a stop (a signal) ends the pass early.
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ class RunOptions:
     stop: StopToken = field(default_factory=StopToken)
     progress: bool = False
     llm: Any = None  # the run's backend, shared by its roots (one budget per run)
+    debug: bool = False  # log a failed root's traceback (else its one line only)
 
 
 def context_for(
@@ -115,31 +118,64 @@ def _take_lock(ctx: RootContext) -> tuple[GateResult, RootLock | None]:
         held.acquire(ctx.now_ns)
     except LockHeld as exc:
         return GateResult(gid, name, False, str(exc)), None
-    except OSError as exc:
-        held.release()
-        raise ConsolidatorError(f"{ctx.root}: cannot take the lock: {exc}") from exc
+    except Exception as exc:
+        try:
+            held.rollback()  # whatever part of the lock it took goes back as it was
+        finally:
+            held.release()
+        if isinstance(exc, OSError):
+            raise ConsolidatorError(f"{ctx.root}: cannot take the lock: {exc}") from exc
+        raise
     return GateResult(gid, name, True, "acquired"), held
 
 
-def run_root(ctx: RootContext) -> RootReport:
-    """Gates, then the phases, on one root; never raises for an expected failure."""
+def describe_error(exc: BaseException, phase: str | None = None) -> str:
+    """One line for a failed root: an expected error's own message; for anything else, its
+    type and message, and the phase it came from."""
+    if isinstance(exc, (ConsolidatorError, OSError)):
+        text = str(exc)
+    else:
+        where = f" in phase {phase}" if phase else ""
+        text = f"internal error{where}: {type(exc).__name__}: {exc}"
+    return " ".join(text.split()) or type(exc).__name__
+
+
+def _log_failure(bound: Any, exc: BaseException, error: str, debug: bool) -> None:
+    """One log line per failed root; the traceback only in debug mode."""
+    expected = isinstance(exc, (ConsolidatorError, OSError))
+    if debug and not expected:
+        import traceback
+
+        bound.error("root failed", error=error,
+                    traceback="".join(traceback.format_exception(exc)).rstrip())
+    else:
+        bound.error("root failed", error=error)
+
+
+def run_root(ctx: RootContext, *, debug: bool = False) -> RootReport:
+    """Gates, then the phases, on one root; never raises but for a stop (:class:`Stopped`).
+
+    ``debug``: a failure is logged with its traceback (else as one line).
+    """
     started = time.monotonic()
     bound = log.bind(run_id=ctx.run_id, root=str(ctx.root))
     try:
-        report = _gate_and_run(ctx, bound, started)
-    except (ConsolidatorError, OSError) as exc:
-        bound.error("root failed", error=str(exc))
-        report = RootReport(ctx.root, "failed", not_evaluated(), error=str(exc),
+        report = _gate_and_run(ctx, bound, started, debug)
+    except Exception as exc:  # noqa: BLE001 - one root's failure must not stop the others
+        error = describe_error(exc)
+        _log_failure(bound, exc, error, debug)
+        report = RootReport(ctx.root, "failed", not_evaluated(), error=error,
                             duration_s=time.monotonic() - started)
     if ctx.trigger != "report":
         try:
             history.record(ctx.state, history_entry(ctx, report),
                            durable=report.status != "skipped")
-        except OSError as exc:
-            bound.error("history not recorded", error=str(exc))
+        except Exception as exc:  # noqa: BLE001 - recorded as the root's failure
+            bound.error("history not recorded", error=describe_error(exc))
             if report.status != "failed":
                 report = dataclasses.replace(
-                    report, status="failed", error=f"history not recorded: {exc}")
+                    report, status="failed",
+                    error=f"history not recorded: {describe_error(exc)}")
     event = "root skipped" if report.status == "skipped" else "root done"
     closed = next((g for g in report.gates if g.passed is False), None)
     bound.info(event, status=report.status, **history.counts(report),
@@ -157,7 +193,7 @@ def _record_stopped(ctx: RootContext, gates: tuple[GateResult, ...], work: Any,
                         skipped=tuple(work.skipped))
     try:
         history.record(ctx.state, history_entry(ctx, report))
-    except OSError:
+    except Exception:  # noqa: BLE001 - the stop goes on; the journal still names the run
         pass
 
 
@@ -171,7 +207,7 @@ def _recover(ctx: RootContext) -> list[str]:
             for p in interrupted_runs(ctx.state)]
 
 
-def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
+def _gate_and_run(ctx: RootContext, bound: Any, started: float, debug: bool) -> RootReport:
     report_only = ctx.trigger == "report"
     results, ok = evaluate(ctx, all_of_them=report_only)
     held: RootLock | None = None
@@ -197,8 +233,10 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
         work.lock_before_ns = held.previous_mtime_ns
     status, error = ("planned" if ctx.dry_run else "consolidated"), None
     recovered: list[str] = []
+    current: str | None = "recover"
     try:
         recovered = _recover(ctx)
+        current = None
         fingerprint = plan_cache.key(ctx)
         ctx.memo.pop("listing", None)  # the gates and the key are done with it: let it go
         cached = plan_cache.load(ctx, fingerprint)
@@ -208,33 +246,41 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float) -> RootReport:
         else:
             for name, phase in PHASES:
                 ctx.stop.check()
+                current = name
                 structlog.contextvars.bind_contextvars(phase=name)
                 progress.phase(ctx.root, name)
                 bound.debug("phase", phase=name)
                 phase(work)
+            current = None
             structlog.contextvars.unbind_contextvars("phase")
             if work.snapshot is not None:
                 plan_cache.save(ctx, fingerprint, work.snapshot, work.plan, work.paths_looked_up)
                 work.snapshot = work.snapshot.without_bodies()
         if held is not None:
             held.success(ctx.now_ns)
-    except (ConsolidatorError, OSError) as exc:
-        status, error = "failed", str(exc)
-        bound.error("root failed", error=error)
     except Stopped:
         status = "stopped"
         _record_stopped(ctx, gates, work, started)
         raise
+    except Exception as exc:  # noqa: BLE001 - any failure fails this root only
+        status, error = "failed", describe_error(exc, current)
+        _log_failure(bound, exc, error, debug)
     finally:
+        structlog.contextvars.unbind_contextvars("phase")
         try:
             if work.tx is not None:
-                work.tx.journal.close("ok" if status == "consolidated" else status)
-        except OSError as exc:  # a full disk must not keep Claude Code's lock held
-            status, error = "failed", error or f"journal not closed: {exc}"
+                try:
+                    work.tx.journal.close("ok" if status == "consolidated" else status)
+                finally:
+                    work.tx.close()  # the root's folder descriptor
+        except Exception as exc:  # noqa: BLE001 - a full disk must not keep the lock held
+            status, error = "failed", error or f"journal not closed: {describe_error(exc)}"
         finally:
             if held is not None:
-                held.rollback()  # a no-op after success
-                held.release()
+                try:
+                    held.rollback()  # a no-op after success
+                finally:
+                    held.release()
     usage, llm_notes = work.llm_usage()
     plan = dataclasses.replace(
         work.plan, notes=tuple(recovered) + work.plan.notes + tuple(llm_notes)
@@ -275,7 +321,14 @@ def run_all(
         for root in roots:
             opts.stop.check()
             structlog.contextvars.bind_contextvars(run_id=run_id, root=str(root))
-            reports.append(run_root(context_for(root, cfg, opts, now, run_id)))
+            try:
+                ctx = context_for(root, cfg, opts, now, run_id)
+            except Exception as exc:  # noqa: BLE001 - this root fails, the others run
+                error = describe_error(exc)
+                log.error("root failed", run_id=run_id, root=str(root), error=error)
+                reports.append(RootReport(root, "failed", not_evaluated(), error=error))
+                continue
+            reports.append(run_root(ctx, debug=opts.debug))
     finally:
         structlog.contextvars.unbind_contextvars("run_id", "root", "phase")
         progress.done()

@@ -54,6 +54,7 @@ class Service:
         self.cfg = load_config()
         self.stop = StopToken()
         self.busy = threading.Lock()
+        self.failing: dict[str, int] = {}  # root -> ticks in a row it failed
         self.scheduler = BlockingScheduler(
             executors={"default": ThreadPoolExecutor(max_workers=1)},
             job_defaults={"coalesce": True, "max_instances": 1,
@@ -66,13 +67,29 @@ class Service:
             if self.stop.requested:
                 return
             try:
-                self.one_pass(self.cfg, self.stop)
+                result = self.one_pass(self.cfg, self.stop)
+                self._note_failures(result)
             except Stopped:
                 log.info("pass stopped; lock rolled back")
             except (ConsolidatorError, OSError) as exc:
                 log.error("pass failed; retrying on the next tick", error=str(exc))
             except Exception:
                 log.exception("pass crashed; retrying on the next tick")
+
+    def _note_failures(self, result: object) -> None:
+        """A root that fails tick after tick says so at warning level, with the count, so a
+        journal or a log filter on warnings shows it (each failure is also logged as an
+        error by the runner)."""
+        for root in getattr(result, "roots", ()):
+            key = str(root.memory_dir)
+            if root.status != "failed":
+                if self.failing.pop(key, 0) > 1:
+                    log.info("root recovered", root=key)
+                continue
+            count = self.failing.get(key, 0) + 1
+            self.failing[key] = count
+            if count > 1:
+                log.warning("root keeps failing", root=key, ticks=count, error=root.error)
 
     def _on_stop(self, signum: int, _frame: object) -> None:
         log.info("stopping", signal=signum)

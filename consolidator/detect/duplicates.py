@@ -86,17 +86,19 @@ def find_duplicates(
     by_file = {m.file: m for m in memories}
     sets = sets if sets is not None else line_sets(by_file.values())
     exact = _Exact(by_file)
-    groups: dict[frozenset[str], list[str]] = defaultdict(list)
+    # Memories of different types are never one memory, whatever their bodies say: a body
+    # shared by a reference and a feedback memory is reported as similar, not merged.
+    groups: dict[tuple[str | None, frozenset[str]], list[str]] = defaultdict(list)
     for file, lines in sets.items():
         # A normal line is its tokens joined by single spaces.
         if file in by_file and sum(line.count(" ") + 1 for line in lines) >= MIN_TOKENS:
-            groups[lines].append(file)
+            groups[by_file[file].type, lines].append(file)
 
     # 1. Equal normal sets are equal memories only when their exact sets are equal too; each
     #    group of equals is represented by its newest member.
     rep_of: dict[str, str] = {}
     reps: dict[str, frozenset[str]] = {}
-    for lines, files in groups.items():
+    for (_type, lines), files in groups.items():
         same: dict[frozenset[str], list[str]] | None = None
         if len(files) > 1:
             same = defaultdict(list)
@@ -121,7 +123,7 @@ def find_duplicates(
             other
             for other in holders
             if other != rep and len(reps[other]) >= len(lines) and lines <= reps[other]
-            and exact[rep] < exact[other]
+            and by_file[other].type == by_file[rep].type and exact[rep] < exact[other]
         ]
         if containers:
             parent[rep] = max(

@@ -44,18 +44,24 @@ def evaluate(ctx: RootContext, *, all_of_them: bool) -> tuple[list[GateResult], 
 
     ``all_of_them``: the dry-run report evaluates all seven (G7 only probes) and records
     nothing. Otherwise the first failure ends the evaluation (later gates: not evaluated),
-    ``--force`` skips G1–G6, and G7 is left to the runner, which takes the lock for real.
+    ``--force`` skips G1–G6 (but G3 still closes for an index edited within
+    ``idle_minutes``), and G7 is left to the runner, which takes the lock for real.
     """
     results: list[GateResult] = []
     ok = True
     for gid, name, check in GATES:
         if gid == "G7" and not all_of_them:
             break
-        if ctx.force and gid != "G7":
-            results.append(GateResult(gid, name, None, "skipped by --force"))
-            continue
         if not ok and not all_of_them:
             results.append(GateResult(gid, name, None, "not evaluated"))
+            continue
+        if ctx.force and gid == "G3":
+            forced, reason = checks.idle_under_force(ctx)
+            results.append(GateResult(gid, name, forced, reason))
+            ok = ok and forced is not False
+            continue
+        if ctx.force and gid != "G7":
+            results.append(GateResult(gid, name, None, "skipped by --force"))
             continue
         if gid == "G6" and not all_of_them and not ctx.dry_run:
             checks.record_scan(ctx)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import stat as stat_mod
 import time
 from pathlib import Path
 
 from consolidator import lock
 from consolidator.context import RootContext
 from consolidator.paths import is_session_transcript
-from consolidator.store.scan import walk
+from consolidator.store.scan import find_index, walk
 
 SCAN_FILE = "last-scan"
 NS = 1_000_000_000
@@ -80,16 +81,86 @@ def _mtime_ns(entry: os.DirEntry[str]) -> int:
         return 0  # vanished or a dangling link: nothing is writing it
 
 
+def busy_index(ctx: RootContext) -> str | None:
+    """Why the root's index counts as in a live session's hands, or ``None``.
+
+    The index (``MEMORY.md`` or the case variant the store reads) is written by Claude Code
+    sessions too, so an edit within ``idle_minutes`` means one may still be writing. The
+    tool's own rewrite is not an edit: it carries the run's start time, which is also the
+    lock's "last consolidated" mtime, so an index whose mtime is exactly that is ours.
+    One listing and one ``lstat``; the index is never opened.
+    """
+    name = find_index(ctx.root)
+    if name is None:
+        return None
+    try:
+        st = os.lstat(ctx.root / name)
+    except OSError:
+        return None
+    if not stat_mod.S_ISREG(st.st_mode):
+        return None  # a link or a FIFO is never written: the index phase leaves it alone
+    mtime = st.st_mtime_ns
+    window = ctx.cfg.gates.idle_minutes
+    if mtime <= ctx.now_ns - window * 60 * NS:
+        return None
+    if mtime == lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state):
+        return None  # written by the last consolidation itself
+    if _written_by_a_run(ctx.state, mtime):
+        return None  # written by a run of ours that failed or was killed
+    return f"index {name} changed {_ago(ctx.now_ns - mtime)} ago, within {window} min"
+
+
+def _written_by_a_run(state: Path, mtime_ns: int) -> bool:
+    """Whether a run of ours started at exactly ``mtime_ns`` (its index write carries that
+    time). Run ids begin with their start second, so only the journals of runs started in
+    that second are looked at, and of each only its first record (the run's metadata)."""
+    import json
+    from datetime import UTC, datetime
+
+    from consolidator.store.journal import JOURNAL
+
+    second = datetime.fromtimestamp(mtime_ns // NS, UTC).strftime("%Y%m%dT%H%M%SZ-")
+    try:
+        names = [e.name for e in os.scandir(state / "runs") if e.name.startswith(second)]
+    except OSError:
+        return False
+    for name in names:
+        try:
+            with open(state / "runs" / name / JOURNAL, "rb") as fh:
+                meta = json.loads(fh.readline(64 * 1024)).get("meta")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(meta, dict) and meta.get("started_ns") == mtime_ns:
+            return True
+    return False
+
+
 def idle(ctx: RootContext) -> tuple[bool, str]:
     window = ctx.cfg.gates.idle_minutes
     after = ctx.now_ns - window * 60 * NS
     busy = _recent_session(ctx.transcripts, after)
     if busy is not None:
         return False, f"session {busy} changed in the last {window} min"
+    index = busy_index(ctx)
+    if index is not None:
+        return False, index
     recent = _recent_memory(ctx, after)
     if recent is not None:
         return False, f"memory {recent} changed in the last {window} min"
     return True, f"nothing changed in the last {window} min"
+
+
+def idle_under_force(ctx: RootContext) -> tuple[bool | None, str]:
+    """G3 under ``--force``: the activity rule is skipped, the index rule is not.
+
+    A forced run still leaves each memory changed within ``idle_minutes`` alone; the index
+    cannot be left alone on its own (merges and archives must repoint it), so an index a
+    session may be writing closes the gate even under ``--force``.
+    """
+    index = busy_index(ctx)
+    if index is not None:
+        return False, f"{index}; a live session may be writing it (--force does not skip this)"
+    return None, "skipped by --force"
 
 
 def interval(ctx: RootContext) -> tuple[bool, str]:

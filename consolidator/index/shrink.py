@@ -19,11 +19,12 @@ from consolidator.index.fit import TOPIC_MAX_BYTES, Limits, chunks
 from consolidator.index.parse import IndexLine, classify, link_path, link_title, split_pointer
 from consolidator.index.pointers import pointer_line, shorten
 from consolidator.index.topic import TopicMemory, topic_file_name, topic_memory
-from consolidator.index.value import Worth, worth
+from consolidator.index.value import Worth, parents, worth
 from consolidator.store.model import Memory
 
 NOTE_PREFIX = "Index note (moved from MEMORY.md): "
 _INDENT = re.compile(r"^(\s*)")
+_MARKUP = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+|[*_`#>|]+")
 
 
 def _norm_words(text: str) -> set[str]:
@@ -114,8 +115,7 @@ class Fitter:
                                  max(stamps, default=self.mtime_ns), types, self.newline,
                                  sources=sources)
             self.creates.append(topic)
-            hook = (f"{len(part)} lines moved here from MEMORY.md to keep it within "
-                    "its limits")
+            hook = _summary(part)
             line = pointer_line(topic.memory, self.limits.max_line_chars, title=name, hook=hook)
             pointers.append(classify(line))
         return pointers
@@ -202,7 +202,7 @@ class Fitter:
 
     def _details_home(self, marks: list[Worth]) -> None:
         owners = self._owners()
-        movable = [i for i, target in owners.items() if not marks[i].pinned
+        movable = [i for i, target in owners.items() if (not marks[i].pinned or marks[i].held)
                    and target in self.live
                    and (self.editable is None or target in self.editable)]
         done: list[int] = []
@@ -265,9 +265,13 @@ class Fitter:
     def _lines(self, marks: list[Worth], pinned_too: bool = False) -> None:
         """Move single lines, least valuable and lowest first, into one topic memory."""
         ours = {topic.file for topic in self.creates}
+        under = parents(self.lines)
+        # A line under a list item or note moves with it, never alone (it would lose what it
+        # is a detail of); a detail of a pointer may (its words name the pointer's memory).
         candidates = [i for i, line in enumerate(self.lines)
                       if line.kind != "blank" and (line.kind != "heading" or pinned_too)
-                      and (pinned_too or not marks[i].pinned) and not ours & set(line.targets)]
+                      and (pinned_too or not marks[i].pinned) and not ours & set(line.targets)
+                      and not (i in under and self.lines[under[i]].kind != "pointer")]
         heading = {i for i in candidates if self.lines[i].kind == "heading"}
         key = ((lambda i: (i in heading, marks[i].stressed, marks[i].pinned, -i)) if pinned_too
                else (lambda i: (marks[i].value, -i)))
@@ -278,11 +282,14 @@ class Fitter:
             parts = max(1, -(-bytes_out // TOPIC_MAX_BYTES))
             if taking and self.fits(parts + 1 - len(taking), parts * reserve_bytes - bytes_out):
                 break
-            taking.append(i)
-            bytes_out += self._size(self.lines[i])
+            if i in taking:
+                continue  # already going, under a line taken before it
+            group = _with_details([i], under)
+            taking += group
+            bytes_out += sum(self._size(self.lines[j]) for j in group)
         if not taking:
             return
-        taking = self._with_emptied_headings(taking)
+        taking = self._with_emptied_headings(sorted(taking))
         moved = [self.lines[i] for i in taking]
         self._remove(taking)
         pointers = self.topics("More of the index", moved, "notes")
@@ -293,3 +300,34 @@ class Fitter:
                "index could not fit without them" if pinned_too else "least valuable first")
         self.moved.append(f"{len(moved)} lines -> "
                           f"{', '.join(p.target or '' for p in pointers if p.target)} ({why})")
+
+
+def _summary(lines: list[IndexLine]) -> str:
+    """A topic pointer's hook: how many lines moved, then what they are about, in the words
+    of the lines themselves (a pointer's title, a note's first words, a heading), so that a
+    session can tell when to open it. The pointer line is shortened to the line limit."""
+    about: list[str] = []
+    for line in lines:
+        if line.kind == "blank":
+            continue
+        if line.kind == "heading":
+            words = line.heading_text
+        elif line.kind == "pointer":
+            words = link_title(line.text)
+        else:
+            words = " ".join(_MARKUP.sub(" ", line.text).split()[:6])
+        words = words.strip().rstrip(".,;:。、，；：")
+        if words and words not in about:
+            about.append(words)
+    count = sum(1 for line in lines if line.kind != "blank")
+    head = f"{count} lines moved from MEMORY.md"
+    return f"{head}: {', '.join(about)}" if about else head
+
+
+def _with_details(taking: list[int], under: Mapping[int, int]) -> list[int]:
+    """``taking`` plus every line indented (at any depth) under a line it takes."""
+    chosen = set(taking)
+    for child in sorted(under):
+        if under[child] in chosen:
+            chosen.add(child)
+    return sorted(chosen)

@@ -62,6 +62,27 @@ class Worth:
     pinned: bool
     value: int
     stressed: bool = False
+    held: bool = False  # pinned only because the line it is indented under is
+
+
+def parents(lines: list[IndexLine]) -> dict[int, int]:
+    """Each indented line -> the line it hangs under: the nearest line above it, in the same
+    section, indented less (a list item's details, a pointer's sub-points)."""
+    out: dict[int, int] = {}
+    stack: list[tuple[int, int]] = []  # (indent, position) of the open items above
+    for i, line in enumerate(lines):
+        if line.kind == "heading":
+            stack = []
+            continue
+        if line.kind == "blank":
+            continue
+        indent = len(line.text) - len(line.text.lstrip())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if stack:
+            out[i] = stack[-1][1]
+        stack.append((indent, i))
+    return out
 
 
 def first_section_end(lines: list[IndexLine], limit: int) -> int:
@@ -103,4 +124,9 @@ def worth(
         else:
             value = NOTE
         out.append(Worth(pinned, value, is_stressed))
+    # A line indented under a pinned line belongs to it: the details of a stressed list item
+    # stay with the item (they may still move into the memory a pinned pointer names).
+    for child, parent in sorted(parents(lines).items()):
+        if out[parent].pinned and not out[child].pinned:
+            out[child] = Worth(True, out[child].value, False, held=True)
     return out

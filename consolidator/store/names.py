@@ -81,3 +81,27 @@ def clip(stem: str, suffix: str = "", limit: int = MAX_NAME_BYTES) -> str:
             break
         out.append(char)
     return "".join(out) + suffix
+
+
+TAG_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+TAG_LEN = 8
+
+
+def side_name(name: str, tag: str, suffix: str, limit: int = MAX_NAME_BYTES) -> str:
+    """The hidden name of a file the store keeps beside ``name`` for a moment:
+    ``.{name}.{tag}{suffix}`` (a temp file ``.a.md.k3j9x0q2.tmp``), or ``.{name}{suffix}``
+    without a tag; the ``name`` part is cut so that the whole fits in ``limit`` bytes.
+    """
+    return clip(f".{name}", f".{tag}{suffix}" if tag else suffix, limit)
+
+
+def is_side_name_of(candidate: str, name: str, suffix: str) -> bool:
+    """Whether ``candidate`` is a :func:`side_name` of ``name`` with ``suffix`` and a random
+    tag of :data:`TAG_LEN` characters (so a user's file that merely looks similar is not)."""
+    end = len(suffix) + TAG_LEN + 1
+    if len(candidate) <= end or not candidate.endswith(suffix):
+        return False
+    tag = candidate[-end + 1:len(candidate) - len(suffix)]
+    if candidate[-end] != "." or any(c not in TAG_CHARS for c in tag):
+        return False
+    return candidate == side_name(name, tag, suffix)

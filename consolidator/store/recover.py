@@ -4,17 +4,30 @@ A run's journal ends with a ``closed`` record; one without it was interrupted (S
 loss). Its finished steps are undone to the exact bytes (a file a live session wrote since
 is left as that session left it), its temp files are cleared from the root, and its journal
 is closed as ``rolled back``. Every step is atomic, so no file is ever half-written.
+
+Recovery trusts nothing it reads: every interrupted journal is read and checked, and every
+backup compared with the hash its journal recorded, before anything is changed. A damaged
+journal or a backup that does not match fails the root with one line
+(:class:`~consolidator.store.journal.JournalDamaged`,
+:class:`~consolidator.store.undo.BackupDamaged`) and writes nothing. It runs under the lock
+the run already holds.
 """
 
 from __future__ import annotations
 
-import re
+import os
+import stat as stat_mod
+from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
-from consolidator.store.journal import JOURNAL, Journal, is_closed, read_entries
-from consolidator.store.undo import UndoResult, undo
+from consolidator.errors import UnsafePath
+from consolidator.store.journal import JOURNAL, Journal, RunJournal, is_closed, load
+from consolidator.store.names import TAG_LEN, is_side_name_of, side_name
+from consolidator.store.undo import BackupDamaged, UndoResult, check_copies, undo
+from consolidator.store.write import TEMP_SUFFIX, safe_path
 
-_TEMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
+_TAG_AND_SUFFIX = TAG_LEN + len(TEMP_SUFFIX)  # what follows the prefix of a temp file
 
 
 def interrupted_runs(state: Path) -> list[Path]:
@@ -27,42 +40,81 @@ def interrupted_runs(state: Path) -> list[Path]:
     return [p for p in folders if not is_closed(p)]
 
 
-def clear_temp_files(root: Path, run_dirs: list[Path]) -> list[str]:
-    """Remove the temp files an interrupted run left beside the files it was writing.
+def temp_prefix(name: str) -> str:
+    """What every temp file a write of ``name`` makes beside it starts with: ``.<name>.``,
+    cut as :func:`~consolidator.store.names.side_name` cuts it to fit in 255 bytes."""
+    return side_name(name, "x" * TAG_LEN, TEMP_SUFFIX)[:-_TAG_AND_SUFFIX]
 
-    Only ``.<name>.<8 random characters>.tmp`` beside a file that run journaled is the
-    tool's own; a user's file that merely looks like one is never touched.
+
+def clear_files(root: Path, files: Iterable[str]) -> list[str]:
+    """Remove the temp files writes of ``files`` (paths relative to ``root``) left behind.
+
+    Only ``.<name>.<8 random characters>.tmp`` beside a journaled file is the tool's own; a
+    user's file that merely looks like one is never touched. Each folder is listed once
+    (a root of thousands of files is not listed once per file).
     """
+    prefixes: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for rel in files:
+        folder, _, name = rel.rpartition("/")
+        prefixes[folder][temp_prefix(name)].add(name)
     removed = []
-    for run_dir in run_dirs:
-        _meta, intents, _done = read_entries(run_dir)
-        for rel in {entry.file for entry in intents}:
-            target = root / rel
-            try:
-                siblings = list(target.parent.iterdir())
-            except OSError:
+    for folder, wanted in sorted(prefixes.items()):
+        try:
+            where = safe_path(root, folder) if folder else root
+            if where.is_symlink():
+                continue  # never list (or unlink in) a folder outside the root
+            entries = list(os.scandir(where))
+        except (OSError, UnsafePath):
+            continue
+        for entry in entries:
+            name = entry.name
+            beside = wanted.get(name[:-_TAG_AND_SUFFIX]) if len(name) > _TAG_AND_SUFFIX else None
+            if not beside or not any(is_side_name_of(name, of, TEMP_SUFFIX) for of in beside):
                 continue
-            for path in siblings:
-                name = path.name
-                if (name.startswith(f".{target.name}.") and _TEMP.match(name)
-                        and len(name) == len(target.name) + 14
-                        and path.is_file() and not path.is_symlink()):
-                    path.unlink()
-                    removed.append(str(path.relative_to(root)))
-    return sorted(set(removed))
+            try:
+                if not stat_mod.S_ISREG(os.lstat(entry.path).st_mode):
+                    continue
+                os.unlink(entry.path)
+            except FileNotFoundError:
+                continue
+            removed.append(f"{folder}/{name}" if folder else name)
+    return sorted(removed)
+
+
+def clear_temp_files(root: Path, run_dirs: list[Path]) -> list[str]:
+    """Remove the temp files the interrupted runs in ``run_dirs`` left beside the files
+    they were writing."""
+    return clear_files(root, {e.file for run_dir in run_dirs for e in load(run_dir).intents})
 
 
 def recover(root: Path, state: Path) -> list[str]:
-    """Roll back every interrupted run of ``root``; return what was done, for the report."""
-    notes = []
+    """Roll back every interrupted run of ``root``; return what was done, for the report.
+
+    Raises (changing nothing) when a journal is damaged or a run's backups do not match it.
+    """
     runs = interrupted_runs(state)
-    cleared = clear_temp_files(root, runs)
-    for run_dir in runs:
-        result: UndoResult = undo(root, run_dir, keep_newer=True)
+    if not runs:
+        return []
+    journals: list[tuple[Path, RunJournal]] = [(run_dir, load(run_dir)) for run_dir in runs]
+    checked = []
+    for run_dir, journal in journals:
+        # The copies of every step that happened must be right before any rollback starts
+        # (undo checks the rest, and each run's rollback is all or nothing).
+        copies = check_copies(run_dir, journal)
+        done = sorted(step for step in copies.bad if step in journal.done)
+        if done:
+            raise BackupDamaged(run_dir, [copies.bad[step] for step in done])
+        checked.append((run_dir, journal, copies))
+    notes = []
+    for run_dir, journal, copies in reversed(checked):  # the newest first: undo goes back
+        result: UndoResult = undo(root, run_dir, keep_newer=True, journal=journal,
+                                  copies=copies)
         Journal(run_dir).close("rolled back")
         kept = f"; kept newer bytes of {', '.join(result.conflicts)}" if result.conflicts else ""
-        notes.append(f"interrupted run {run_dir.name} rolled back: "
-                     f"{len(result.restored)} file(s) restored{kept}")
+        notes.append((run_dir.name, f"interrupted run {run_dir.name} rolled back: "
+                      f"{len(result.restored)} file(s) restored{kept}"))
+    cleared = clear_files(root, {e.file for _dir, journal in journals for e in journal.intents})
+    out = [note for _name, note in sorted(notes)]
     if cleared:
-        notes.append(f"removed leftover temp files: {', '.join(cleared)}")
-    return notes
+        out.append(f"removed leftover temp files: {', '.join(cleared)}")
+    return out

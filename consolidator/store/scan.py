@@ -40,13 +40,16 @@ class ReadProblem(Exception):
     """A file could not be read safely; the message says why."""
 
 
-def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, os.stat_result]:
+def read_regular(
+    path: Path | str, limit: int = MAX_FILE_BYTES, *, dir_fd: int | None = None
+) -> tuple[bytes, os.stat_result]:
     """Read a regular file without following a symlink or blocking on a FIFO.
 
+    ``dir_fd``: ``path`` is a name in the folder open as this descriptor.
     Raises :class:`ReadProblem` for anything else, or when the file is over ``limit`` bytes.
     """
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(path, _OPEN_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         raise ReadProblem(_why(exc)) from None
     try:

@@ -9,40 +9,78 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
+from consolidator.errors import FileChanged
+from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.journal import Journal, ensure_private_dir
 from consolidator.store.model import FileStat
 from consolidator.store.write import (
     atomic_write,
     check_new_name,
-    check_unchanged,
-    move_file,
-    safe_path,
+    move_in,
+    read_checked,
+    rel_parts,
+    write_in,
 )
 
 
 class Transaction:
-    """The store's writer for one run on one root."""
+    """The store's writer for one run on one root.
+
+    The root is opened once, when the transaction starts, and every step walks to its file
+    from that descriptor without following a link; a root moved or replaced since (by a
+    symbolic link, say) makes the step raise :class:`UnsafePath` before it changes
+    anything. ``meta["started_ns"]``, when given, is when the run started: a root that
+    became a link after that is refused. :meth:`close` (or ``with``) lets the root go; a
+    transaction that is never closed lets it go when it is collected.
+    """
 
     def __init__(self, root: Path, run_dir: Path, meta: dict[str, Any]) -> None:
         self.root = root
         self.run_dir = run_dir
-        self.journal = Journal(run_dir)
-        self.journal.open(meta)
+        started = meta.get("started_ns")
+        self.dir = RootDir(root, since_ns=started if isinstance(started, int) else None)
+        try:
+            self.journal = Journal(run_dir)
+            self.journal.open(meta)
+        except BaseException:
+            self.dir.close()
+            raise
         self.changed: list[str] = []
+
+    def close(self) -> None:
+        self.dir.close()
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def _folder_of(self, rel: str) -> tuple[Folder, str]:
+        """The open folder of the scanned file ``rel``, and its name in it."""
+        parts = rel_parts(rel)
+        self.dir.check()
+        try:
+            return self.dir.folder(parts[:-1]), parts[-1]
+        except (FileNotFoundError, NotADirectoryError):
+            raise FileChanged(f"{rel}: removed since the scan") from None
 
     def rewrite(self, stat: FileStat, data: bytes, mtime_ns: int, reason: str) -> None:
         """Replace a scanned file's bytes; raises FileChanged if it moved on meanwhile."""
-        path = safe_path(self.root, stat.rel)
-        check_unchanged(path, stat)
-        step = self.journal.next_step()
-        dest = backup_path(self.run_dir, step, stat.rel)
-        ensure_private_dir(dest.parent)
-        atomic_write(dest, path.read_bytes(), mode=0o600)
-        self.journal.intent(step, "write", stat.rel, stat, _sha(data), reason, mtime_ns)
-        atomic_write(path, data, mtime_ns=mtime_ns, mode=stat.mode, expected=stat)
-        self.journal.done(step, "write", stat.rel)
+        folder, name = self._folder_of(stat.rel)
+        with folder:
+            original = read_checked(folder, name, stat)
+            step = self.journal.next_step()
+            dest = backup_path(self.run_dir, step, stat.rel)
+            ensure_private_dir(dest.parent)
+            atomic_write(dest, original, mode=0o600)
+            self.journal.intent(step, "write", stat.rel, stat, _sha(data), reason, mtime_ns)
+            write_in(folder, name, data, mtime_ns=mtime_ns, mode=stat.mode, expected=stat)
+            self.journal.done(step, "write", stat.rel)
         self.changed.append(stat.rel)
 
     def create(self, rel: str, data: bytes, mtime_ns: int, reason: str,
@@ -53,24 +91,27 @@ class Transaction:
 
         ``mode``: the root's own (see :func:`root_mode`); a private root stays private.
         """
-        path = safe_path(self.root, rel)
-        check_new_name(self.root, rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        step = self.journal.next_step()
-        self.journal.intent(step, "create", rel, None, _sha(data), reason)
-        atomic_write(path, data, mtime_ns=mtime_ns, exclusive=True, mode=mode)
-        self.journal.done(step, "create", rel)
+        parts = rel_parts(rel)
+        self.dir.check()
+        check_new_name(self.root, rel, at=self.dir)
+        with self.dir.folder(parts[:-1], create=True) as folder:
+            step = self.journal.next_step()
+            self.journal.intent(step, "create", rel, None, _sha(data), reason)
+            write_in(folder, parts[-1], data, mtime_ns=mtime_ns, exclusive=True, mode=mode)
+            self.journal.done(step, "create", rel)
         self.changed.append(rel)
 
     def archive(self, stat: FileStat, reason: str) -> None:
         """Move a scanned file, byte for byte, into this run's archive."""
-        path = safe_path(self.root, stat.rel)
-        step = self.journal.next_step()
-        self.journal.intent(step, "archive", stat.rel, stat, stat.sha256, reason)
-        dest = archive_path(self.run_dir, stat.rel)
-        ensure_private_dir(dest.parent)
-        move_file(path, dest, stat)
-        self.journal.done(step, "archive", stat.rel)
+        folder, name = self._folder_of(stat.rel)
+        with folder:
+            step = self.journal.next_step()
+            self.journal.intent(step, "archive", stat.rel, stat, stat.sha256, reason)
+            dest = archive_path(self.run_dir, stat.rel)
+            ensure_private_dir(dest.parent)
+            with open_folder(dest.parent) as into:
+                move_in(folder, name, into, dest.name, stat)
+            self.journal.done(step, "archive", stat.rel)
         self.changed.append(stat.rel)
 
 

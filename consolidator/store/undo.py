@@ -1,121 +1,646 @@
 """Undo: put a root back to its exact bytes (and mtimes) before a run.
 
-Everything is checked before anything is changed. A file that changed since the run is a
+All or nothing. Before anything is changed, the journal is read and checked, every backup
+and archived copy the undo will use is compared with the hash the journal recorded, and every
+step is judged against the files as they are now. A file that changed since the run is a
 conflict: undo refuses and lists them, unless forced; even then the current bytes are saved
-in the run's folder (``displaced/``) before being replaced. Nothing is unlinked: a file the
-run created is moved into ``undone/``.
+in the run's folder (``displaced/``) before being replaced. Each file is re-checked right
+before it is written or moved, as a run does; a file a live session wrote in the meantime is
+never overwritten. If a step fails half-way, the steps this undo already did are put back
+and the root is left as it was. Nothing is unlinked: a file the run created is moved into
+``undone/``. Only what the journal says the run did is undone: a step that never happened
+(no ``done`` record, and the file is not what the step would have made) is left alone, and
+a folder or symbolic link is never moved.
+
+:func:`undo_run` is the entry point for ``consolidator undo``: it holds the root's locks.
+Crash recovery calls :func:`undo` under the lock its run already holds.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import stat as stat_mod
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, NoReturn
 
-from consolidator.errors import ConsolidatorError
-from consolidator.store.journal import Entry, ensure_private_dir, read_entries
+from consolidator.errors import ConsolidatorError, FileChanged, UnsafePath, UsageError
+from consolidator.store.journal import (
+    Entry,
+    Journal,
+    RunJournal,
+    ensure_private_dir,
+    load,
+)
+from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.model import FileStat
+from consolidator.store.names import clip
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
 from consolidator.store.transaction import archive_path, backup_path
-from consolidator.store.write import atomic_write, move_file, safe_path
+from consolidator.store.write import (
+    atomic_write,
+    check_unchanged,
+    move_file,
+    read_checked,
+    rel_parts,
+)
+
+_READ_ALL = 1 << 40  # undo reads a file whatever its size
+_TRIES = 5  # a forced undo displaces a file a live session keeps recreating at most this often
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 
 
 class UndoRefused(ConsolidatorError):
-    """Files changed since the run; ``files`` names them."""
+    """Files changed since the run; ``files`` names them. Nothing was changed."""
+
+    def __init__(self, files: list[str], why: str = "changed since the run") -> None:
+        self.files = files
+        super().__init__(f"{why}, not undone (use --force): " + ", ".join(files))
+
+
+class NotRegular(ConsolidatorError):
+    """A path the undo must restore is now a folder, a symbolic link or something else that
+    is never moved or overwritten, not even by ``--force``. Nothing was changed."""
 
     def __init__(self, files: list[str]) -> None:
         self.files = files
-        super().__init__("changed since the run, not undone (use --force): " + ", ".join(files))
+        super().__init__("not a regular file now (a folder or link is never moved), "
+                         "not undone: " + ", ".join(files))
+
+
+class BackupDamaged(ConsolidatorError):
+    """The run's own copies (backup, archive) are missing or do not match what its journal
+    recorded, or lie outside its folder: nothing of that run is undone."""
+
+    def __init__(self, run_dir: Path, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(f"run {run_dir.name} not undone, its saved copies cannot be trusted: "
+                         + "; ".join(problems))
+
+
+class UndoFailed(ConsolidatorError):
+    """A step failed half-way; what this undo had done was put back."""
 
 
 @dataclass
 class UndoResult:
     restored: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    displaced: dict[str, str] = field(default_factory=dict)  # file -> where its newer bytes went
 
 
-State = tuple[str, int] | None  # (sha256, mtime_ns) of a file, or None when absent
+OTHER: Literal["other"] = "other"
+Now = FileStat | None | Literal["other"]  # a regular file, nothing, or anything else
 
 
-def _now(path: Path) -> State:
-    if not os.path.lexists(path):
-        return None
+def _read_in(path: str, rel: str, dir_fd: int | None = None) -> Now:
+    """What is at ``path`` (a name in ``dir_fd``'s folder, or a path): a regular file (read
+    and hashed), nothing, or something else (a folder, a link, a FIFO; never followed)."""
     try:
-        data, st = read_regular(path, limit=1 << 40)
+        st = os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return OTHER
+    if not stat_mod.S_ISREG(st.st_mode):
+        return OTHER
+    try:
+        data, st = read_regular(path, limit=_READ_ALL, dir_fd=dir_fd)
     except ReadProblem:
-        return ("unreadable", 0)
-    return file_stat("", data, st).sha256, st.st_mtime_ns
+        return OTHER
+    return file_stat(rel, data, st)
 
 
-def _plan(root: Path, run_dir: Path, intents: list[Entry]) -> list[tuple[Entry, str]]:
-    """Each step, newest first, with ``todo``, ``clean`` (nothing to undo) or ``conflict``.
+def _state_of(path: Path, rel: str) -> Now:
+    """A file of the run's folder (a backup, an archived or displaced copy)."""
+    return _read_in(str(path), rel)
 
-    Steps are judged against a simulation of the files as undo goes back in time, so a file
-    the run wrote twice is judged against what the later write left, not what is on disk.
-    """
-    virtual: dict[str, State] = {}
-    out = []
-    for entry in reversed(intents):
-        path = safe_path(root, entry.file)
-        current = virtual[entry.file] if entry.file in virtual else _now(path)
-        before: State = (
-            (entry.before["sha256"], entry.before["mtime_ns"]) if entry.before else None
-        )
-        sha = current[0] if current else None
+
+def _folder(rd: RootDir, rel: str, create: bool = False) -> tuple[Folder, str]:
+    """The folder of ``rel`` in the root, walked from the root's descriptor without
+    following a link, and ``rel``'s name in it."""
+    parts = rel_parts(rel)
+    rd.check()
+    return rd.folder(parts[:-1], create=create), parts[-1]
+
+
+def _current(rd: RootDir, rel: str) -> Now:
+    """The root's file ``rel`` as it is now."""
+    try:
+        folder, name = _folder(rd, rel)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (UnsafePath, OSError):
+        return OTHER  # a folder on the way is a link now, or cannot be opened
+    with folder:
+        return _read_in(folder.at(name), rel, folder.dir_fd)
+
+
+def _inside(base: str, path: Path) -> bool:
+    """Whether ``path``, links resolved, lies below the resolved folder ``base``."""
+    return os.path.realpath(path).startswith(base.rstrip(os.sep) + os.sep)
+
+
+def _before(entry: Entry) -> FileStat:
+    assert entry.before is not None
+    b = entry.before
+    return FileStat(entry.file, b["size"], b["mtime_ns"], b["mode"], b["sha256"])
+
+
+@dataclass
+class _Copies:
+    """The run's saved copies, checked against its journal."""
+
+    backups: dict[int, FileStat] = field(default_factory=dict)  # step -> backup, verified
+    archived: dict[str, FileStat] = field(default_factory=dict)  # file -> archived copy
+    bad: dict[int, str] = field(default_factory=dict)  # step -> what is wrong with its copy
+    problems: list[str] = field(default_factory=list)  # the ones that stop the undo
+
+
+def check_copies(run_dir: Path, journal: RunJournal) -> _Copies:
+    """Every backup (a backup is never used up) and every archived copy still in the
+    archive, against the hash the journal recorded for it. Whether a bad one stops the undo
+    is decided by :func:`_plan`: it does unless its step never happened."""
+    copies = _Copies()
+    base = os.path.realpath(run_dir)
+    for entry in journal.intents:
+        if entry.op == "create":
+            continue
+        want = _before(entry)
         if entry.op == "write":
-            if sha == entry.after_sha256 and current != before:
-                state = "todo"
-            else:
-                state = "clean" if current == before or (before and sha == before[0]) else "conflict"
-        elif entry.op == "create":
-            state = "clean" if current is None else (
-                "todo" if sha == entry.after_sha256 else "conflict")
+            path, what = backup_path(run_dir, entry.step, entry.file), "backup"
         else:
-            archived = os.path.lexists(archive_path(run_dir, entry.file))
-            if current is None and archived:
-                state = "todo"
-            else:
-                state = "clean" if not archived and sha == (before[0] if before else None) \
-                    else "conflict"
-        out.append((entry, state))
-        virtual[entry.file] = before if state != "clean" or entry.op != "create" else current
+            path, what = archive_path(run_dir, entry.file), "archived copy"
+        label = f"{what} of {entry.file} (step {entry.step})"
+        if not _inside(base, path):
+            copies.bad[entry.step] = f"{label} lies outside the run's folder"
+            continue
+        found = _state_of(path, entry.file)
+        if found is None and entry.op == "archive":
+            continue  # already put back, or never moved: judged with the root's file
+        if not isinstance(found, FileStat):
+            copies.bad[entry.step] = (f"{label} is missing" if found is None
+                                      else f"{label} is not a regular file")
+        elif found.sha256 != want.sha256:
+            copies.bad[entry.step] = f"{label} does not match the journal"
+        elif entry.op == "write":
+            copies.backups[entry.step] = found
+        else:
+            copies.archived[entry.file] = found
+    return copies
+
+
+@dataclass
+class _Step:
+    entry: Entry
+    state: str  # "todo", "clean" (nothing to undo) or "conflict" (changed since the run)
+    current: Now  # the file as the step will find it (after the later steps' undo)
+
+
+def _judge(entry: Entry, current: Now, done: bool, copies: _Copies) -> str:
+    """``todo``, ``clean`` or ``conflict``; or ``damaged:<why>``."""
+    sha = current.sha256 if isinstance(current, FileStat) else None
+    if entry.op == "create":
+        # Undone only if the run made it: a done record, or exactly the bytes it wrote.
+        # Nothing there, or a folder or link, is a create that never happened (or is gone).
+        if sha is None:
+            return "clean"
+        if sha == entry.after_sha256:
+            return "todo"
+        return "conflict" if done else "clean"
+    before = _before(entry)
+    if entry.op == "write":
+        if sha == entry.after_sha256 and isinstance(current, FileStat) \
+                and (current.sha256, current.mtime_ns) != (before.sha256, before.mtime_ns):
+            return "todo"
+        if sha == before.sha256 or not done and sha != entry.after_sha256:
+            return "clean"  # as before the run, or a write that never happened
+        return "conflict"
+    if entry.file in copies.archived:
+        return "todo" if current is None else "conflict"
+    if not done or sha == before.sha256:
+        return "clean"  # never moved, or already put back
+    return f"damaged:the archived copy of {entry.file} (step {entry.step}) is missing"
+
+
+def _plan(rd: RootDir, journal: RunJournal, copies: _Copies,
+          keep_newer: bool) -> list[_Step]:
+    """Each step, newest first, judged against a simulation of the files as undo goes back
+    in time: a file the run wrote twice is judged against what the later write left."""
+    virtual: dict[str, Now] = {}
+    out = []
+    for entry in reversed(journal.intents):
+        current = virtual[entry.file] if entry.file in virtual else _current(rd, entry.file)
+        done = entry.step in journal.done
+        state = _judge(entry, current, done, copies)
+        if entry.step in copies.bad and (done or state != "clean"):
+            # A step that happened needs its copy; one that never did (its file changed
+            # under the run before it wrote) does not.
+            copies.problems.append(copies.bad[entry.step])
+            state = "clean"
+        elif state.startswith("damaged:"):
+            copies.problems.append(state.split(":", 1)[1])
+            state = "clean"
+        out.append(_Step(entry, state, current))
+        if state == "clean" or (state == "conflict" and keep_newer):
+            virtual[entry.file] = current
+        elif entry.op == "create":
+            virtual[entry.file] = None
+        elif entry.op == "write":
+            virtual[entry.file] = _before(entry)
+        else:
+            archived = copies.archived[entry.file]
+            virtual[entry.file] = FileStat(entry.file, archived.size, archived.mtime_ns,
+                                           archived.mode, archived.sha256)
     return out
 
 
-def undo(root: Path, run_dir: Path, force: bool = False, keep_newer: bool = False) -> UndoResult:
+def _free(dest: Path) -> Path:
+    """``dest``, or a name beside it that is free (``.<pid>``, ``.<pid>-N``), within the
+    file system's 255 bytes."""
+    if not os.path.lexists(dest):
+        return dest
+    n = 0
+    while True:
+        suffix = f".{os.getpid()}" + (f"-{n}" if n else "")
+        candidate = dest.with_name(clip(dest.name, suffix))
+        if not os.path.lexists(candidate):
+            return candidate
+        n += 1
+
+
+def _same(a: FileStat, b: FileStat) -> bool:
+    return (a.size, a.mtime_ns, a.sha256) == (b.size, b.mtime_ns, b.sha256)
+
+
+def _take_out(rd: RootDir, rel: str, dest: Path, expected: FileStat | None = None) -> \
+        tuple[Path, FileStat] | None:
+    """Move the root's regular file ``rel`` to a free name at ``dest`` (in the run's
+    folder), byte for byte.
+
+    ``expected``: move it only if it is still exactly that, else :class:`FileChanged` (it
+    stays, or is put back with anything written to it meanwhile). Without: move what is
+    there now (a file a session keeps writing is tried again); None if nothing is. A folder
+    or link is never moved (:class:`NotRegular`).
+    """
+    path = rd.path / rel
+    for _ in range(_TRIES):
+        now: Now = expected
+        if expected is None:
+            now = _current(rd, rel)
+            if now is None:
+                return None
+            if now == OTHER:
+                raise NotRegular([rel])
+        assert isinstance(now, FileStat)
+        ensure_private_dir(dest.parent)
+        target = _free(dest)
+        try:
+            move_file(path, target, now, source_root=rd)
+        except FileChanged:
+            if expected is not None:
+                raise
+            continue  # written meanwhile (and put back): take what is there now
+        return target, now
+    raise FileChanged(f"{rel}: kept changing while being moved aside")
+
+
+_NO_LINKS = (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP)
+
+
+def _place(rd: RootDir, source: Path, rel: str, expected: FileStat | None = None) -> None:
+    """Move ``source`` (in the run's folder) to ``rel`` in the root without ever replacing
+    anything there: :class:`FileExistsError` if the name is taken, even a moment ago (the
+    new name is made with link(), which never replaces). ``expected``: ``source`` must
+    still be exactly that."""
+    if expected is not None:
+        check_unchanged(source, expected)
+    with open_folder(source.parent) as src:
+        dst, name = _folder(rd, rel, create=True)
+        with dst:
+            src.verify()
+            dst.verify()
+            try:
+                if _LINK_NOFOLLOW:
+                    os.link(src.at(source.name), dst.at(name), src_dir_fd=src.dir_fd,
+                            dst_dir_fd=dst.dir_fd, follow_symlinks=False)
+                else:
+                    os.link(src.at(source.name), dst.at(name), src_dir_fd=src.dir_fd,
+                            dst_dir_fd=dst.dir_fd)
+            except FileExistsError:
+                raise FileExistsError(errno.EEXIST, "a file is in the way",
+                                      str(rd.path / rel)) from None
+            except OSError as exc:
+                if exc.errno not in _NO_LINKS:
+                    raise
+                found = expected or _state_of(source, rel)
+                if not isinstance(found, FileStat):
+                    raise
+                # No second name possible (another file system): move_file's own checks.
+                move_file(source, rd.path / rel, found, dest_root=rd)
+                return
+            dst.fsync()
+            # The file lives on at ``rel``: this drops only the run folder's second name.
+            os.unlink(src.at(source.name), dir_fd=src.dir_fd)
+            src.fsync()
+
+
+_LINK_NOFOLLOW = os.link in os.supports_follow_symlinks
+
+
+class _Undoer:
+    """Carries out a plan step by step, remembering how to put each step back."""
+
+    def __init__(self, rd: RootDir, run_dir: Path, copies: _Copies, force: bool,
+                 keep_newer: bool) -> None:
+        self.rd = rd
+        self.run_dir = run_dir
+        self.copies = copies
+        self.force = force
+        self.keep_newer = keep_newer
+        self.result = UndoResult()
+        self.inverse: list[tuple[str, Callable[[], None]]] = []
+
+    def run(self, steps: list[_Step]) -> UndoResult:
+        for step in steps:
+            if step.state == "clean" or (step.state == "conflict" and self.keep_newer):
+                continue
+            try:
+                self._step(step)
+            except (FileChanged, FileExistsError) as exc:
+                if self.keep_newer:  # recovery: a live session wrote it; leave it so
+                    if step.entry.file not in self.result.conflicts:
+                        self.result.conflicts.append(step.entry.file)
+                    continue
+                self._fail(step, exc)
+            except (ConsolidatorError, OSError, ReadProblem) as exc:
+                self._fail(step, exc)
+            if step.entry.file not in self.result.restored:
+                self.result.restored.append(step.entry.file)
+        self.result.restored.sort()
+        self.result.conflicts.sort()
+        return self.result
+
+    def _step(self, step: _Step) -> None:
+        entry = step.entry
+        if entry.op == "write":
+            self._write(step)
+        elif entry.op == "create":
+            self._remove_created(step)
+        else:
+            self._unarchive(step)
+
+    # -- the three kinds of step -------------------------------------------------------
+
+    def _backup_bytes(self, entry: Entry) -> bytes:
+        want = self.copies.backups[entry.step]
+        data, st = read_regular(backup_path(self.run_dir, entry.step, entry.file),
+                                limit=_READ_ALL)
+        if file_stat(entry.file, data, st).sha256 != want.sha256:
+            raise BackupDamaged(self.run_dir, [f"backup of {entry.file} (step {entry.step}) "
+                                               "changed during the undo"])
+        return data
+
+    def _write(self, step: _Step) -> None:
+        entry, before, rd = step.entry, _before(step.entry), self.rd
+        path = rd.path / entry.file
+        data = self._backup_bytes(entry)
+        put = FileStat(entry.file, len(data), before.mtime_ns, before.mode, before.sha256)
+        if step.state == "todo":
+            assert isinstance(step.current, FileStat)
+            replaced = step.current
+            try:
+                folder, name = _folder(rd, entry.file)
+                with folder:
+                    old = read_checked(folder, name, replaced)  # kept, to put back
+                atomic_write(path, data, mtime_ns=before.mtime_ns, mode=before.mode,
+                             expected=replaced, root=rd)
+            except (FileChanged, FileExistsError, FileNotFoundError, NotADirectoryError) as exc:
+                if not self.force:
+                    raise FileChanged(str(exc)) from exc
+            else:
+                self._undo_later(entry.file, lambda: atomic_write(
+                    path, old, mtime_ns=replaced.mtime_ns, mode=replaced.mode, expected=put,
+                    root=rd))
+                return
+        self._displace_then(step, lambda: atomic_write(
+            path, data, mtime_ns=before.mtime_ns, mode=before.mode, exclusive=True, root=rd),
+            put)
+
+    def _remove_created(self, step: _Step) -> None:
+        entry = step.entry
+        assert isinstance(step.current, FileStat)
+        made = step.current
+        displaced = self.run_dir / "displaced" / str(entry.step) / entry.file
+        # What the run made goes to undone/; bytes changed since (forced) to displaced/.
+        dest = self.run_dir / "undone" / entry.file if step.state == "todo" else displaced
+        try:
+            moved = _take_out(self.rd, entry.file, dest, made)
+        except FileChanged:
+            if not self.force:
+                raise
+            moved = _take_out(self.rd, entry.file, displaced)
+        if moved is None:
+            return
+        target, was = moved
+        if step.state != "todo" or not _same(was, made):
+            self.result.displaced[entry.file] = str(target)
+        self._undo_later(entry.file, lambda: _place(self.rd, target, entry.file, was))
+
+    def _unarchive(self, step: _Step) -> None:
+        entry = step.entry
+        archived = self.copies.archived[entry.file]
+        source = archive_path(self.run_dir, entry.file)
+        expected = FileStat(entry.file, archived.size, archived.mtime_ns, archived.mode,
+                            archived.sha256)
+
+        def back() -> None:  # into the archive again, under its own name
+            moved = _take_out(self.rd, entry.file, source, expected)
+            if moved is not None and moved[0] != source:
+                raise FileExistsError(errno.EEXIST, "archive name taken", str(source))
+
+        if step.state == "todo":
+            try:
+                _place(self.rd, source, entry.file, expected)
+            except (FileChanged, FileExistsError):
+                if not self.force:
+                    raise  # a file appeared where the archived one goes back
+            else:
+                self._undo_later(entry.file, back)
+                return
+        self._displace_then(step, lambda: _place(self.rd, source, entry.file, expected),
+                            expected, back=back)
+
+    # -- forced steps and putting back ---------------------------------------------------
+
+    def _displace_then(self, step: _Step, put: Callable[[], None], result: FileStat,
+                       back: Callable[[], None] | None = None) -> None:
+        """Forced: move what is at the file's name now into ``displaced/``, then ``put`` the
+        old bytes there (never over a file: one a live session recreates meanwhile is moved
+        aside too)."""
+        entry, rd = step.entry, self.rd
+        dest = self.run_dir / "displaced" / str(entry.step) / entry.file
+        aside: list[tuple[Path, FileStat]] = []
+        try:
+            for _ in range(_TRIES):
+                moved = _take_out(rd, entry.file, dest)
+                if moved is not None:
+                    aside.append(moved)
+                    self.result.displaced[entry.file] = str(moved[0])
+                try:
+                    put()
+                except (FileExistsError, FileChanged):
+                    continue
+                break
+            else:
+                raise FileChanged(f"{entry.file}: kept being recreated during the undo")
+        except BaseException:
+            try:
+                self._put_back_aside(entry.file, aside)
+            except (ConsolidatorError, OSError, ReadProblem):
+                pass  # a session's file is there now: what was moved aside stays aside
+            raise
+
+        def inverse() -> None:
+            if back is not None:
+                back()
+            else:  # the restored copy goes into undone/, what was there comes back
+                _take_out(rd, entry.file, self.run_dir / "undone" / entry.file, result)
+            self._put_back_aside(entry.file, aside)
+        self._undo_later(entry.file, inverse)
+
+    def _put_back_aside(self, rel: str, aside: list[tuple[Path, FileStat]]) -> None:
+        if aside:  # the latest is what the root had; earlier ones stay in displaced/
+            target, _was = aside[-1]
+            _place(self.rd, target, rel)
+            if len(aside) == 1:
+                self.result.displaced.pop(rel, None)
+
+    def _undo_later(self, rel: str, inverse: Callable[[], None]) -> None:
+        self.inverse.append((rel, inverse))
+
+    def _fail(self, step: _Step, exc: BaseException) -> NoReturn:
+        """Put back every step this undo did, newest first, then raise."""
+        left = []
+        for rel, inverse in reversed(self.inverse):
+            try:
+                inverse()
+            except (ConsolidatorError, OSError, ReadProblem):
+                left.append(rel)  # changed since this undo wrote it: a session's, kept
+        done = len(self.inverse)
+        kept = (f"; {', '.join(sorted(set(left)))} changed meanwhile and "
+                "stay as they are now") if left else ""
+        if isinstance(exc, (FileChanged, FileExistsError)) and not left:
+            raise UndoRefused([step.entry.file], "changed during the undo") from exc
+        raise UndoFailed(f"undo stopped at {step.entry.file}: {exc}; the {done} step(s) it "
+                         f"had done were put back{kept}") from exc
+
+
+def undo(root: Path, run_dir: Path, force: bool = False, keep_newer: bool = False,
+         journal: RunJournal | None = None, copies: _Copies | None = None) -> UndoResult:
     """Restore ``root`` to its bytes before the run journaled in ``run_dir``.
 
     ``force``: also restore files changed since (their current bytes are kept aside).
     ``keep_newer``: leave files changed since as they are (crash recovery: a live session
     wrote them after the interrupted run did).
+
+    Raises :class:`JournalDamaged` or :class:`BackupDamaged` (nothing changed),
+    :class:`UndoRefused` or :class:`NotRegular` (nothing changed), :class:`UndoFailed`
+    (a step failed; the others were put back). The caller holds the root's lock.
+    ``journal`` and ``copies``: already read and checked (:func:`load`, :func:`check_copies`).
     """
-    _meta, intents, _done = read_entries(run_dir)
-    states = _plan(root, run_dir, intents)
-    result = UndoResult(conflicts=sorted({e.file for e, s in states if s == "conflict"}))
-    if result.conflicts and not (force or keep_newer):
-        raise UndoRefused(result.conflicts)
-    for entry, state in states:
-        if state == "clean" or (state == "conflict" and keep_newer):
-            continue
-        path = safe_path(root, entry.file)
-        if state == "conflict" and os.path.lexists(path):
-            _displace(path, run_dir / "displaced" / f"{entry.step}" / entry.file)
-        if entry.op == "write":
-            assert entry.before is not None
-            data = backup_path(run_dir, entry.step, entry.file).read_bytes()
-            atomic_write(path, data, mtime_ns=entry.before["mtime_ns"], mode=entry.before["mode"])
-        elif entry.op == "create":
-            if os.path.lexists(path):
-                _displace(path, run_dir / "undone" / entry.file)
-        else:
-            assert entry.before is not None
-            move_file(archive_path(run_dir, entry.file), path, FileStat(**entry.before))
-        result.restored.append(entry.file)
+    journal = journal if journal is not None else load(run_dir)
+    copies = copies if copies is not None else check_copies(run_dir, journal)
+    with RootDir(root) as rd:
+        steps = _plan(rd, journal, copies, keep_newer)
+        if copies.problems:
+            raise BackupDamaged(run_dir, copies.problems)
+        conflicts = sorted({s.entry.file for s in steps if s.state == "conflict"})
+        if conflicts and not (force or keep_newer):
+            raise UndoRefused(conflicts)
+        odd = sorted({s.entry.file for s in steps if s.state == "conflict"
+                      and s.current == OTHER and s.entry.op != "create"})
+        if odd and force and not keep_newer:
+            raise NotRegular(odd)
+        undoer = _Undoer(rd, run_dir, copies, force and not keep_newer, keep_newer)
+        result = undoer.run(steps)
+    result.conflicts = sorted(set(result.conflicts) | set(conflicts))
     return result
 
 
-def _displace(path: Path, dest: Path) -> None:
-    ensure_private_dir(dest.parent)
-    if os.path.lexists(dest):
-        dest = dest.with_name(dest.name + f".{os.getpid()}")
-    os.rename(path, dest)
+def find_runs(state: Path, run_id: str) -> list[Path]:
+    """The run folders named exactly ``run_id`` (one per root the run touched).
+
+    The id is checked, then compared with the names listed in each root's ``runs/``: it is
+    never a pattern. Raises :class:`UsageError` when it is not an id or names no run.
+    """
+    if not RUN_ID.fullmatch(run_id):
+        raise UsageError(f"{run_id!r} is not a run id (like 20261130T031500Z-3f9a)")
+    found = []
+    try:
+        roots = sorted(os.scandir(state), key=lambda e: e.name)
+    except OSError:
+        roots = []
+    for entry in roots:
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        runs = Path(entry.path) / "runs"
+        try:
+            names = os.listdir(runs)
+        except OSError:
+            continue
+        if run_id in names and (runs / run_id).is_dir() and not (runs / run_id).is_symlink():
+            found.append(runs / run_id)
+    if not found:
+        raise UsageError(f"no run {run_id!r} in {state}")
+    return found
+
+
+@dataclass
+class Undone:
+    """What :func:`undo_run` did on one root."""
+
+    root: Path
+    result: UndoResult | None  # None: the run was already undone
+
+
+def undo_run(root: Path, run_dir: Path, *, force: bool, stale_minutes: int,
+             when: str) -> Undone:
+    """``consolidator undo`` on one root: take the root's locks (both files, as a run
+    does; raises :class:`LockHeld`), undo, mark the run undone, and put Claude Code's
+    "last consolidated" back to before that run when it still records it."""
+    from consolidator.lock import RootLock, forget_run
+
+    held = RootLock(root, stale_minutes, run_dir.parent.parent)
+    try:
+        held.acquire(time.time_ns())
+    except BaseException:
+        try:
+            held.rollback()  # whatever part of the lock it took goes back as it was
+        finally:
+            held.release()
+        raise
+    try:
+        journal = load(run_dir)
+        if journal.undone and not force:
+            return Undone(root, None)
+        result = undo(root, run_dir, force=force, journal=journal)
+        record = Journal(run_dir)
+        if journal.closed is None:
+            record.close("rolled back")  # an interrupted run: recovery need not look again
+        record.mark_undone(when)
+        held.rollback()  # an undo is not a consolidation: the lock's mtime goes back
+        meta = journal.meta
+        if isinstance(meta.get("started_ns"), int):
+            before = meta.get("lock_before_ns")
+            forget_run(root, meta["started_ns"], before if isinstance(before, int) else None)
+        return Undone(root, result)
+    finally:
+        try:
+            held.rollback()  # a no-op once done
+        finally:
+            held.release()

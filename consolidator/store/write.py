@@ -6,26 +6,91 @@ planned mtime, and replaces the target by rename. Before any change the file on 
 compared with what the scan saw; a file a live session touched meanwhile is left alone. A new
 file never takes a name that an existing one already has on a case-insensitive or
 normalising file system (``MEMORY.md`` beside ``memory.md``).
+
+Every name is looked up in a folder held open (see :mod:`consolidator.store.dirfd`): inside
+a root, a folder swapped for a symbolic link between the check and the change cannot send
+the change elsewhere. The file being replaced or moved is held open from its last re-check
+until after the rename, so a line a live session writes in that instant is seen (the
+descriptor still reaches the file whatever its name became) and put back live: the step
+then raises :class:`FileChanged` and counts as skipped. Every name the store makes beside a
+file (temp, partial copy) fits in 255 bytes, whatever the file's own name.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
+import hashlib
 import os
-import shutil
-import tempfile
-from pathlib import Path
+import secrets
+import signal
+import stat as stat_mod
+import time
+from pathlib import Path, PurePosixPath
 
 from consolidator.errors import FileChanged, UnsafePath
+from consolidator.store.dirfd import (
+    FILE_FLAGS,
+    LINK_ERRNOS,
+    NEW_FILE_FLAGS,
+    PART_FILE_FLAGS,
+    UTIME_FD,
+    Folder,
+    RootDir,
+    identity,
+    open_folder,
+)
 from consolidator.store.model import FileStat
-from consolidator.store.names import MAX_NAME_BYTES, clip, collides, too_long
+from consolidator.store.names import (
+    MAX_NAME_BYTES,
+    TAG_CHARS,
+    TAG_LEN,
+    collides,
+    side_name,
+    too_long,
+)
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
 
 DEFAULT_MODE = 0o644
+TEMP_SUFFIX = ".tmp"
+PARTIAL_SUFFIX = ".partial"
+KEPT_SUFFIX = ".kept"
+_RESTORE_TRIES = 100
+# A program with the file open for writing is waited for this long before a change (then
+# the file is left alone) and after it (then a write it made through its old handle is seen).
+WRITER_WAIT_S = 1.0
+# Where the system cannot tell whether anyone has a file open: a pause before the last look.
+GRACE_S = 0.002
+_F_SETLEASE: int | None = getattr(fcntl, "F_SETLEASE", None)
+_F_SETSIG: int | None = getattr(fcntl, "F_SETSIG", None)
+_LINK_NOFOLLOW = os.link in os.supports_follow_symlinks
+
+__all__ = [
+    "DEFAULT_MODE", "RootDir", "atomic_write", "check_new_name", "check_unchanged",
+    "current_stat", "move_file", "move_in", "read_checked", "rel_parts", "safe_path",
+    "write_in",
+]
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def rel_parts(rel: str) -> tuple[str, ...]:
+    """The components of ``rel``, refusing anything that is not a plain path in the root."""
+    path = PurePosixPath(rel)
+    parts = path.parts
+    if not parts or path.is_absolute() or Path(rel).is_absolute() or any(
+            p in ("..", ".", "") for p in parts) or rel in (".", ""):
+        raise UnsafePath(f"{rel!r} is not a path inside the root")
+    return parts
 
 
 def safe_path(root: Path, rel: str) -> Path:
-    """``root / rel``, refusing anything that leaves the root or passes through a symlink."""
+    """``root / rel``, refusing anything that leaves the root or passes through a symlink.
+
+    A check of the path as it is now; the changes themselves walk the folders again from
+    the root's descriptor (:class:`RootDir`), so a link swapped in later is refused too.
+    """
     parts = Path(rel).parts
     if not parts or Path(rel).is_absolute() or any(p in ("..", "") for p in parts):
         raise UnsafePath(f"{rel!r} is not a path inside the root")
@@ -37,71 +102,476 @@ def safe_path(root: Path, rel: str) -> Path:
     return root / rel
 
 
-def check_new_name(root: Path, rel: str) -> None:
+def _place(path: Path, root: RootDir | None, *, create: bool = False) -> tuple[Folder, str]:
+    """The open folder of ``path`` and ``path``'s name in it: walked from ``root``'s
+    descriptor without following a link, or (a path outside any root) opened by its path.
+    ``create`` makes missing folders."""
+    if root is None:
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        return open_folder(path.parent), path.name
+    try:
+        rel = path.relative_to(root.path)
+    except ValueError:
+        raise UnsafePath(f"{path} is not inside {root.path}") from None
+    parts = rel_parts(rel.as_posix())
+    root.check()
+    return root.folder(parts[:-1], create=create), parts[-1]
+
+
+def _place_of_scanned(path: Path, root: RootDir | None, expected: FileStat) -> tuple[Folder, str]:
+    try:
+        return _place(path, root)
+    except (FileNotFoundError, NotADirectoryError):
+        raise FileChanged(f"{expected.rel}: removed since the scan") from None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _sig(st: os.stat_result) -> tuple[int, int]:
+    return st.st_size, st.st_mtime_ns
+
+
+class _NotRegular(Exception):
+    """The name is a link, a folder, a FIFO or a device: nothing to hold."""
+
+
+def _open_regular(folder: Folder, name: str) -> int | None:
+    """A descriptor of the regular file ``name`` (``None`` when nothing has the name)."""
+    try:
+        fd = os.open(folder.at(name), FILE_FLAGS, dir_fd=folder.dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno in LINK_ERRNOS:
+            raise _NotRegular(name) from None
+        raise
+    try:
+        if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotRegular(name)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+class _Held:
+    """A file held open from the last re-check until after the change: the descriptor keeps
+    reaching the file whatever its name became, so a late write to it is seen."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        st = os.fstat(fd)
+        data = b""
+        for _ in range(4):  # a read torn by a write is read again
+            before = st
+            data = _read_all(fd)
+            st = os.fstat(fd)
+            if _sig(before) == _sig(st) and len(data) == st.st_size:
+                break
+        self.data = data
+        self.st = st
+
+    @property
+    def mode(self) -> int:
+        return stat_mod.S_IMODE(self.st.st_mode)
+
+    def matches(self, expected: FileStat) -> bool:
+        return (_sig(self.st) == (expected.size, expected.mtime_ns)
+                and hashlib.sha256(self.data).hexdigest() == expected.sha256)
+
+    def late(self) -> tuple[bytes, int] | None:
+        """``(bytes, mtime_ns)`` of the file now if anyone wrote to it since it was read."""
+        st = os.fstat(self.fd)
+        data = _read_all(self.fd)
+        if _sig(st) == _sig(self.st) and data == self.data:
+            return None
+        return data, st.st_mtime_ns
+
+    def still_at(self, folder: Folder, name: str) -> bool:
+        st = folder.lstat(name)
+        return st is not None and identity(st) == identity(self.st)
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def _no_writer(fd: int, wait_s: float | None = None) -> bool | None:
+    """Whether no program has the file ``fd`` reaches open for writing (``fd`` is our own,
+    read-only), waiting up to ``wait_s`` for one that has to close it; ``None`` where the
+    system cannot tell. Asked with a read lease (Linux), which is refused while anyone has
+    the file open for writing, and given up again at once."""
+    if _F_SETLEASE is None or _F_SETSIG is None:
+        return None
+    try:
+        # Were the lease broken in the instant it is held, the signal must be harmless:
+        # SIGIO would end the process.
+        fcntl.fcntl(fd, _F_SETSIG, signal.SIGURG)
+    except OSError:
+        return None
+    deadline = time.monotonic() + (WRITER_WAIT_S if wait_s is None else wait_s)
+    while True:
+        try:
+            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_RDLCK)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EBUSY):
+                return None  # not the file's owner, or a file system without leases
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.0005)
+            continue
+        try:
+            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
+        except OSError:
+            pass
+        return True
+
+
+def _settle(held: _Held) -> None:
+    """Before the last look at a file just replaced or moved: let a write begun through a
+    handle opened before the change land first."""
+    if _no_writer(held.fd) is None:
+        time.sleep(GRACE_S)
+
+
+def _hold(folder: Folder, name: str) -> _Held | None:
+    """The regular file ``name`` held open, ``None`` when nothing has the name."""
+    fd = _open_regular(folder, name)
+    return None if fd is None else _Held(fd)
+
+
+def _hold_file(folder: Folder, name: str) -> _Held | None:
+    """The regular file ``name`` held open, ``None`` when there is none (or something else)."""
+    try:
+        return _hold(folder, name)
+    except _NotRegular:
+        return None
+
+
+def _hold_scanned(folder: Folder, name: str, expected: FileStat) -> _Held:
+    """``name`` held open, if it still has the scanned size, mtime and bytes."""
+    changed = f"{expected.rel}: changed on disk since the scan"
+    try:
+        fd = _open_regular(folder, name)
+    except _NotRegular:
+        raise FileChanged(changed) from None
+    if fd is None:
+        raise FileChanged(f"{expected.rel}: removed since the scan")
+    try:
+        if _sig(os.fstat(fd)) != (expected.size, expected.mtime_ns):
+            raise FileChanged(changed)
+        held = _Held(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not held.matches(expected):
+        held.close()
+        raise FileChanged(changed)
+    return held
+
+
+def read_checked(folder: Folder, name: str, expected: FileStat) -> bytes:
+    """The bytes of ``name`` in ``folder``; :class:`FileChanged` unless they are as scanned."""
+    held = _hold_scanned(folder, name, expected)
+    held.close()
+    return held.data
+
+
+def current_stat(path: Path, rel: str, *, root: RootDir | None = None) -> FileStat | None:
+    """The file as it is now, or ``None`` if it is gone or unreadable."""
+    try:
+        folder, name = _place(path, root)
+    except OSError:
+        return None
+    try:
+        data, st = read_regular(folder.at(name), dir_fd=folder.dir_fd)
+    except ReadProblem:
+        return None
+    finally:
+        folder.close()
+    return file_stat(rel, data, st)
+
+
+def check_unchanged(path: Path, expected: FileStat, *, root: RootDir | None = None) -> None:
+    """Raise :class:`FileChanged` unless the file still has the scanned bytes and mtime."""
+    folder, name = _place_of_scanned(path, root, expected)
+    try:
+        read_checked(folder, name, expected)
+    finally:
+        folder.close()
+
+
+def check_new_name(root: Path, rel: str, *, at: RootDir | None = None) -> None:
     """Refuse to create ``root / rel`` where a file system that ignores case or Unicode
     normalisation already has it: each component of ``rel`` is compared, folded, with the
     entries of its folder (one listing per component; a missing folder ends the check).
 
     A folder on the way may exist under exactly its name; the file itself may not exist at
     all. Raises :class:`FileExistsError` naming the existing entry, or :class:`OSError`
-    (``ENAMETOOLONG``) for a component over 255 bytes.
+    (``ENAMETOOLONG``) for a component over 255 bytes. ``at``: the root held open (else it
+    is opened for the check); folders are walked without following a link.
     """
     long_part = too_long(rel)
     if long_part is not None:
         raise OSError(errno.ENAMETOOLONG,
                       f"{rel} not created: a name is over {MAX_NAME_BYTES} bytes ({long_part!r})")
-    parts = Path(rel).parts
-    folder, done = root, ""
-    for i, part in enumerate(parts):
-        try:
-            names = os.listdir(folder)
-        except (FileNotFoundError, NotADirectoryError):
-            return  # a folder still to be made: nothing in it to collide with
-        other = collides(part, names)
-        last = i == len(parts) - 1
-        if other is not None and (last or other != part):
-            if other == part:
-                why = f"{done}{other} already exists"
-            else:
-                why = (f"{done}{other} already exists, the same name on a case-insensitive "
-                       "or normalising file system")
-            raise FileExistsError(errno.EEXIST, f"{rel} not created: {why}")
-        folder, done = folder / part, done + part + "/"
-
-
-def _fsync_dir(folder: Path) -> None:
+    parts = rel_parts(rel)
+    handle = at if at is not None else RootDir(root)
     try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
+        done = ""
+        for i, part in enumerate(parts):
+            try:
+                with handle.folder(parts[:i]) as folder:
+                    names = folder.names()
+            except (FileNotFoundError, NotADirectoryError):
+                return  # a folder still to be made: nothing in it to collide with
+            other = collides(part, names)
+            last = i == len(parts) - 1
+            if other is not None and (last or other != part):
+                if other == part:
+                    why = f"{done}{other} already exists"
+                else:
+                    why = (f"{done}{other} already exists, the same name on a case-insensitive "
+                           "or normalising file system")
+                raise FileExistsError(errno.EEXIST, f"{rel} not created: {why}")
+            done += part + "/"
+    finally:
+        if at is None:
+            handle.close()
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _tag() -> str:
+    return "".join(secrets.choice(TAG_CHARS) for _ in range(TAG_LEN))
+
+
+def _new_side_file(folder: Folder, name: str, suffix: str) -> tuple[str, int]:
+    """A new, empty, private file ``.{name}.{random}{suffix}`` beside ``name``."""
+    for _ in range(100):
+        side = side_name(name, _tag(), suffix)
+        try:
+            return side, os.open(folder.at(side), NEW_FILE_FLAGS, 0o600, dir_fd=folder.dir_fd)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise _named(exc, folder.path / side) from None
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder.path / name))
+
+
+def _fill(fd: int, data: bytes, mode: int, mtime_ns: int | None, folder: Folder,
+          name: str, *, sync: bool = True) -> None:
+    """Write ``data`` to the new file ``fd`` (``name`` in ``folder``), set its mode and
+    mtime, and (``sync``) fsync it."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fchmod(fd, mode)
+    if mtime_ns is not None:
+        if UTIME_FD:
+            os.utime(fd, ns=(mtime_ns, mtime_ns))
+        else:
+            os.utime(folder.at(name), ns=(mtime_ns, mtime_ns), dir_fd=folder.dir_fd,
+                     follow_symlinks=False)
+    if sync:
+        os.fsync(fd)
+
+
+def _side_file(folder: Folder, name: str, data: bytes, mode: int, mtime_ns: int | None,
+               suffix: str = TEMP_SUFFIX) -> str:
+    """A new file beside ``name`` holding ``data``, fsynced; returns its name."""
+    side, fd = _new_side_file(folder, name, suffix)
+    try:
+        try:
+            _fill(fd, data, mode, mtime_ns, folder, side)
+        finally:
+            os.close(fd)
+    except BaseException:
+        _unlink_quietly(folder, side)
+        raise
+    return side
+
+
+def _unlink_quietly(folder: Folder, name: str) -> None:
+    """Remove one of the store's own side files."""
+    try:
+        os.unlink(folder.at(name), dir_fd=folder.dir_fd)
+    except FileNotFoundError:
+        pass
+
+
+def _named(exc: OSError, first: Path, second: Path | None = None) -> OSError:
+    """``exc`` again, naming full paths (the call named files relative to a folder)."""
+    again = type(exc)(exc.errno, exc.strerror, str(first), None,
+                      None if second is None else str(second))
+    return again
+
+
+def _rename(src: Folder, a: str, dst: Folder, b: str) -> None:
+    try:
+        os.rename(src.at(a), dst.at(b), src_dir_fd=src.dir_fd, dst_dir_fd=dst.dir_fd)
+    except OSError as exc:
+        raise _named(exc, src.path / a, dst.path / b) from None
+
+
+def _link(src: Folder, a: str, dst: Folder, b: str) -> None:
+    """A second name ``b`` for ``a``; :class:`FileExistsError` when anything has ``b``."""
+    try:
+        if _LINK_NOFOLLOW:
+            os.link(src.at(a), dst.at(b), src_dir_fd=src.dir_fd, dst_dir_fd=dst.dir_fd,
+                    follow_symlinks=False)
+        else:
+            os.link(src.at(a), dst.at(b), src_dir_fd=src.dir_fd, dst_dir_fd=dst.dir_fd)
+    except OSError as exc:
+        raise _named(exc, dst.path / b) from None
+
+
+def _keep_aside(folder: Folder, name: str, data: bytes, mode: int, mtime_ns: int) -> str:
+    """Keep bytes nobody else holds any more beside ``name`` (hidden, never ``*.md``)."""
+    side = _side_file(folder, name, data, mode, mtime_ns, KEPT_SUFFIX)
+    folder.fsync()
+    return f"; other bytes written meanwhile kept as {side}"
+
+
+def _restore(folder: Folder, name: str, content: bytes, mode: int, mtime_ns: int,
+             base: bytes) -> str:
+    """Put ``content`` (a live session's bytes, which a change displaced) back at ``name``,
+    where ``base`` had just been put: what anyone added after ``base`` meanwhile is kept,
+    after ``content``. With ``base`` empty, a file someone made at the name since is kept
+    after ``content`` in the same way. Returns a note when it had to keep bytes aside.
+
+    A session may still be writing: the file is prepared unsynced and checked again just
+    before the rename (fsynced right after it), so the instant in which a write can land in
+    the file being displaced is short; one that lands there anyway is merged on the next
+    round.
+    """
+    for _ in range(_RESTORE_TRIES):
+        try:
+            live = _hold(folder, name)
+        except _NotRegular:
+            return _keep_aside(folder, name, content, mode, mtime_ns)
+        if live is None:  # nothing at the name: the bytes go back as a new file
+            side = _side_file(folder, name, content, mode, mtime_ns)
+            try:
+                _link(folder, side, folder, name)
+            except FileExistsError:
+                continue
+            finally:
+                _unlink_quietly(folder, side)
+            folder.fsync()
+            return ""
+        try:
+            if not live.data.startswith(base):
+                return _keep_aside(folder, name, content, mode, mtime_ns)
+            extra = live.data[len(base):]
+            merged = content + extra
+            side, fd = _new_side_file(folder, name, TEMP_SUFFIX)
+            placed = False
+            try:
+                _fill(fd, merged, mode, live.st.st_mtime_ns if extra else mtime_ns, folder,
+                      side, sync=False)
+                folder.verify()
+                if not live.still_at(folder, name) or live.late() is not None:
+                    continue
+                _rename(folder, side, folder, name)
+                placed = True
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+                if not placed:
+                    _unlink_quietly(folder, side)
+            folder.fsync()
+            _settle(live)
+            late = live.late()
+            if late is None:
+                return ""
+            data, when = late
+            if not data.startswith(live.data):
+                return _keep_aside(folder, name, data, live.mode, when)
+            content, base, mtime_ns = merged + data[len(live.data):], merged, when
+        finally:
+            live.close()
+    return _keep_aside(folder, name, content, mode, mtime_ns)
+
+
+def write_in(
+    folder: Folder,
+    name: str,
+    data: bytes,
+    *,
+    mtime_ns: int | None = None,
+    mode: int | None = None,
+    expected: FileStat | None = None,
+    exclusive: bool = False,
+) -> None:
+    """:func:`atomic_write` of ``name`` in the open ``folder``."""
+    label = expected.rel if expected is not None else name
+    if mode is None:
+        st = folder.lstat(name)
+        mode = (stat_mod.S_IMODE(st.st_mode) if st is not None and stat_mod.S_ISREG(st.st_mode)
+                else DEFAULT_MODE)
+    tmp = _side_file(folder, name, data, mode, mtime_ns)
+    held: _Held | None = None
+    was_missing = False
+    try:
+        if expected is not None:
+            held = _hold_scanned(folder, name, expected)
+        elif not exclusive:
+            try:
+                held = _hold(folder, name)
+            except _NotRegular:
+                pass  # a link or a FIFO at the name: replaced itself, never followed
+            else:
+                was_missing = held is None
+        if held is not None and _no_writer(held.fd) is False:
+            raise FileChanged(f"{label}: open for writing in another program; left alone")
+        folder.verify()
+        if held is not None and not held.still_at(folder, name):
+            raise FileChanged(f"{label}: replaced on disk while being written")
+        if exclusive or was_missing:
+            # link() fails if the target exists: no window in which a new file could be lost.
+            try:
+                _link(folder, tmp, folder, name)
+            except FileExistsError:
+                if was_missing:
+                    raise FileChanged(f"{label}: created on disk while being written") from None
+                raise
+            _unlink_quietly(folder, tmp)
+        else:
+            _rename(folder, tmp, folder, name)
+    except BaseException:
+        _unlink_quietly(folder, tmp)
+        if held is not None:
+            held.close()
+        raise
+    folder.fsync()
+    if held is None:
         return
     try:
-        os.fsync(fd)
-    except OSError:
-        pass
+        _settle(held)
+        late = held.late()
+        if late is not None:
+            note = _restore(folder, name, late[0], held.mode, late[1], base=data)
+            raise FileChanged(f"{label}: written by a live session while being replaced; "
+                              f"its bytes are back in place{note}")
     finally:
-        os.close(fd)
-
-
-def current_stat(path: Path, rel: str) -> FileStat | None:
-    """The file as it is now, or ``None`` if it is gone or unreadable."""
-    try:
-        data, st = read_regular(path)
-    except ReadProblem:
-        return None
-    return file_stat(rel, data, st)
-
-
-def check_unchanged(path: Path, expected: FileStat) -> None:
-    """Raise :class:`FileChanged` unless the file still has the scanned bytes and mtime."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        raise FileChanged(f"{expected.rel}: removed since the scan") from None
-    if st.st_size != expected.size or st.st_mtime_ns != expected.mtime_ns:
-        raise FileChanged(f"{expected.rel}: changed on disk since the scan")
-    now = current_stat(path, expected.rel)
-    if now is None or now.sha256 != expected.sha256:
-        raise FileChanged(f"{expected.rel}: changed on disk since the scan")
+        held.close()
 
 
 def atomic_write(
@@ -112,78 +582,161 @@ def atomic_write(
     mode: int | None = None,
     expected: FileStat | None = None,
     exclusive: bool = False,
+    root: RootDir | None = None,
 ) -> None:
     """Replace (or create) ``path`` with ``data`` atomically.
 
-    ``expected``: the file as scanned; it is re-checked right before the rename.
-    ``exclusive``: the file must not exist (a new memory never overwrites one).
+    ``expected``: the file as scanned; it is re-checked right before the rename, and held
+    open until after it: bytes a live session wrote in between are put back and
+    :class:`FileChanged` raised (also without ``expected``, for any file replaced).
+    ``exclusive``: the file must not exist (a new memory never overwrites one); without it,
+    a file that did not exist is created the same way, so one made meanwhile is kept.
     ``mode``: defaults to the existing file's mode, else 0644. ``mtime_ns`` is set exactly.
-    Raises :class:`FileChanged` or :class:`OSError`; on failure no temp file is left.
+    ``root``: the root held open, when ``path`` is inside it: its folders are walked from
+    the root's descriptor without following a link (else ``path``'s folder is opened by its
+    path). Raises :class:`FileChanged`, :class:`UnsafePath` or :class:`OSError`; on failure no
+    temp file is left.
     """
-    folder = path.parent
-    if mode is None:
-        try:
-            mode = os.lstat(path).st_mode & 0o7777
-        except FileNotFoundError:
-            mode = DEFAULT_MODE
-    # mkstemp adds 8 characters and the suffix: a name near the limit still gets a temp file.
-    prefix = clip(f".{path.name}", ".", MAX_NAME_BYTES - 8 - len(".tmp"))
-    fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        if mtime_ns is not None:
-            os.utime(tmp, ns=(mtime_ns, mtime_ns))
-        if expected is not None:
-            check_unchanged(path, expected)
-        if exclusive:
-            # link() fails if the target exists: no window in which a new file could be lost.
-            os.link(tmp, path)
-            tmp.unlink()
-        else:
-            os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(folder)
+    if expected is not None:
+        folder, name = _place_of_scanned(path, root, expected)
+    else:
+        folder, name = _place(path, root)
+    with folder:
+        write_in(folder, name, data, mtime_ns=mtime_ns, mode=mode, expected=expected,
+                 exclusive=exclusive)
 
 
-def move_file(source: Path, dest: Path, expected: FileStat) -> None:
+# --------------------------------------------------------------------------- moving
+
+
+def move_file(
+    source: Path,
+    dest: Path,
+    expected: FileStat,
+    *,
+    source_root: RootDir | None = None,
+    dest_root: RootDir | None = None,
+) -> None:
     """Move ``source`` to ``dest`` byte for byte, keeping its mtime; ``dest`` must not exist.
 
-    Re-checks the source first and the moved bytes after; if they differ the file is moved
-    back and :class:`FileChanged` raised.
+    Re-checks the source first and holds it open; if it changed by the end of the move it
+    is put back (bytes written meanwhile included) and :class:`FileChanged` raised. Across
+    file systems: copy, fsync, verify, and only then take the source's name away.
+    ``source_root``/``dest_root``: the root held open that ``source``/``dest`` lies in
+    (folders walked from its descriptor; missing folders of ``dest`` are made).
     """
-    check_unchanged(source, expected)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    if os.path.lexists(dest):
-        raise FileExistsError(errno.EEXIST, "archive target exists", str(dest))
+    src, name = _place_of_scanned(source, source_root, expected)
+    with src:
+        held = _hold_scanned(src, name, expected)
+        held.close()  # held again by move_in, right before the move
+        dst, dest_name = _place(dest, dest_root, create=True)
+        with dst:
+            move_in(src, name, dst, dest_name, expected)
+
+
+def move_in(src: Folder, name: str, dst: Folder, dest_name: str, expected: FileStat) -> None:
+    """:func:`move_file` of ``name`` in the open ``src`` to ``dest_name`` in ``dst``."""
+    held = _hold_scanned(src, name, expected)
     try:
-        os.rename(source, dest)
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise
-        _copy_then_remove(source, dest)
-    moved = current_stat(dest, expected.rel)
-    if moved is None or moved.sha256 != expected.sha256:
-        os.rename(dest, source)
+        if dst.lstat(dest_name) is not None:
+            raise FileExistsError(errno.EEXIST, "archive target exists",
+                                  str(dst.path / dest_name))
+        if _no_writer(held.fd) is False:
+            raise FileChanged(f"{expected.rel}: open for writing in another program; left alone")
+        src.verify()
+        dst.verify()
+        if not held.still_at(src, name):
+            raise FileChanged(f"{expected.rel}: changed on disk since the scan")
+        try:
+            _rename(src, name, dst, dest_name)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            _copy_across(src, name, dst, dest_name, held, expected)
+            return
+        dst.fsync()
+        src.fsync()
+        _settle(held)
+        moved_it = held.still_at(dst, dest_name)
+        if moved_it and held.late() is None:
+            return
+        _move_back(src, name, dst, dest_name)
         raise FileChanged(f"{expected.rel}: changed while being moved; put back")
-    _fsync_dir(dest.parent)
-    _fsync_dir(source.parent)
+    finally:
+        held.close()
 
 
-def _copy_then_remove(source: Path, dest: Path) -> None:
-    """Cross-device move: copy with metadata, fsync, verify, only then remove the source."""
-    tmp = dest.with_name(f".{dest.name}.partial")
-    shutil.copy2(source, tmp, follow_symlinks=False)
-    with open(tmp, "rb+") as fh:
-        os.fsync(fh.fileno())
-    if Path(tmp).read_bytes() != source.read_bytes():
-        tmp.unlink()
-        raise OSError(errno.EIO, "copy did not match its source", str(source))
-    os.rename(tmp, dest)
-    source.unlink()
+def _move_back(src: Folder, name: str, dst: Folder, dest_name: str) -> None:
+    """Put what a same-file-system move just took back at its old name, bytes written to it
+    meanwhile included; a file a live session made at the old name since stays, after them."""
+    try:
+        _link(dst, dest_name, src, name)
+    except FileExistsError:
+        moved = _hold_file(dst, dest_name)
+        if moved is None:
+            return  # not a file: it stays where it is
+        try:
+            _restore(src, name, moved.data, moved.mode, moved.st.st_mtime_ns, base=b"")
+        finally:
+            moved.close()
+    src.fsync()
+    _unlink_quietly(dst, dest_name)  # the old name has every byte: this is a second name
+    dst.fsync()
+
+
+def _copy_across(src: Folder, name: str, dst: Folder, dest_name: str, held: _Held,
+                 expected: FileStat) -> None:
+    """Cross-device move: copy the held bytes with mode and mtime, fsync, verify, and only
+    then take the source's name away; bytes written to it by then are put back."""
+    part = side_name(dest_name, "", PARTIAL_SUFFIX)
+    fd = os.open(dst.at(part), PART_FILE_FLAGS, 0o600, dir_fd=dst.dir_fd)
+    try:
+        try:
+            _fill(fd, held.data, held.mode, held.st.st_mtime_ns, dst, part)
+            if _read_all(fd) != held.data:
+                raise OSError(errno.EIO, "copy did not match its source", str(src.path / name))
+        finally:
+            os.close(fd)
+        _link(dst, part, dst, dest_name)
+    finally:
+        _unlink_quietly(dst, part)
+    dst.fsync()
+    changed = f"{expected.rel}: changed while being moved; left in place"
+    try:
+        if _no_writer(held.fd) is False:
+            raise FileChanged(f"{expected.rel}: open for writing in another program; left alone")
+        src.verify()
+        if not held.still_at(src, name) or held.late() is not None:
+            raise FileChanged(changed)
+        # Away under a temp name first: what is unlinked is then surely the held file.
+        aside = side_name(name, _tag(), TEMP_SUFFIX)
+        _rename(src, name, src, aside)
+    except BaseException:
+        _unlink_quietly(dst, dest_name)  # our copy: the source is still in place
+        dst.fsync()
+        raise
+    if not held.still_at(src, aside):  # something renamed onto the name just before: back
+        _unlink_quietly(dst, dest_name)  # the copy of a file no longer at the name
+        try:
+            _link(src, aside, src, name)
+        except FileExistsError:
+            other = _hold_file(src, aside)
+            if other is None:
+                raise FileChanged(f"{changed} (replaced meanwhile, kept as {aside})") from None
+            try:
+                _restore(src, name, other.data, other.mode, other.st.st_mtime_ns, base=b"")
+            finally:
+                other.close()
+        _unlink_quietly(src, aside)
+        src.fsync()
+        raise FileChanged(changed)
+    _unlink_quietly(src, aside)
+    src.fsync()
+    _settle(held)
+    late = held.late()
+    if late is None:
+        return
+    _restore(src, name, late[0], held.mode, late[1], base=b"")
+    _unlink_quietly(dst, dest_name)  # the copy: the source is live again with every byte
+    dst.fsync()
+    raise FileChanged(f"{expected.rel}: changed while being moved; put back")

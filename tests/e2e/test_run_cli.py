@@ -175,6 +175,119 @@ def test_a_root_whose_state_folder_is_unusable_fails_alone(tmp_path: Path, force
     assert roots[str(healthy)]["status"] == "consolidated"
 
 
+def _fault_in(monkeypatch: pytest.MonkeyPatch, phase: str, root: Path,
+              exc: BaseException) -> None:
+    """Make ``phase`` raise ``exc`` on ``root`` (and run as usual on every other root)."""
+    from consolidator import phases
+
+    def wrap(name: str, real: Any) -> Any:
+        def run(work: Any) -> None:
+            if name == phase and work.ctx.root == root:
+                raise exc
+            real(work)
+        return run
+
+    monkeypatch.setattr(phases, "PHASES", tuple((n, wrap(n, f)) for n, f in phases.PHASES))
+
+
+def _log_events(text: str) -> list[dict[str, Any]]:
+    """The JSON log lines among ``text`` (the command's own messages are plain lines)."""
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def _history_lines(state: Path, root: Path) -> list[dict[str, Any]]:
+    path = state / root_key(root) / "history.jsonl"
+    return json_lines(path.read_text()) if path.exists() else []
+
+
+@pytest.mark.parametrize("phase", ["scan", "detect", "consolidate", "index"])
+def test_any_exception_in_a_phase_fails_that_root_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    phase: str,
+) -> None:
+    from consolidator import cli
+
+    broken = make_project(tmp_path, "broken", sessions=5)
+    healthy = make_project(tmp_path, "healthy", sessions=5)
+    lock = broken / ".consolidate-lock"
+    lock.write_bytes(b"")
+    two_days_ago = time.time_ns() - 2 * 86400 * 10**9
+    os.utime(lock, ns=(two_days_ago, two_days_ago))
+    state = tmp_path / "st"
+    _fault_in(monkeypatch, phase, broken, KeyError("a bug\nover two lines"))
+
+    code = cli.main(["run", "--json", "--memory-dir", str(broken), "--memory-dir", str(healthy),
+                     "--state-dir", str(state)])
+
+    out, err = capsys.readouterr()
+    assert code == 1
+    report = roots_by_dir(json.loads(out))  # the report is still written
+    assert report[str(broken)]["status"] == "failed"
+    error = report[str(broken)]["error"]
+    assert error == f"internal error in phase {phase}: KeyError: 'a bug\\nover two lines'"
+    assert report[str(healthy)]["status"] == "consolidated"
+    assert (healthy / "MEMORY.md").is_file()
+    assert lock.stat().st_mtime_ns == two_days_ago and lock.read_bytes() == b""  # rolled back
+    assert [e["status"] for e in _history_lines(state, broken)] == ["failed"]
+    assert [e["status"] for e in _history_lines(state, healthy)] == ["consolidated"]
+    assert "Traceback" not in err
+    assert err.count(f"consolidator: {broken}: internal error") == 1
+    failed = [e for e in _log_events(err) if e.get("event") == "root failed"]
+    assert [(e["root"], e["level"]) for e in failed] == [(str(broken), "error")]
+    assert "traceback" not in failed[0]
+
+
+def test_a_failed_roots_traceback_is_logged_only_with_debug(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from consolidator import cli
+
+    broken = make_project(tmp_path, "broken", sessions=5)
+    healthy = make_project(tmp_path, "healthy", sessions=5)
+    _fault_in(monkeypatch, "detect", broken, ZeroDivisionError("division by zero"))
+
+    code = cli.main(["run", "--json", "--debug", "--memory-dir", str(broken),
+                     "--memory-dir", str(healthy), "--state-dir", str(tmp_path / "st")])
+
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert roots_by_dir(json.loads(out))[str(healthy)]["status"] == "consolidated"
+    failed = [e for e in _log_events(err) if e.get("event") == "root failed"]
+    assert len(failed) == 1
+    assert failed[0]["traceback"].startswith("Traceback (most recent call last)")
+    assert "ZeroDivisionError: division by zero" in failed[0]["traceback"]
+
+
+def test_an_exception_in_a_gate_fails_that_root_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from consolidator import cli, gates
+    from consolidator.gates import checks
+
+    broken = make_project(tmp_path, "broken", sessions=5)
+    healthy = make_project(tmp_path, "healthy", sessions=5)
+    real = checks.sessions
+
+    def sessions(ctx: Any) -> tuple[bool, str]:
+        if ctx.root == broken:
+            raise ValueError("a transcript name the gate could not handle")
+        return real(ctx)
+
+    monkeypatch.setattr(gates, "GATES", tuple(
+        (gid, name, sessions if gid == "G6" else check) for gid, name, check in gates.GATES))
+
+    code = cli.main(["run", "--json", "--memory-dir", str(broken), "--memory-dir", str(healthy),
+                     "--state-dir", str(tmp_path / "st")])
+
+    out, _err = capsys.readouterr()
+    assert code == 1
+    report = roots_by_dir(json.loads(out))
+    assert report[str(broken)]["status"] == "failed"
+    assert "ValueError" in report[str(broken)]["error"]
+    assert report[str(healthy)]["status"] == "consolidated"
+    assert [e["status"] for e in _history_lines(tmp_path / "st", broken)] == ["failed"]
+
+
 # --------------------------------------------------------------------------- exit codes
 
 

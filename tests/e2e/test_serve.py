@@ -344,6 +344,38 @@ def test_a_root_whose_state_folder_is_unusable_does_not_block_the_other_roots(
     assert end.get("root") == str(healthy) and end.get("status") == "consolidated", end
 
 
+def test_a_root_that_fails_on_every_tick_is_logged_at_warning_level(
+    tmp_path: Path, serve: Callable[..., Serve]
+) -> None:
+    broken, healthy = _example(tmp_path, "broken"), _example(tmp_path, "healthy")
+    state = tmp_path / "state"
+    # An interrupted run whose journal has garbage in the middle: recovery cannot read it.
+    run_dir = state / root_key(broken) / "runs" / "20260101T000000Z-dead"
+    run_dir.mkdir(parents=True)
+    meta = {"meta": {"run_id": "20260101T000000Z-dead", "memory_dir": str(broken),
+                     "started_ns": 0}}
+    (run_dir / "journal.jsonl").write_bytes(
+        (json.dumps(meta) + "\n").encode() + b"\xff garbage\n"
+        + b'{"phase": "intent", "step": 1, "op": "rewrite", "file": "x.md"}\n')
+    config = _config(tmp_path, FAST + "scan_interval_minutes = 0\n")  # retry every tick
+    service = serve("--config", str(config), "--state-dir", str(state),
+                    "--memory-dir", str(broken), "--memory-dir", str(healthy))
+
+    first = service.wait_for(_event("root failed", root=str(broken)))
+    assert first["level"] in ("warning", "error")
+    done = service.wait_for(_event("root done", root=str(healthy)))
+    assert done["status"] == "consolidated"
+    again = service.wait_for(_event("root keeps failing", root=str(broken)))
+    assert again["level"] == "warning" and again["ticks"] >= 2 and again["error"]
+    assert service.proc.poll() is None
+    assert not (broken / ".consolidate-lock").exists()
+    code, elapsed = service.stop()
+    assert code == 0 and elapsed < STOP_WITHIN_S, (code, elapsed, service.stderr)
+    assert "Traceback" not in service.stderr
+    statuses = [(e["memory_dir"], e["status"]) for e in _history(state)]
+    assert statuses.count((str(broken), "failed")) >= 2
+
+
 # --- config: errors and reload --------------------------------------------------------------
 
 BAD_SCHEDULES = {

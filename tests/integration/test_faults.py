@@ -800,32 +800,38 @@ def test_a_full_disk_mid_run_fails_the_root_cleanly_and_undo_restores_every_byte
 
 
 def _read_only(monkeypatch: pytest.MonkeyPatch, folder: Path) -> list[str]:
-    """``folder`` behaves as read-only for the run (chmod does not stop root): no temp file,
-    rename or link may be made in it or taken out of it."""
+    """``folder`` behaves as read-only for the run (chmod does not stop root): no file may be
+    created, renamed or linked in it or taken out of it. The store names files relative to
+    directory descriptors, so each name is placed by its descriptor's folder."""
     denied: list[str] = []
-    real_mkstemp, real_rename, real_replace, real_link = (
-        tempfile.mkstemp, os.rename, os.replace, os.link)
+    real_open, real_rename, real_replace, real_link = os.open, os.rename, os.replace, os.link
 
-    def inside(path: Any) -> bool:
-        return Path(os.fspath(path)).parent == folder
+    def where(path: Any, dir_fd: int | None) -> Path:
+        name = Path(os.fsdecode(path))
+        if dir_fd is not None and not name.is_absolute():
+            name = Path(os.readlink(f"/proc/self/fd/{dir_fd}")) / name
+        return name.parent
 
     def deny(what: Any) -> None:
         denied.append(str(what))
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(what))
 
-    def mkstemp(*args: Any, **kwargs: Any) -> Any:
-        if Path(kwargs.get("dir") or args[2]) == folder:
-            deny(folder)
-        return real_mkstemp(*args, **kwargs)
+    def opener(path: Any, flags: int, *args: Any, dir_fd: int | None = None,
+               **kwargs: Any) -> int:
+        if flags & os.O_CREAT and where(path, dir_fd) == folder:
+            deny(path)
+        return real_open(path, flags, *args, dir_fd=dir_fd, **kwargs)
 
     def guarded(real: Callable[..., Any]) -> Callable[..., Any]:
-        def call(src: Any, dst: Any, *args: Any, **kwargs: Any) -> Any:
-            if inside(src) or inside(dst):
+        def call(src: Any, dst: Any, *args: Any, src_dir_fd: int | None = None,
+                 dst_dir_fd: int | None = None, **kwargs: Any) -> Any:
+            if where(src, src_dir_fd) == folder or where(dst, dst_dir_fd) == folder:
                 deny(src)
-            return real(src, dst, *args, **kwargs)
+            return real(src, dst, *args, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd,
+                        **kwargs)
         return call
 
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(os, "open", opener)
     monkeypatch.setattr(os, "rename", guarded(real_rename))
     monkeypatch.setattr(os, "replace", guarded(real_replace))
     monkeypatch.setattr(os, "link", guarded(real_link))

@@ -41,6 +41,7 @@ def test_topic_memories_take_the_mode_of_the_index(tmp_path: Path) -> None:
     index = root / "MEMORY.md"
     index.write_text("# Index\n")
     os.chmod(index, 0o640)
+    os.utime(index, (time.time() - 3 * 86400,) * 2)  # not a session's fresh edit
     config = tmp_path / "config.toml"
     config.write_text("[index]\nmax_lines = 12\n")
     assert main(["run", "--force", "--config", str(config), "--memory-dir", str(root),

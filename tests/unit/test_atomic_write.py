@@ -3,15 +3,31 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import consolidator.store.write as write_mod
 from consolidator.errors import FileChanged, UnsafePath
+from consolidator.store.dirfd import RootDir
 from consolidator.store.model import FileStat
+from consolidator.store.names import is_side_name_of, side_name
 from consolidator.store.scan import file_stat, read_regular
-from consolidator.store.write import atomic_write, check_unchanged, move_file, safe_path
+from consolidator.store.transaction import Transaction
+from consolidator.store.write import (
+    atomic_write,
+    check_new_name,
+    check_unchanged,
+    move_file,
+    safe_path,
+)
 
 OLD = b"---\nname: old\ntype: user\n---\nold body\n"
 NEW = b"---\nname: new\ntype: user\n---\nnew body\n"
@@ -177,6 +193,7 @@ def test_atomic_write_leaves_no_temp_file_when_interrupted(
     def interrupted(*_args: object, **_kwargs: object) -> None:
         raise KeyboardInterrupt
 
+    monkeypatch.setattr(os, "rename", interrupted)
     monkeypatch.setattr(os, "replace", interrupted)
 
     with pytest.raises(KeyboardInterrupt):
@@ -220,20 +237,17 @@ def test_atomic_write_temp_files_never_end_in_md(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[str] = []
-    real_replace, real_link = os.replace, os.link
+    real_rename, real_link = os.rename, os.link
 
-    def spy_replace(src: str, dst: str) -> None:
-        seen.append(os.fspath(src))
-        seen.extend(entries(root))
-        real_replace(src, dst)
+    def spy(real: Callable[..., None]) -> Callable[..., None]:
+        def call(src: str, dst: str, *args: object, **kwargs: object) -> None:
+            seen.append(os.fspath(src))
+            seen.extend(entries(root))
+            real(src, dst, *args, **kwargs)
+        return call
 
-    def spy_link(src: str, dst: str) -> None:
-        seen.append(os.fspath(src))
-        seen.extend(entries(root))
-        real_link(src, dst)
-
-    monkeypatch.setattr(os, "replace", spy_replace)
-    monkeypatch.setattr(os, "link", spy_link)
+    monkeypatch.setattr(os, "rename", spy(real_rename))
+    monkeypatch.setattr(os, "link", spy(real_link))
     path = make(root / "a.md")
 
     atomic_write(path, NEW)
@@ -329,10 +343,12 @@ def test_move_file_across_devices_copies_bytes_mtime_and_mode_then_removes_the_s
     dest = tmp_path / "archive" / "a.md"
     real_rename = os.rename
 
-    def rename_across_devices(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        if Path(src) == source:  # the direct rename would cross a file system boundary
+    def rename_across_devices(src: str, dst: str, *, src_dir_fd: int | None = None,
+                              dst_dir_fd: int | None = None) -> None:
+        folders = {os.fstat(fd).st_ino for fd in (src_dir_fd, dst_dir_fd) if fd is not None}
+        if Path(src).name == "a.md" and len(folders) > 1:  # from the root into the archive
             raise OSError(errno.EXDEV, "Invalid cross-device link")
-        real_rename(src, dst)
+        real_rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
 
     monkeypatch.setattr(os, "rename", rename_across_devices)
 
@@ -378,3 +394,171 @@ def test_safe_path_accepts_plain_paths_inside_the_root(root: Path) -> None:
     assert safe_path(root, "sub/b.md") == root / "sub" / "b.md"
     assert safe_path(root, "new/folder/c.md") == root / "new" / "folder" / "c.md"
     assert safe_path(root, "사용자.md") == root / "사용자.md"
+
+
+# --- names the store makes beside a file ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["a.md", "m" * 252 + ".md", "메" * 84 + ".md", "x" * 255])
+@pytest.mark.parametrize("suffix", [".tmp", ".partial", ".kept"])
+def test_side_names_fit_255_bytes_and_never_end_in_md(name: str, suffix: str) -> None:
+    side = side_name(name, "abcdefgh", suffix)
+
+    assert len(os.fsencode(side)) <= 255
+    assert side.startswith(".") and side.endswith(".abcdefgh" + suffix)
+    side.encode("utf-8")  # a multi-byte character is never cut in half
+    assert is_side_name_of(side, name, suffix)
+    assert not is_side_name_of(side, "b.md", suffix)
+    assert len(os.fsencode(side_name(name, "", suffix))) <= 255
+
+
+def test_a_short_name_keeps_its_whole_name_in_its_side_names() -> None:
+    assert side_name("a.md", "k3j9x0q2", ".tmp") == ".a.md.k3j9x0q2.tmp"
+    assert side_name("a.md", "", ".partial") == ".a.md.partial"
+    assert not is_side_name_of(".a.md.NOTATAG!.tmp", "a.md", ".tmp")
+    assert not is_side_name_of(".a.md.tmp", "a.md", ".tmp")
+
+
+def test_a_write_to_a_255_byte_name_leaves_only_that_name(root: Path) -> None:
+    name = "m" * 252 + ".md"
+    path = make(root / name)
+
+    atomic_write(path, NEW, expected=scanned(path))
+    atomic_write(root / ("n" * 252 + ".md"), NEW, exclusive=True)
+
+    assert path.read_bytes() == NEW
+    assert entries(root) == {name, "n" * 252 + ".md"}
+
+
+# --- the root held open ---------------------------------------------------------------------
+
+
+def test_a_root_replaced_by_a_link_after_it_was_opened_is_refused(
+    root: Path, tmp_path: Path
+) -> None:
+    make(root / "a.md")
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    make(copy / "a.md")
+    with RootDir(root) as held:
+        root.rename(tmp_path / "moved")
+        root.symlink_to(copy, target_is_directory=True)
+
+        with pytest.raises(UnsafePath, match="moved or replaced"):
+            held.check()
+        with pytest.raises(UnsafePath):
+            atomic_write(root / "a.md", NEW, root=held)
+
+    assert (copy / "a.md").read_bytes() == OLD
+    assert (tmp_path / "moved" / "a.md").read_bytes() == OLD
+
+
+def test_a_root_moved_away_is_refused(root: Path, tmp_path: Path) -> None:
+    with RootDir(root) as held:
+        root.rename(tmp_path / "moved")
+
+        with pytest.raises(UnsafePath, match="moved away"):
+            held.check()
+
+
+def test_a_root_that_is_a_link_older_than_the_run_is_followed(tmp_path: Path) -> None:
+    real = tmp_path / "elsewhere"
+    make(real / "a.md")
+    link = tmp_path / "memory"
+    link.symlink_to(real, target_is_directory=True)
+
+    with RootDir(link, since_ns=time.time_ns() + 10**9) as held:
+        atomic_write(link / "a.md", NEW, expected=scanned(link / "a.md"), root=held)
+
+    assert (real / "a.md").read_bytes() == NEW
+
+
+def test_a_root_that_became_a_link_after_the_run_started_is_refused(tmp_path: Path) -> None:
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    started = time.time_ns() - 10**9
+    link = tmp_path / "memory"
+    link.symlink_to(real, target_is_directory=True)
+
+    with pytest.raises(UnsafePath, match="after the run started"):
+        RootDir(link, since_ns=started)
+
+
+def test_a_write_through_a_linked_folder_is_refused_when_walked_from_the_root(
+    root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    make(outside / "a.md")
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+
+    with RootDir(root) as held:
+        with pytest.raises(UnsafePath, match="symbolic link"):
+            atomic_write(root / "linked" / "a.md", NEW, root=held)
+        with pytest.raises(UnsafePath, match="not inside"):
+            atomic_write(outside / "a.md", NEW, root=held)
+        with pytest.raises(UnsafePath, match="symbolic link"):
+            check_new_name(root, "linked/new.md", at=held)
+
+    assert (outside / "a.md").read_bytes() == OLD
+    assert entries(outside) == {"a.md"}
+
+
+def test_a_transaction_refuses_every_step_once_closed(root: Path, tmp_path: Path) -> None:
+    path = make(root / "a.md")
+    with Transaction(root, tmp_path / "state" / "runs" / "r1", {"run_id": "r1"}) as tx:
+        pass
+
+    with pytest.raises(UnsafePath):
+        tx.rewrite(scanned(path), NEW, PLANNED_NS, "after close")
+    assert path.read_bytes() == OLD
+
+
+# --- what a live session does meanwhile -------------------------------------------------------
+
+
+def test_a_file_made_while_a_missing_one_is_written_is_kept(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``expected`` a missing file is created by link(): a file a session made in
+    the meantime is never replaced."""
+    path = root / "a.md"
+    real_link = os.link
+
+    def session_first(*args: Any, **kwargs: Any) -> None:
+        path.write_bytes(b"made by a live session\n")
+        real_link(*args, **kwargs)
+
+    monkeypatch.setattr(os, "link", session_first)
+
+    with pytest.raises(FileChanged, match="created"):
+        atomic_write(path, NEW)
+
+    assert path.read_bytes() == b"made by a live session\n"
+    assert entries(root) == {"a.md"}
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_SETLEASE"), reason="no file leases here")
+def test_a_file_another_program_holds_open_for_writing_is_left_alone(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = make(root / "a.md")
+    expected = scanned(path)
+    monkeypatch.setattr(write_mod, "WRITER_WAIT_S", 0.05)
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import os, sys, time; fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND); "
+         "print('open', flush=True); time.sleep(30)", str(path)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        with pytest.raises(FileChanged, match="open for writing"):
+            atomic_write(path, NEW, expected=expected)
+        with pytest.raises(FileChanged, match="open for writing"):
+            move_file(path, tmp_path / "archive" / "a.md", expected)
+    finally:
+        holder.kill()
+        holder.wait()
+
+    assert path.read_bytes() == OLD
+    assert entries(root) == {"a.md"}
+    assert not (tmp_path / "archive" / "a.md").exists()

@@ -26,10 +26,10 @@ NEW = datetime(2026, 9, 30, 12, 0)
 
 
 def memory(file: str, body: str, *, written: datetime = OLD, description: str = "",
-           name: str = "") -> Memory:
+           name: str = "", mtype: str = "feedback") -> Memory:
     """A Memory as the scan hands it over, with a fixed mtime."""
     name = name or file.removesuffix(".md")
-    data = f"---\nname: {name}\ndescription: {description or name}\ntype: feedback\n---\n{body}"
+    data = f"---\nname: {name}\ndescription: {description or name}\ntype: {mtype}\n---\n{body}"
     raw = data.encode()
     stat = FileStat(rel=file, size=len(raw), mtime_ns=int(written.timestamp() * 1e9),
                     mode=0o644, sha256=hashlib.sha256(raw).hexdigest())
@@ -322,3 +322,17 @@ def test_thousands_of_identical_memories_cost_memory_in_proportion() -> None:
 
     small, large = peak(250), peak(2000)
     assert large < 16 * small  # 8x the memories; N² would be 64x
+
+
+def test_memories_of_different_types_are_never_duplicates_but_are_reported_similar() -> None:
+    """A body shared by a reference and a project memory (a stub, a pasted template) says
+    nothing about their being one memory: reported, never merged."""
+    body = "Ask the platform team in the ops channel before touching the shared cluster.\n"
+    ref = memory("reference_cluster.md", body, mtype="reference")
+    proj = memory("project_cluster.md", body, mtype="project")
+    longer = memory("project_more.md", body + "The cluster is rebuilt every Sunday night.\n",
+                    mtype="feedback")
+
+    assert find_duplicates([ref, proj, longer, UNRELATED]) == []
+    similar = {s.files for s in find_similar([ref, proj, longer, UNRELATED], set())}
+    assert ("project_cluster.md", "reference_cluster.md") in similar

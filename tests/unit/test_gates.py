@@ -287,7 +287,50 @@ def test_idle_gate_uses_the_configured_idle_minutes(root: Path) -> None:
     assert checks.idle(make_ctx(root, cfg=gates_cfg(idle_minutes=45)))[0] is False
 
 
-def test_idle_gate_ignores_a_fresh_memory_index(root: Path) -> None:
+@pytest.mark.parametrize("name", ["MEMORY.md", "memory.md", "Memory.md"])
+def test_idle_gate_fails_for_an_index_changed_within_idle_minutes(root: Path, name: str) -> None:
+    # The index is written by live sessions too: the idle rule covers it, in any case.
+    (root / "MEMORY.md").rename(root / name)
+    set_mtime(root / name, NOW_NS - 15 * MIN + NS)
+    passed, reason = checks.idle(make_ctx(root))
+    assert passed is False
+    assert name in reason
+
+
+def test_idle_gate_passes_for_an_index_changed_just_outside_idle_minutes(root: Path) -> None:
+    set_mtime(root / "MEMORY.md", NOW_NS - 15 * MIN - NS)
+    assert checks.idle(make_ctx(root))[0] is True
+
+
+def test_idle_gate_ignores_the_index_the_last_consolidation_wrote(root: Path) -> None:
+    # A run writes the index with its start time, which is also the lock's mtime.
+    write_lock(root, NOW_NS - MIN)
+    set_mtime(root / "MEMORY.md", NOW_NS - MIN)
+    assert checks.idle(make_ctx(root))[0] is True
+    set_mtime(root / "MEMORY.md", NOW_NS - MIN + 1)  # a session's edit a nanosecond later
+    assert checks.idle(make_ctx(root))[0] is False
+
+
+def test_idle_gate_ignores_the_index_a_failed_run_of_ours_wrote(root: Path) -> None:
+    # The lock was rolled back, but the run's journal names its start time.
+    started = NOW_NS - 2 * MIN
+    ctx = make_ctx(root)
+    run_id = datetime.fromtimestamp(started // NS, UTC).strftime("%Y%m%dT%H%M%SZ") + "-beef"
+    run_dir = ctx.state / "runs" / run_id
+    run_dir.mkdir(parents=True)
+    (run_dir / "journal.jsonl").write_text(
+        json.dumps({"meta": {"run_id": run_id, "started_ns": started}}) + "\n")
+    set_mtime(root / "MEMORY.md", started)
+    assert checks.idle(ctx)[0] is True
+    set_mtime(root / "MEMORY.md", started + 1000)
+    assert checks.idle(ctx)[0] is False
+
+
+def test_idle_gate_ignores_an_index_that_is_a_symlink(root: Path, tmp_path: Path) -> None:
+    # A linked index is never written (the index phase leaves it alone), so it cannot be hot.
+    (root / "MEMORY.md").unlink()
+    (tmp_path / "elsewhere.md").write_text("# elsewhere\n")
+    (root / "MEMORY.md").symlink_to(tmp_path / "elsewhere.md")
     set_mtime(root / "MEMORY.md", NOW_NS - NS)
     assert checks.idle(make_ctx(root))[0] is True
 
@@ -582,6 +625,37 @@ def test_force_skips_gates_one_to_six_with_passed_null(root: Path) -> None:
     ]
 
 
+def test_force_still_closes_the_idle_gate_for_an_index_changed_within_idle_minutes(
+    root: Path,
+) -> None:
+    write_session(root.parent, SESSION_IDS[0] + ".jsonl", NOW_NS - NS)  # --force skips this
+    set_mtime(root / "user_role.md", NOW_NS - NS)  # ... and this (the memory is left alone)
+    results, ok = evaluate(make_ctx(root, force=True), all_of_them=False)
+    assert ok is True
+    set_mtime(root / "MEMORY.md", NOW_NS - NS)  # but not this: the index cannot be left alone
+    results, ok = evaluate(make_ctx(root, force=True), all_of_them=False)
+    assert ok is False
+    gates = by_id(results)
+    assert gates["G3"].passed is False and "MEMORY.md" in gates["G3"].reason
+    assert "--force" in gates["G3"].reason
+    assert [(gates[g].passed, gates[g].reason) for g in ("G1", "G2")] == [
+        (None, "skipped by --force")] * 2
+    assert [(gates[g].passed, gates[g].reason) for g in ("G4", "G5", "G6")] == [
+        (None, "not evaluated")] * 3
+
+
+def test_a_forced_run_does_not_rewrite_an_index_changed_within_idle_minutes(root: Path) -> None:
+    index = root / "MEMORY.md"
+    index.write_text("- [Role](user_role.md) — who (a session is editing this)\n")
+    set_mtime(index, NOW_NS - 30 * NS)
+    before = index.read_bytes()
+    report = run_root(make_ctx(root, force=True, dry_run=False))
+    assert report.status == "skipped"
+    assert by_id(report.gates)["G3"].passed is False
+    assert index.read_bytes() == before
+    assert not (root / ".consolidate-lock").exists()  # the lock was never taken
+
+
 def test_force_never_skips_the_lock_gate(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -653,6 +727,16 @@ def test_a_run_with_a_closed_gate_opens_no_memory_file(
     gates = by_id_dicts(json.loads(capsys.readouterr().out)["roots"][0])
     assert gates["G4"]["passed"] is False
     assert any(p.endswith(".consolidate-lock") for p in opened)  # the recorder works
+    assert _md_under(opened, root) == []
+
+
+def test_the_idle_gate_opens_no_index_or_memory_file(
+    root: Path, opened: list[str]
+) -> None:
+    set_mtime(root / "MEMORY.md", NOW_NS - NS)
+    for force in (False, True):
+        report = run_root(make_ctx(root, force=force, dry_run=False))
+        assert by_id(report.gates)["G3"].passed is False
     assert _md_under(opened, root) == []
 
 

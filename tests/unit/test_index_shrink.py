@@ -32,7 +32,7 @@ from tests.unit.test_index_rebuild import (
     sectioned_index,
 )
 
-TOPIC_HOOK = "lines moved here from MEMORY.md to keep it within its limits"
+TOPIC_HOOK = "lines moved from MEMORY.md: "
 
 
 def with_notes(memory: Memory, notes: Iterable[str]) -> Memory:
@@ -333,7 +333,7 @@ def test_the_least_valuable_section_moves_first_into_a_topic_named_after_it() ->
     assert plan.moved == ("section 'Links': 60 lines -> index_links.md (index over its limits)",)
     out = lines_of(plan.text)
     at = out.index("## Links")
-    assert out[at + 1] == f"- [Links](index_links.md) — 60 {TOPIC_HOOK}"
+    assert out[at + 1].startswith(f"- [Links](index_links.md) — 60 {TOPIC_HOOK}reference 0, ")
     assert out[: at + 1] == lines[: at + 1]
     assert out[at + 2 :] == lines[at + 61 :]
     assert set(lines[at + 1 : at + 61]) <= set(topic.text.splitlines())
@@ -378,7 +378,9 @@ def test_single_lines_move_by_value_into_more_of_the_index() -> None:
     assert moved == ["A note that points nowhere."] + [
         f"- [P{i}](p{i:03d}.md) — project {i}" for i in (188, 189)
     ] + [f"- [R{i}](r{i}.md) — reference {i}" for i in range(10)]
-    assert lines_of(plan.text)[-2:] == ["", f"- [More of the index]({topic.file}) — 13 {TOPIC_HOOK}"]
+    assert lines_of(plan.text)[-2:] == ["", f"- [More of the index]({topic.file}) — 13 {TOPIC_HOOK}"
+                                            "A note that points nowhere, P188, P189, R0, R1, R2, "
+                                            "R3, R4, R5…"]
     assert_second_plan_changes_nothing(plan, memories)
 
 
@@ -418,10 +420,12 @@ def test_a_cjk_section_moves_into_a_topic_named_in_its_own_script() -> None:
 
     [topic] = plan.creates
     assert topic.file == "index_参考資料.md"
-    assert lines_of(plan.text) == [
+    kept = lines_of(plan.text)
+    assert kept[:-1] == [
         "# メモリ索引", "", "## フィードバック", "- [テスト](feedback_a.md) — 実DB", "",
-        "## 参考資料", f"- [参考資料](index_参考資料.md) — 200 {TOPIC_HOOK}",
+        "## 参考資料",
     ]
+    assert kept[-1].startswith(f"- [参考資料](index_参考資料.md) — 200 {TOPIC_HOOK}参考0, 参考1")
     doc = frontmatter.parse(topic.text.encode("utf-8"))
     assert doc.fields["name"] == "index_参考資料"
     assert doc.memory_type == "reference"
@@ -581,3 +585,53 @@ def test_memories_stay_reachable_when_a_small_index_must_shrink_hard() -> None:
     assert {"u.md", "f.md"} <= reachable
     assert all(classify(line).kind != "pointer" or len(line) <= 150
                for line in lines_of(plan.text))
+
+
+# --- list items and the lines indented under them -------------------------------------------------
+
+
+def _project_pointers(count: int) -> tuple[list[Memory], list[str]]:
+    memories = [make_memory(f"p{i:03d}.md") for i in range(count)]
+    return memories, [f"- [P{i}](p{i:03d}.md) — project {i}" for i in range(count)]
+
+
+def test_the_details_of_a_stressed_list_item_stay_with_it() -> None:
+    """A numbered list of bold items with indented details: the items are stressed, and their
+    details stay with them instead of moving alone into a topic with no item to explain them."""
+    memories, pointers = _project_pointers(196)
+    follow_ups = ["## Follow-ups",
+                  "1. **Map the action fields again** (after the schema change)",
+                  "   - the old mapping drops the owner field",
+                  "   - check the three saved views",
+                  "2. **Turn new automations on at once**",
+                  "   - users forget the toggle"]
+    text = "\n".join(["## Project", *pointers, "", *follow_ups]) + "\n"
+
+    plan = rebuild(text, memories)
+
+    assert plan.within_limits
+    kept = lines_of(plan.text)
+    at = kept.index(follow_ups[1])
+    assert kept[at:at + 5] == follow_ups[1:]
+    assert_second_plan_changes_nothing(plan, memories)
+
+
+def test_a_note_that_moves_takes_the_lines_under_it_along() -> None:
+    """Two notes with details: the lowest goes whole, and the other is not split from its
+    details to make up the count."""
+    memories, pointers = _project_pointers(196)
+    first = ["- build quirks", "  - the cache needs a warm start", "  - ports clash"]
+    second = ["- review habits", "  - small diffs first", "  - tests before style"]
+    text = "\n".join([*pointers[:100], *first, *pointers[100:], *second]) + "\n"
+
+    plan = rebuild(text, memories)
+
+    assert plan.within_limits
+    kept = lines_of(plan.text)
+    moved = [line for t in plan.creates for line in t.text.splitlines()]
+    for group in (first, second):
+        assert all(line in kept for line in group) or all(line in moved for line in group)
+        if group[0] in moved:
+            at = moved.index(group[0])
+            assert moved[at:at + 3] == group
+    assert_second_plan_changes_nothing(plan, memories)

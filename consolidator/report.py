@@ -1,29 +1,105 @@
-"""RunReport -> the JSON report (schema_version 1), or Markdown a person reads before trusting a run."""
+"""RunReport -> the JSON report (schema_version 1), or Markdown a person reads before trusting a run.
+
+No secret is printed: every text a report quotes from memories or the index (names, warnings,
+reasons, evidence, the lines that moved, the index's diff, notes) goes through :class:`Mask`,
+which replaces what the secret scan finds with the mask evidence uses, ``[REDACTED]``, and
+also each value found as a secret anywhere in the root's text (a conflict's reason names the
+two values without the labels that make them secrets). File names are never masked.
+"""
 
 from __future__ import annotations
 
 import difflib
 import io
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from consolidator.freshness import iso
-from consolidator.llm.redact import redact
+from consolidator.llm.redact import PLACEHOLDER, redact, secret_values
 from consolidator.plan import Plan
 from consolidator.runner import RootReport, RunReport
 
 SCHEMA_VERSION = 1
+MIN_MASKED = 4  # a secret shorter than this is not looked for elsewhere (it would mask words)
 
 
-def root_dict(root: RootReport) -> dict[str, Any]:
+class Mask:
+    """Masks the secrets in the text a report prints about one root."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self._done: dict[str, str] = {}
+        known: set[str] = set()
+        for text in texts:
+            if text not in self._done:
+                self._done[text] = redact(text)
+                for value in secret_values(text) if self._done[text] != text else ():
+                    known.update(w for w in (value, *value.split()) if len(w) >= MIN_MASKED)
+        self._known = re.compile(
+            "|".join(re.escape(w) for w in sorted(known, key=len, reverse=True)),
+            re.IGNORECASE) if known else None
+        if self._known is not None:
+            self._done.clear()  # masked again with the known values
+
+    def __call__(self, text: str) -> str:
+        done = self._done.get(text)
+        if done is None:
+            done = redact(text)
+            if self._known is not None:
+                done = self._known.sub(PLACEHOLDER, done)
+            self._done[text] = done
+        return done
+
+    def all(self, texts: Iterable[str]) -> list[str]:
+        return [self(text) for text in texts]
+
+
+def _texts(root: RootReport) -> Iterable[str]:
+    """Every text of ``root`` that a report may print and that may quote a memory."""
+    plan = root.plan
+    for m in plan.memories:
+        yield m.name
+        yield from m.warnings
+    for c in plan.conflicts:
+        yield c.reason
+        yield from c.evidence
+    for s in plan.similar:
+        for pair in s.lines:
+            yield from pair
+    for st in plan.stale:
+        yield from st.reasons
+        yield from st.evidence
+    for a in plan.actions:
+        yield a.reason
+        yield from a.evidence
+    yield from plan.notes
+    yield from root.skipped
+    if root.error:
+        yield root.error
+    if root.snapshot is not None:
+        yield from (u.error for u in root.snapshot.unparsed)
+        yield from (root.snapshot.index.text or "").splitlines()
+    if plan.index is not None:
+        yield from plan.index.moved
+        yield from plan.index.dropped
+        yield from plan.index.text.splitlines()
+
+
+def mask_for(root: RootReport) -> Mask:
+    """The mask for everything a report prints about ``root``."""
+    return Mask(_texts(root))
+
+
+def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
     plan = root.plan
     snapshot = root.snapshot
     index = plan.index
+    mask = mask or mask_for(root)
     return {
         "memory_dir": str(root.memory_dir),
         "status": root.status,
-        **({"error": root.error} if root.error else {}),
+        **({"error": mask(root.error)} if root.error else {}),
         "gates": [
             {"id": g.id, "name": g.name, "passed": g.passed, "reason": g.reason}
             for g in root.gates
@@ -31,12 +107,12 @@ def root_dict(root: RootReport) -> dict[str, Any]:
         "memories": [
             {
                 "file": m.file,
-                "name": m.name,
+                "name": mask(m.name),
                 "type": m.type,
                 "mtime": iso(m.mtime_ns),
                 "age_days": m.age_days,
                 "freshness": m.freshness,
-                "warnings": list(m.warnings),
+                "warnings": mask.all(m.warnings),
             }
             for m in plan.memories
         ],
@@ -49,27 +125,28 @@ def root_dict(root: RootReport) -> dict[str, Any]:
                 "files": list(c.files),
                 "newer": c.newer,
                 "similarity": round(c.similarity, 3),
-                "reason": c.reason,
-                "evidence": _evidence(c.evidence),
+                "reason": mask(c.reason),
+                "evidence": mask.all(c.evidence),
             }
             for c in plan.conflicts
         ],
         "similar": [
             {"files": list(s.files), "similarity": round(s.similarity, 3),
-             "lines": [_evidence(pair) for pair in s.lines]}
+             "lines": [mask.all(pair) for pair in s.lines]}
             for s in plan.similar
         ],
         "stale": [
-            {"file": s.file, "age_days": s.age_days, "reasons": list(s.reasons),
-             "evidence": _evidence(s.evidence), "whole_memory": s.archivable}
+            {"file": s.file, "age_days": s.age_days, "reasons": mask.all(s.reasons),
+             "evidence": mask.all(s.evidence), "whole_memory": s.archivable}
             for s in plan.stale
         ],
         "unparsed": [
-            {"file": u.rel, "error": u.error} for u in (snapshot.unparsed if snapshot else ())
+            {"file": u.rel, "error": mask(u.error)}
+            for u in (snapshot.unparsed if snapshot else ())
         ],
         "actions": [
-            {"op": a.op, "file": a.file, "sources": list(a.sources), "reason": a.reason,
-             "evidence": _evidence(a.evidence)}
+            {"op": a.op, "file": a.file, "sources": list(a.sources), "reason": mask(a.reason),
+             "evidence": mask.all(a.evidence)}
             for a in plan.actions
         ],
         "index": {
@@ -83,11 +160,11 @@ def root_dict(root: RootReport) -> dict[str, Any]:
             if index else [],
             "over_limits": index.over_limits if index else False,
             "repointed": [list(pair) for pair in index.repointed] if index else [],
-            "moved": list(index.moved) if index else [],
-            "dropped": list(index.dropped) if index else [],
+            "moved": mask.all(index.moved) if index else [],
+            "dropped": mask.all(index.dropped) if index else [],
         },
-        "skipped": list(root.skipped),
-        "notes": list(plan.notes),
+        "skipped": mask.all(root.skipped),
+        "notes": mask.all(plan.notes),
         "llm": {
             "backend": root.llm.backend,
             "calls": root.llm.calls,
@@ -95,11 +172,6 @@ def root_dict(root: RootReport) -> dict[str, Any]:
             "output_tokens": root.llm.output_tokens,
         },
     }
-
-
-def _evidence(lines: tuple[str, ...]) -> list[str]:
-    """Evidence lines as the report shows them: a secret in a quoted line is masked."""
-    return [redact(line) for line in lines]
 
 
 def to_json(report: RunReport) -> str:
@@ -190,9 +262,9 @@ def _gates_md(root: RootReport) -> list[str]:
     return out
 
 
-def _quoted(lines: tuple[str, ...] | list[str]) -> list[str]:
+def _quoted(lines: Iterable[str], mask: Mask) -> list[str]:
     """Evidence lines under a finding, quoted so a person can judge it without the file."""
-    return [f"  > {_cell(line)}" for line in _evidence(tuple(lines))]
+    return [f"  > {_cell(mask(line))}" for line in lines]
 
 
 def _unsaid(evidence: tuple[str, ...], reasons: tuple[str, ...]) -> list[str]:
@@ -201,7 +273,7 @@ def _unsaid(evidence: tuple[str, ...], reasons: tuple[str, ...]) -> list[str]:
     return [line for line in evidence if line not in said]
 
 
-def _plan_md(plan: Plan) -> list[str]:
+def _plan_md(plan: Plan, mask: Mask) -> list[str]:
     out: list[str] = []
     sections: list[tuple[str, list[str]]] = [
         (
@@ -214,27 +286,27 @@ def _plan_md(plan: Plan) -> list[str]:
             "Similar (reported, not merged)",
             [line for s in plan.similar for line in (
                 f"- `{s.files[0]}` ~ `{s.files[1]}` (similarity {s.similarity:.2f})",
-                *_quoted([f"{a}  ~  {b}" for a, b in s.lines]))],
+                *_quoted([f"{a}  ~  {b}" for a, b in s.lines], mask))],
         ),
         (
             "Conflicts",
             [line for c in plan.conflicts for line in (
-                f"- `{c.files[0]}` vs `{c.files[1]}`: {c.reason} (newer: `{c.newer}`)",
-                *_quoted(c.evidence))],
+                f"- `{c.files[0]}` vs `{c.files[1]}`: {mask(c.reason)} (newer: `{c.newer}`)",
+                *_quoted(c.evidence, mask))],
         ),
         (
             "Stale",
             [line for s in plan.stale for line in (
-                f"- `{s.file}` ({s.age_days} days): {'; '.join(s.reasons)}",
-                *_quoted(_unsaid(s.evidence, s.reasons)))],
+                f"- `{s.file}` ({s.age_days} days): {'; '.join(mask.all(s.reasons))}",
+                *_quoted(_unsaid(s.evidence, s.reasons), mask))],
         ),
         (
             "Actions",
             [line for a in plan.actions for line in (
                 f"- **{a.op}** `{a.file}`"
                 + (f" from {', '.join(f'`{s}`' for s in a.sources)}" if a.sources else "")
-                + f": {a.reason}",
-                *_quoted(a.evidence))],
+                + f": {mask(a.reason)}",
+                *_quoted(a.evidence, mask))],
         ),
     ]
     for title, items in sections:
@@ -242,7 +314,7 @@ def _plan_md(plan: Plan) -> list[str]:
     return out
 
 
-def _index_md(root: RootReport) -> list[str]:
+def _index_md(root: RootReport, mask: Mask) -> list[str]:
     index = root.plan.index
     if index is None:
         return ["", "### Index", "", "not planned"]
@@ -260,15 +332,15 @@ def _index_md(root: RootReport) -> list[str]:
         ("pointers removed, their text already live elsewhere",
          [f for f in index.removed if f not in kept]),
         ("repointed", [f"{a} -> {b}" for a, b in index.repointed]),
-        ("moved", index.moved),
-        ("could not be indexed", index.dropped),
+        ("moved", mask.all(index.moved)),
+        ("could not be indexed", mask.all(index.dropped)),
     ):
         if items:
             out.append(f"- {label}: " + ", ".join(f"`{i}`" for i in items))
     if index.changed:
         diff = difflib.unified_diff(
-            before.splitlines(), index.text.splitlines(), name, f"{name} (planned)",
-            lineterm="", n=1,
+            mask.all(before.splitlines()), mask.all(index.text.splitlines()), name,
+            f"{name} (planned)", lineterm="", n=1,
         )
         out += ["", "```diff", *diff, "```"]
     return out
@@ -279,26 +351,27 @@ def to_markdown(report: RunReport) -> str:
     out = [f"# Dream Consolidator report `{report.run_id}`", "", f"_{mode}_"]
     for root in report.roots:
         plan = root.plan
+        mask = mask_for(root)
         out += ["", f"## {root.memory_dir}", "", f"Status: **{root.status}**"]
         closed = next((g for g in root.gates if g.passed is False), None)
         if closed is not None and root.status == "planned":
             out.append(f"(gate {closed.id} {closed.name} is closed: a `run` without --force "
                        "would skip this root now)")
         if root.error:
-            out.append(f"Error: {root.error}")
+            out.append(f"Error: {mask(root.error)}")
         out += [""] + _gates_md(root)
         out += ["", "### Memories", "", "| file | type | age | warnings |", "|---|---|---|---|"]
         for m in plan.memories:
-            warn = "; ".join(w.split(".")[0] for w in m.warnings)
+            warn = "; ".join(w.split(".")[0] for w in mask.all(m.warnings))
             out.append(f"| `{_cell(m.file)}` | {m.type or '–'} | {m.freshness} | {_cell(warn)} |")
         unparsed = root.snapshot.unparsed if root.snapshot else ()
         out += ["", "### Not memories (left untouched)", ""]
-        out += [f"- `{u.rel}`: {u.error}" for u in unparsed] or ["none"]
-        out += _plan_md(plan)
-        out += _index_md(root)
+        out += [f"- `{u.rel}`: {mask(u.error)}" for u in unparsed] or ["none"]
+        out += _plan_md(plan, mask)
+        out += _index_md(root, mask)
         if root.skipped:
             out += ["", "### Skipped (changed on disk during the run)", ""]
-            out += [f"- {s}" for s in root.skipped]
+            out += [f"- {mask(s)}" for s in root.skipped]
         if plan.notes:
-            out += ["", "### Notes", ""] + [f"- {n}" for n in plan.notes]
+            out += ["", "### Notes", ""] + [f"- {mask(n)}" for n in plan.notes]
     return "\n".join(out) + "\n"

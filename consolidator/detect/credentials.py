@@ -9,7 +9,16 @@ The scan is anchored on the credential word: each occurrence (found with ``str.f
 scan in C) is checked for a separator right after it (`=`, `:`, "is", は, 是), the name is
 read backwards at most ``NAME_MAX`` characters, and the value forwards at most ``VALUE_MAX``.
 So the work per occurrence is bounded and the scan is linear in the text, even on text made
-of nothing but credential words.
+of nothing but credential words. No line is cut short: a secret is found wherever it stands.
+
+Two shapes need more than a separator and a value:
+
+- "the password is swordfish": after "is" a plain word is a password only when it ends the
+  clause and is no adjective or participle ("the password is required", "… is rotated");
+- a key's value with no separator at all ("token 3f9a…", "signing key wJalr…", "the deploy
+  token Zx81…Q7 expires"): only a long random value counts — 32 hex digits or more, or a
+  base64 run of 24 characters or more that mixes upper case, lower case and digits the way
+  random text does (`handleTokenRefresh2` does not).
 """
 
 from __future__ import annotations
@@ -100,8 +109,12 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
     cjk = bool(family)
     end, family, weak = _word(text, low, start, word, family)
     if end < 0:
+        if word == "key" and _plain_key(text, low, start):
+            return _bare(text, start, start + 3, word)
         return None, 0
     after = _AFTER.match(text, end)
+    if after is None and not cjk and family in ("token", "secret", "key"):
+        return _bare(text, start, end, word)
     if after is None or after.group(3) == "==":
         return None, 0
     name = word if cjk else _credential_name(text, start, end, word)
@@ -116,9 +129,75 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
     strict = weak or sep not in ("=", ":", "：") or (sep == "=" and spaced)
     span, judged = _value(text, after.end(), strict=strict, phrase=sep in (":", "："),
                           password=family == "password" and not weak)
+    if span is None and family == "password" and not weak and sep.lower() in ("is", "was"):
+        span = _said(text, after.end())  # "the password is swordfish."
     if span is not None and _same(text[span[0]:span[1]], name):
         return None, judged  # `token=token`, `_stoken=_stoken`: a variable passed on
     return span, judged
+
+
+# A plain word after "the password is", at the end of its clause.
+_SAID = re.compile(r"[ \t]{0,3}([a-z]{4,32})(?=[ \t]{0,3}(?:$|[\n.,;!?)\]\"'`]))")
+# Words that say what a password is like, not what it is.
+_ADJECTIVES = frozenset("""
+correct incorrect wrong right weak strong long short secure insecure simple complex hard easy
+unique common different good great fine okay bad poor safe unsafe temporary permanent new old
+stale known unknown same blank empty mine yours ours theirs enough valid invalid visible
+reset unset lost gone broken leaked compromised sensitive trivial obvious mandatory optional
+personal global local static generic dynamic present absent current outdated there here
+like unlike alike also too such
+""".split())
+_ADJECTIVE_ENDS = ("ed", "ing", "ly", "ful", "less", "able", "ible", "ive", "ous")
+
+
+def _said(text: str, at: int) -> tuple[int, int] | None:
+    """The span of a plain word that closes "the password is …", if it can be the password
+    itself rather than what the password is like."""
+    match = _SAID.match(text, at)
+    if match is None:
+        return None
+    word = match.group(1)
+    if (word in sv.STOPWORDS or word in sv.NON_VALUES or word in sv.FAMILY
+            or word in _ADJECTIVES or word.endswith(_ADJECTIVE_ENDS) or sv.is_placeholder(word)):
+        return None
+    return match.span(1)
+
+
+# A random value right after a key's name: "token 3f9a…", "key wJalr…" (and, for a bare
+# "key", also after a separator: "key: 3f9a…").
+_BARE = re.compile(r"(?:[\"'`*\]]{0,3}[ \t]{0,3}[:=：][ \t]{0,3}|[ \t]{1,3})([\"'`]?)"
+                   r"([A-Za-z0-9+/_\-]{20,512}={0,2})(?![A-Za-z0-9+/=_\-])")
+# What a key is when it is no secret: "public key", "cache key", "sort key", "primary key".
+_NOT_SECRET_KEYS = frozenset({
+    "public", "pub", "host", "cache", "sort", "primary", "foreign", "partition", "row", "hash",
+    "idempotency", "lookup", "map", "registry", "object", "dedup", "dedupe", "composite",
+    "unique", "index", "shard", "routing", "gpg", "pgp", "ssh", "fingerprint", "license",
+    "product", "the", "a", "this", "that", "which", "each", "every", "any", "same", "next",
+})
+
+
+def _plain_key(text: str, low: str, start: int) -> bool:
+    """Whether a bare "key" at ``start`` stands alone as a word (not `monkey`, `publicKey`)
+    after a word that does not make it a name for something else ("cache key")."""
+    if start and (text[start - 1].isalnum() or text[start - 1] in "_-."):
+        return False
+    before = low[max(0, start - 24):start].split()
+    return not before or before[-1].strip("*_`'\"(") not in _NOT_SECRET_KEYS
+
+
+def _bare(text: str, start: int, end: int, word: str) -> Judged:
+    """The span of a random value right after the credential word at ``start:end`` (with no
+    separator between them), and where that value ends."""
+    match = _BARE.match(text, end)
+    if match is None or (word != "key" and _credential_name(text, start, end, word) is None):
+        return None, 0
+    close = match.group(1)
+    if close and not text.startswith(close, match.end()):
+        return None, match.end()  # an opening quote with nothing closing it
+    value = match.group(2)
+    if not sv.looks_generated(value):
+        return None, match.end()
+    return match.span(2), match.end()
 
 
 def _same(value: str, name: str) -> bool:

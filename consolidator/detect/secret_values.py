@@ -168,6 +168,27 @@ def looks_random(value: str) -> bool:
     return strong(value) and not is_placeholder(value) and not is_setting(value)
 
 
+_HEX = re.compile(r"[0-9a-fA-F]{32,512}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{24,512}={0,2}")
+_CLASS_RUN = re.compile(r"[A-Z]+|[a-z]+|[0-9]+|[^A-Za-z0-9]+")
+
+
+def looks_generated(value: str) -> bool:
+    """A long random value: 32 hex digits or more (with letters and digits), or a base64 run of
+    24 characters or more that mixes upper case, lower case and digits as random text does —
+    its character class changes at least once every three characters, which no identifier
+    (`handleTokenRefreshCallback1`) or word does."""
+    if is_masked(value) or is_placeholder(value):
+        return False
+    if _HEX.fullmatch(value):
+        return _DIGIT.search(value) is not None and _LETTER.search(value) is not None
+    if _BASE64.fullmatch(value) is None:
+        return False
+    if not (_DIGIT.search(value) and _UPPER.search(value) and _LOWER.search(value)):
+        return False
+    return len(_CLASS_RUN.findall(value)) * 3 >= len(value)
+
+
 def clean(value: str) -> str:
     """``value`` without the punctuation and Markdown that close a sentence or a span."""
     return value.strip().rstrip(_TRAILING).lstrip("*")

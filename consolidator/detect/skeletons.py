@@ -130,8 +130,11 @@ _PREFIXED = "\x00"  # marks a key made of a skeleton's first part
 
 
 # A path, a URL or a Windows path in a line as written: a value the normal form splits into
-# words. Linear: the parts around each separator are bounded runs of path characters.
-_PATH = re.compile(r"(?:https?://|[A-Za-z]:\\)?[\w.~@-]{0,128}(?:[/\\][\w.~@-]+)+/?")
+# words. Linear: it starts only where a run of path characters starts, and the parts around
+# each separator are runs of path characters. A line with more paths than a claim has tokens
+# is no claim: at most MAX_LINE_TOKENS of them are put in place (each costs a pass over the
+# line), so a line made of paths costs time linear in its length.
+_PATH = re.compile(r"(?:https?://|[A-Za-z]:\\|(?<![\w.~@-]))[\w.~@-]{0,128}(?:[/\\][\w.~@-]+)+/?")
 _PATH_HINT = re.compile(r"[\w.~-][/\\][\w.~-]")
 _PATH_WORD = "zzpathzz"  # stands in for a path while a line is normalised
 
@@ -148,7 +151,10 @@ def _pathed(by_file: dict[str, Memory]) -> dict[str, list[tuple[str, str]]]:
             if ("/" not in raw and "\\" not in raw) or _PATH_HINT.search(raw) is None:
                 continue
             normal = keyed = normal_line(raw)
-            for match in _PATH.finditer(raw):
+            for count, match in enumerate(_PATH.finditer(raw)):
+                if count == MAX_LINE_TOKENS:
+                    keyed = normal  # one slot a path and still too many: no claim, no key
+                    break
                 # The path's own normal form, found again in the line's: one slot for it.
                 words = normal_line(match.group())
                 if words:

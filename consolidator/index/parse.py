@@ -4,6 +4,13 @@ Pointer lines are list items that start with a link to a local ``.md`` file:
 ``- [Title](file.md) — hook``, ``- **[x](x.md)** — …``, ``* [x](x.md); hook``, ``1. [x](x.md): …``.
 Headings, blank lines, tables and hand-written text (which may link to memories inside a
 sentence) are kept as they are.
+
+Every pattern here runs in time linear in its text, however hostile (a line of ten thousand
+``[x](``, a heading padded with spaces): a match can only start at a ``[`` that is not
+escaped, and each part of a link stops at the character that could start the next one (a
+link's text at the next bracket, its target at the next ``[`` or space, an angle-bracket
+target at the next ``<``), so no stretch of text is scanned again from each possible start.
+A heading's closing ``#`` run and spaces are cut in Python, not by a lazy pattern.
 """
 
 from __future__ import annotations
@@ -13,10 +20,11 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
-LINK_RE = re.compile(r"\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^>\n]*>|[^)\s]+)(\s+\"[^\"]*\")?\s*\)")
+LINK_RE = re.compile(
+    r"(?<!\\)\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^<>\n]*>|[^)\s\[]+)(\s+\"[^\"\n]*\")?\s*\)")
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
 _POINTER_START = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__|\*|_)?)\[")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_HEADING = re.compile(r"(#{1,6})\s")  # the title: see heading_title
 _SEPARATORS = (" — ", " – ", " -- ", " - ", ": ", "; ", " | ")
 
 
@@ -37,7 +45,13 @@ class IndexLine:
     @property
     def heading_text(self) -> str:
         match = _HEADING.match(self.text)
-        return match.group(2) if match else ""
+        return heading_title(self.text[match.end():]) if match else ""
+
+
+def heading_title(rest: str) -> str:
+    """A heading's title from what follows its ``#`` run: without the spaces around it and an
+    optional closing ``#`` run (``## Notes ##`` -> ``Notes``)."""
+    return rest.strip().rstrip("#").rstrip()
 
 
 def local_target(raw: str) -> str | None:

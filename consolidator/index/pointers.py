@@ -1,6 +1,10 @@
 """New pointer lines: written in the style of the index's own lines, placed where a person
 would put them (under the heading for the memory's type, else under the index's list heading,
-else after its last pointer, else at the end), titled in words rather than a file slug."""
+else after its last pointer, else at the end), titled in words rather than a file slug.
+
+The index is loaded into every session, so a new pointer never copies a secret into it: a
+credential in the memory's name or description is masked in its title and hook the way
+evidence is (``[REDACTED]``). Lines the user wrote are left as they are."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from consolidator.index.parse import IndexLine, classify, link_path, split_pointer
+from consolidator.llm.redact import redact
 from consolidator.store.model import MEMORY_TYPES, Memory
 
 ELLIPSIS = "…"
@@ -91,15 +96,16 @@ def pointer_line(
     title: str | None = None,
     hook: str | None = None,
 ) -> str:
-    """A new pointer line to ``memory`` in ``style``, within ``limit`` characters."""
+    """A new pointer line to ``memory`` in ``style``, within ``limit`` characters, with any
+    secret in its title or hook masked (before either is shortened, so no part of one stays)."""
     style = style or Style()
     target = f"({link_path(memory.file)})"
     wrap = "**" if style.bold else ""
     room = limit - len(target) - 4 - 2 * len(wrap) - (20 if memory.description else 0)
-    title = shorten((title or title_of(memory)).replace("[", "(").replace("]", ")"),
+    title = shorten(redact(title or title_of(memory)).replace("[", "(").replace("]", ")"),
                     max(room, 10))
     head = f"{style.bullet} {wrap}[{title}]{target}{wrap}"
-    hook = memory.description if hook is None else hook
+    hook = redact(memory.description if hook is None else hook)
     if not hook or hook.casefold() == title.casefold():
         return head
     sep = style.separator

@@ -525,6 +525,60 @@ def test_a_merged_text_that_drops_a_port_number_is_rejected(world: World) -> Non
     assert_offline_fallback(outcome, "merged text drops '8443'")
 
 
+RULE_SHARED = [
+    "- The billing service deploys from the main branch only.",
+    "- Deploys need a green staging run first.",
+    "- Rollbacks use the previous container image tag.",
+    "- Do not deploy the billing service on Fridays.",
+]
+
+
+def rule_pair(world: World) -> None:
+    world.put("billing_rules.md", lines(*RULE_SHARED, DEPLOY_OLD_ONLY), days=20)
+    world.put("billing_notes.md", lines(*RULE_SHARED, DEPLOY_NEW_ONLY), days=5)
+
+
+RULES_MERGED = [*RULE_SHARED, DEPLOY_OLD_ONLY, DEPLOY_NEW_ONLY]
+ATTACKS = {
+    "a sentence dropped": "\n".join(RULES_MERGED[:1] + RULES_MERGED[2:]) + "\n",
+    "a negation dropped": "\n".join(RULES_MERGED).replace("Do not deploy", "Deploy") + "\n",
+    "one line of their tokens": " ".join(dict.fromkeys(
+        " ".join(RULES_MERGED).replace("- ", " ").split())) + "\n",
+}
+
+
+@pytest.mark.parametrize("merged", ATTACKS.values(), ids=ATTACKS.keys())
+def test_a_merged_text_that_loses_a_claim_line_by_line_is_rejected_and_nothing_written(
+    world: World, merged: str
+) -> None:
+    rule_pair(world)
+    before = world.memories()
+    world.api.push(decide("merge", keep="billing_notes.md", merged_body=merged))
+
+    outcome = world.run()
+
+    assert world.memories() == before
+    assert "merge" not in [op for op, _file in outcome.ops]
+    assert_offline_fallback(outcome, "merged text drops")
+
+
+def test_an_honest_merge_that_reorders_and_rewords_around_the_facts_is_applied(
+    world: World,
+) -> None:
+    rule_pair(world)
+    # The survivor's own lines in another order, the other memory's line in other words.
+    merged = "\n".join([
+        DEPLOY_NEW_ONLY, *reversed(RULE_SHARED),
+        "- Before the new code starts, the database migrations run.",
+    ]) + "\n"
+    world.api.push(decide("merge", keep="billing_notes.md", merged_body=merged))
+
+    outcome = world.run()
+
+    assert ("merge", "billing_notes.md") in outcome.ops
+    assert body_of(world.root / "billing_notes.md") == merged
+
+
 @pytest.mark.parametrize("merged_tail", ["password: [REDACTED]\n", ""],
                          ids=["placeholder echoed", "secret line left out"])
 def test_a_merge_of_a_memory_holding_a_secret_is_refused_so_no_redaction_reaches_disk(

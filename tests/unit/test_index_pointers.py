@@ -324,3 +324,40 @@ def test_a_memory_listed_in_a_topic_memory_the_index_points_to_needs_no_pointer(
 
     assert plan.changed is False
     assert plan.added == ()
+
+
+@pytest.mark.parametrize("named", ["## ai-club 프로젝트", "## web_app project", "## Project v2"])
+def test_a_heading_that_names_one_particular_project_is_not_the_project_heading(
+        named: str) -> None:
+    """"<name> project" is about that project: a new project memory goes under the index's
+    own list heading, not there."""
+    memories = [make_memory("a.md"), make_memory("project_new.md", description="a new one")]
+    text = f"## Memories\n- [A](a.md) — a\n\n{named}\n- a note about it\n"
+
+    out = lines_of(rebuild(text, memories).text)
+
+    at = next(i for i, line in enumerate(out) if "project_new.md" in line)
+    assert out[at - 1] == "- [A](a.md) — a"
+
+
+def test_a_heading_that_is_only_the_type_takes_the_new_pointer() -> None:
+    memories = [make_memory("a.md"), make_memory("project_new.md", description="a new one")]
+    text = "## Memories\n- [A](a.md) — a\n\n## 프로젝트\n- a note\n"
+
+    out = lines_of(rebuild(text, memories).text)
+
+    at = next(i for i, line in enumerate(out) if "project_new.md" in line)
+    assert out[at - 1] == "- a note"
+
+
+def test_a_shortened_hook_ends_at_a_word_never_inside_an_address_or_a_bracket() -> None:
+    from consolidator.index.pointers import shorten
+
+    url = "see the settings in https://example.org/team/claude-global-config/settings for more"
+    out = shorten(url, 50)
+    assert out == "see the settings in…"
+    bracket = "two roles share the queue (Brain=planner, Muscle=worker, both pinned) and a cache"
+    out = shorten(bracket, 50)
+    assert out == "two roles share the queue…"
+    assert shorten("short enough", 50) == "short enough"
+    assert shorten("a b c d e f g h i j k l m n", 10) == "a b c d e…"

@@ -244,6 +244,7 @@ def test_lines_that_differ_only_in_form_are_no_conflict(left: str, right: str) -
 # --- linear time --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a megabyte per input; tests/unit/test_linear.py guards growth by default
 @pytest.mark.parametrize("chunk", ["a-1", "1a", "x/", "~~", "9" * 7 + "g", "周三", "C#a_B "])
 def test_a_megabyte_of_adversarial_text_is_tokenised_in_linear_time(chunk: str) -> None:
     text = chunk * (1_000_000 // len(chunk))

@@ -383,6 +383,7 @@ def test_the_head_is_the_title_and_the_paragraph_under_it() -> None:
     assert [line.text for line in lines if line.head] == ["# Title", "Lead one.", "Lead two."]
 
 
+@pytest.mark.slow  # a megabyte per input; tests/unit/test_linear.py guards growth by default
 @pytest.mark.parametrize("chunk", [
     "(", "[DONE ", "Status: ", "2026-01-01 ", "until ", "「", "`", "\"", "'", "— ", "1月",
     "by October ", "no longer ", "已完成", "- (superseded ", "2026-01-01 to ",

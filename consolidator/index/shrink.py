@@ -266,6 +266,9 @@ class Fitter:
         """Move single lines, least valuable and lowest first, into one topic memory."""
         ours = {topic.file for topic in self.creates}
         under = parents(self.lines)
+        children: dict[int, list[int]] = {}
+        for child, parent in under.items():
+            children.setdefault(parent, []).append(child)
         # A line under a list item or note moves with it, never alone (it would lose what it
         # is a detail of); a detail of a pointer may (its words name the pointer's memory).
         candidates = [i for i, line in enumerate(self.lines)
@@ -277,15 +280,17 @@ class Fitter:
                else (lambda i: (marks[i].value, -i)))
         reserve_bytes = 4 * self.limits.max_line_chars + self._nl
         taking: list[int] = []
+        going: set[int] = set()
         bytes_out = 0
         for i in sorted(candidates, key=key):
             parts = max(1, -(-bytes_out // TOPIC_MAX_BYTES))
             if taking and self.fits(parts + 1 - len(taking), parts * reserve_bytes - bytes_out):
                 break
-            if i in taking:
+            if i in going:
                 continue  # already going, under a line taken before it
-            group = _with_details([i], under)
+            group = _with_details([i], children)
             taking += group
+            going.update(group)
             bytes_out += sum(self._size(self.lines[j]) for j in group)
         if not taking:
             return
@@ -324,10 +329,13 @@ def _summary(lines: list[IndexLine]) -> str:
     return f"{head}: {', '.join(about)}" if about else head
 
 
-def _with_details(taking: list[int], under: Mapping[int, int]) -> list[int]:
+def _with_details(taking: list[int], children: Mapping[int, list[int]]) -> list[int]:
     """``taking`` plus every line indented (at any depth) under a line it takes."""
     chosen = set(taking)
-    for child in sorted(under):
-        if under[child] in chosen:
-            chosen.add(child)
+    todo = list(taking)
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in chosen:
+                chosen.add(child)
+                todo.append(child)
     return sorted(chosen)

@@ -32,7 +32,9 @@ _FEEDBACK_HEADING = re.compile(
     re.IGNORECASE,
 )
 GONE_MARKS = ("missing", "archived")
-_GONE = re.compile(r"\(\S+\.md (?:" + "|".join(GONE_MARKS) + r")\)")
+# The name cannot hold a bracket or a space: each "(" then scans only to the next one, so a
+# line of "[x](" repeated is read once, not once per bracket.
+_GONE = re.compile(r"\([^\s()]+\.md (?:" + "|".join(GONE_MARKS) + r")\)")
 
 # Values of movable lines: the lowest moves out first.
 GONE, NOTE, REFERENCE, OTHER, USER = 0, 1, 2, 3, 4

@@ -3,7 +3,8 @@
 The inputs and stages are bench/linear.py's: a unit repeated to a size (credential words with
 no value after them, ``[x](``, runs of spaces and punctuation, ``**``, backticks, digits like
 dates, CJK, paths, URLs, headings padded with spaces) read by a dry-run plan of a root holding
-it as a memory (every detector, the index rebuild and both reports), by the link parsing of
+it as a memory (every detector, the index rebuild and both reports) or as its MEMORY.md
+(the rebuild reads, values and shrinks it), by the link parsing of
 MEMORY.md and memory bodies, by the secret scan and redaction, and by the check of a model's
 merged text. From 64 KB to 256 KB linear work grows about 4x and quadratic work 16x: the
 bound here is loose (``RATIO``) and applies only when the 64 KB run is long enough to time
@@ -24,7 +25,7 @@ sys.path.insert(0, str(BENCH))
 import linear  # noqa: E402
 
 KB = 1024
-STAGES = ("memory", "links", "redact", "claims")
+STAGES = ("memory", "index", "links", "redact", "claims")
 RATIO = 12.0
 NOISE_FLOOR = 0.004  # seconds at 64 KB below which a ratio measures the timer, not the work
 CEILING = 5.0  # seconds at 256 KB that no stage may take on any input

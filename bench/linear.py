@@ -1,7 +1,7 @@
 """Does every detector and parser stay linear on hostile text?
 
     python bench/linear.py [--sizes 64,256] [--runs 2] [--only NAME ...]
-                           [--stages memory,index,links,redact,claims] [--report-mib 1]
+                           [--stages memory,pair,index,links,redact,claims] [--report-mib 1]
 
 Each *input* is a short unit repeated to a size (one line, or one per line where the name
 says so): credential words with no value after them, link openings, runs of spaces,
@@ -12,6 +12,9 @@ padded with spaces. Each *stage* reads that text the way a run does:
             per-memory study (normal forms, relative dates, stale evidence, secrets),
             duplicates, conflicts, similar memories, link repointing, the index rebuild,
             then both reports (JSON and Markdown, secrets masked)
+  pair      the same plan and reports of a root with two memories that are the text with
+            one line each of their own (so duplicates, similar memories and conflicts compare
+            them)
   index     the same plan and reports of a root whose MEMORY.md is the text (the rebuild
             reads, values, shrinks and rewrites it)
   links     the link parsing alone: MEMORY.md's lines classified, links repointed in a
@@ -89,18 +92,24 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "paths ~/": _repeat("~/"),
     "urls": _repeat("http://a/"),
     "heading hashes": _repeat(" #", "# a"),
+    "one long word": _repeat("a", tail=" 1"),
+    "plus signs": _repeat("+", tail=" a/b.py"),
+    "dashed words sk-": _repeat("sk-", tail="://x"),
 }
 
 
-def _root(base: Path, body: str = "", index: str = "") -> Path:
-    """A root with a memory of ``body``, another memory, and a MEMORY.md ending in ``index``."""
+def _root(base: Path, body: str = "", index: str = "", twin: bool = False) -> Path:
+    """A root with a memory of ``body``, another memory (``twin``: ``body`` again with a line of
+    its own, which the first memory gets too), and a MEMORY.md ending in ``index``."""
     root = base / "memory"
     root.mkdir()
+    mine, other = (f"{body}\n- The dev database port is 5432.", f"{body}\n- The dev database port"
+                   " is 6432.") if twin else (body, "The user likes tea.")
     (root / "big.md").write_text(
-        f"---\nname: big\ndescription: a large memory\ntype: project\n---\n{body}\n",
+        f"---\nname: big\ndescription: a large memory\ntype: project\n---\n{mine}\n",
         encoding="utf-8")
     (root / "other.md").write_text(
-        "---\nname: other\ndescription: another memory\ntype: user\n---\nThe user likes tea.\n",
+        f"---\nname: other\ndescription: another memory\ntype: user\n---\n{other}\n",
         encoding="utf-8")
     (root / "MEMORY.md").write_text(f"- [Big](big.md) — big\n{index}\n", encoding="utf-8")
     for path in root.iterdir():
@@ -108,11 +117,11 @@ def _root(base: Path, body: str = "", index: str = "") -> Path:
     return root
 
 
-def _plan(body: str = "", index: str = "") -> None:
+def _plan(body: str = "", index: str = "", twin: bool = False) -> None:
     """A dry-run plan over a root made of ``body`` and ``index``, and both of its reports."""
     base = Path(tempfile.mkdtemp(prefix="linear-"))
     try:
-        root = _root(base, body, index)
+        root = _root(base, body, index, twin)
         opts = RunOptions(state_dir=base / "state", dry_run=True)
         result = run_all([root], Config(), opts, datetime.now(UTC))
         report.to_json(result)
@@ -123,6 +132,10 @@ def _plan(body: str = "", index: str = "") -> None:
 
 def memory(text: str) -> None:
     _plan(body=text)
+
+
+def pair(text: str) -> None:
+    _plan(body=text, twin=True)
 
 
 def index(text: str) -> None:
@@ -146,7 +159,8 @@ def claims(text: str) -> None:
 
 
 STAGES: dict[str, Callable[[str], None]] = {
-    "memory": memory, "index": index, "links": links, "redact": redaction, "claims": claims,
+    "memory": memory, "pair": pair, "index": index, "links": links, "redact": redaction,
+    "claims": claims,
 }
 
 

@@ -32,7 +32,7 @@ from consolidator.store.model import Memory
 
 __all__ = ["Similar", "find_similar"]
 
-_DIGITS = re.compile(r"\S*\d\S*")
+_DIGITS = re.compile(r"(?<!\S)\S*\d\S*")  # from a word's start only: linear
 _DIGIT = re.compile(r"\d")
 _TYPE_WORDS = frozenset(("user", "feedback", "project", "reference", "md", "note", "notes"))
 _NONE: list[int] = []  # no claims hold a feature (never changed)

@@ -40,11 +40,13 @@ from consolidator.store.model import Memory
 MAX_PART_REASONS = 3  # per class of evidence: enough to judge, not a copy of the memory
 QUOTE_CHARS = 120  # how much of a line a reason quotes
 
+# Linear: a path starts only where a run of path characters starts (a start inside the run
+# would find the same path), and a URL's scheme is at most 32 characters.
 _PATH = re.compile(
-    r"(?<![\w/.:@~\\-])((?:\.{1,2}/)?(?:[\w@.+-]+/)+[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,7})"
+    r"(?<![\w/.:@~\\+-])((?:\.{1,2}/)?(?:[\w@.+-]+/)+[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,7})"
     r"(?![\w/])"
 )
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+", re.IGNORECASE)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+|\bwww\.\S+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

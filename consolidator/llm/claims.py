@@ -47,7 +47,6 @@ _IDENT = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z]{2,}[A
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
 _LEAD = re.compile(r"[ \t>]*(?:[-*+]|\d{1,9}[.)]|#{1,6})?[ \t]*")  # quote, bullet, heading
 _WORD = re.compile(r"[^\W\d_]+")
-_ENGLISH = re.compile(r"[a-z']+")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？；;]")
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _CJK_OR_NOT = re.compile(rf"[{_CJK_CHARS}]|[^{_CJK_CHARS}]+")
@@ -56,10 +55,8 @@ _CJK_PARTICLES = frozenset(
     "のはがをにでともへやかなね" "的了是在和与與之也就都而" "이가을를은는에의도로와과")
 
 # English negations, as words ("n't" counts as "not").
-_NEGATION_WORDS = frozenset({
-    "not", "never", "no", "without", "cannot", "none", "nothing", "nobody", "nowhere",
-    "neither", "nor",
-})
+_NEGATION_WORDS = re.compile(
+    r"\b(?:not|never|no|without|cannot|none|nothing|nobody|nowhere|neither|nor)\b|n't\b")
 # Negations in languages written without spaces between words, counted where they stand.
 # しない, 使わない and 少ない all hold ない: only ない is listed, so none counts twice.
 _NEGATION_MARKS = ("不", "没", "沒", "禁止", "勿", "别", "ない", "ません", "ずに", "않", "못",
@@ -91,19 +88,20 @@ class _Line:
 def negations(text: str) -> int:
     """How many negations ``text`` holds, in any of the languages the check knows."""
     fold = text.casefold().replace("’", "'")
-    count = sum(fold.count(mark) for mark in _NEGATION_MARKS)
-    for word in _ENGLISH.findall(fold):
-        if word.endswith("n't") or word.strip("'") in _NEGATION_WORDS:
-            count += 1
-    return count
+    return sum(fold.count(mark) for mark in _NEGATION_MARKS) + len(_NEGATION_WORDS.findall(fold))
 
 
 def _keys(text: str) -> set[str]:
     """The content words of ``text``, cut to their first five letters (deploy, deploys and
     deployed are one word); in CJK text every character but a particle counts."""
-    out: set[str] = set()
-    for word in _WORD.findall(text.casefold()):
-        for part in _CJK_OR_NOT.findall(word) if _CJK.search(word) else (word,):
+    words = set(_WORD.findall(text.casefold()))
+    out = {w[:5] for w in words if w.isascii() and len(w) >= 3 and w not in _STOPWORDS}
+    for word in words:
+        if word.isascii() or _CJK.search(word) is None:
+            if not word.isascii() and len(word) >= 3 and word not in _STOPWORDS:
+                out.add(word[:5])  # a word in another alphabet (é, ü, Cyrillic)
+            continue
+        for part in _CJK_OR_NOT.findall(word):
             if _CJK.match(part):
                 if part not in _CJK_PARTICLES:
                     out.add(part)
@@ -148,8 +146,8 @@ def claim_tokens(text: str) -> set[str]:
     for line in text.splitlines():
         found |= _numbers(line)[0]
         found |= _names(line)
-        for pattern in (_PATH, _IDENT):
-            found.update(m.group() for m in pattern.finditer(line))
+        found.update(_PATH.findall(line))
+        found.update(_IDENT.findall(line))
     return {value for value in found if len(value) >= 2 or value.isdigit()}
 
 

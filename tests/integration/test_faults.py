@@ -439,6 +439,7 @@ def few_hundred(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
     return template, tree(root)
 
 
+@pytest.mark.slow
 def test_runs_sigkilled_at_random_moments_are_recovered_by_the_next_run_losing_nothing(
     few_hundred: tuple[Path, dict[str, bytes]], tmp_path: Path
 ) -> None:
@@ -544,6 +545,7 @@ class JournalWatch(threading.Thread):
         self.join(10)
 
 
+@pytest.mark.slow
 def test_four_racing_runs_consolidate_once_and_the_others_find_the_lock_held(
     large_root: Path, tmp_path: Path
 ) -> None:

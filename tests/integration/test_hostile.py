@@ -397,6 +397,7 @@ class Hostile:
         return report
 
 
+@pytest.mark.slow  # 15 cases of real processes: CI runs them with the other slow tests
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_hostile_root_is_consolidated_without_harm(case: str, tmp_path: Path) -> None:
     builder, index_protected = CASES[case]

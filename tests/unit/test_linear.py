@@ -3,13 +3,13 @@
 The inputs and stages are bench/linear.py's: a unit repeated to a size (credential words with
 no value after them, ``[x](``, runs of spaces and punctuation, ``**``, backticks, digits like
 dates, CJK, paths, URLs, headings padded with spaces) read by a dry-run plan of a root holding
-it as a memory (every detector, the index rebuild and both reports) or as its MEMORY.md
-(the rebuild reads, values and shrinks it), by the link parsing of
-MEMORY.md and memory bodies, by the secret scan and redaction, and by the check of a model's
-merged text. From 64 KB to 256 KB linear work grows about 4x and quadratic work 16x: the
-bound here is loose (``RATIO``) and applies only when the 64 KB run is long enough to time
-(``NOISE_FLOOR``), so a busy machine does not fail it. ``python bench/linear.py`` prints the
-exact table.
+it as a memory (every detector, the index rebuild and both reports), as two memories that
+detect compares, or as its MEMORY.md (the rebuild reads, values and shrinks it), by the link
+parsing of MEMORY.md and memory bodies, by the secret scan and redaction, and by the check of
+a model's merged text. From 64 KB to 256 KB linear work grows about 4x and quadratic work
+16x: the bound here is loose (``RATIO``) and applies only when the 64 KB run is long enough
+to time (``NOISE_FLOOR``), so a busy machine does not fail it. ``python bench/linear.py``
+prints the exact table.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ sys.path.insert(0, str(BENCH))
 import linear  # noqa: E402
 
 KB = 1024
-STAGES = ("memory", "index", "links", "redact", "claims")
+STAGES = ("memory", "pair", "index", "links", "redact", "claims")
 RATIO = 12.0
 NOISE_FLOOR = 0.004  # seconds at 64 KB below which a ratio measures the timer, not the work
 CEILING = 5.0  # seconds at 256 KB that no stage may take on any input
@@ -35,6 +35,7 @@ def _timed(stage: str, text: str, runs: int) -> float:
     return linear.best_time(linear.STAGES[stage], text, runs)
 
 
+@pytest.mark.slow  # 20 s in all: CI runs it with the other slow tests
 @pytest.mark.parametrize("name", list(linear.INPUTS))
 def test_each_reader_of_memory_text_takes_time_linear_in_its_size(name: str) -> None:
     small_text, large_text = linear.INPUTS[name](64 * KB), linear.INPUTS[name](256 * KB)

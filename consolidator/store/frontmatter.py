@@ -26,8 +26,11 @@ NESTED_PARENT = "metadata"
 
 _OPEN_RE = re.compile(r"---[ \t]*\r?(\n|\Z)")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
-_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
-_CHILD_RE = re.compile(r"^([ \t]+)([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+# A value ends at its last character that is not a blank: found by one greedy match, never
+# by a lazy one retried at every blank (a line of many spaces would take quadratic time).
+_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:(?:[ \t]++(.*[^ \t\n]|))?[ \t]*$")
+_CHILD_RE = re.compile(
+    r"^([ \t]+)([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:(?:[ \t]++(.*[^ \t\n]|))?[ \t]*$")
 _PLAIN_BAD_START = set("-?:,[]{}#&*!|>'\"%@`")
 _YAML_SPECIAL = re.compile(
     r"^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON"

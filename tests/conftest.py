@@ -3,9 +3,11 @@ can reach the user's real config, state or Claude Code directories."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,3 +77,13 @@ def snapshot_tree(root: Path) -> dict[str, tuple[bytes, int, int]]:
             st = path.lstat()
             out[str(path.relative_to(root))] = (path.read_bytes(), st.st_mtime_ns, st.st_mode)
     return out
+
+
+def write_sessions(project: Path, count: int) -> None:
+    """``count`` session transcripts in ``project``'s transcripts folder, an hour old, each
+    naming ``project`` as its working folder."""
+    hour_ago = time.time() - 3600
+    for sid in SESSION_IDS[:count]:
+        path = project / f"{sid}.jsonl"
+        path.write_text(json.dumps({"type": "user", "cwd": str(project)}) + "\n")
+        os.utime(path, (hour_ago, hour_ago))

@@ -1,13 +1,19 @@
-"""Repointing links in memory bodies: ``[t](old.md)`` and ``[[old-name]]`` to a survivor."""
+"""Links in memory bodies: which memories link where, and repointing ``[t](old.md)`` and
+``[[old-name]]`` to a survivor."""
 
 from __future__ import annotations
 
 import posixpath
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from consolidator.index.parse import LINK_RE, WIKI_RE, relink, resolve_link
-from consolidator.store.model import Memory
+from consolidator.index.topic import PREFIX as TOPIC_PREFIX
+from consolidator.store.model import Memory, Snapshot
+
+if TYPE_CHECKING:
+    from consolidator.plan import Edit
 
 
 def repoint(
@@ -60,3 +66,54 @@ def name_table(memories: list[Memory]) -> dict[str, Memory]:
                 ambiguous.add(key)
             table[key] = memory
     return {k: v for k, v in table.items() if k not in ambiguous}
+
+
+def links_of(memory: Memory, names: dict[str, Memory], body: str | None = None) -> set[str]:
+    """Every memory file that ``memory`` (or ``body``, its new text) links to, by file or
+    by name."""
+    folder = posixpath.dirname(memory.file)
+    out: set[str] = set()
+    body = memory.body if body is None else body
+    for match in LINK_RE.finditer(body):
+        target = resolve_link(match.group(2), folder)
+        if target:
+            out.add(target)
+    for match in WIKI_RE.finditer(body):
+        named = names.get(match.group(1).strip())
+        if named is not None:
+            out.add(named.file)
+    return out
+
+
+def linked_from(snapshot: Snapshot, sources: set[str]) -> set[str]:
+    """Every memory file that the memories in ``sources`` link to (by file or by name)."""
+    if not sources:
+        return set()
+    names = name_table(list(snapshot.memories))
+    by_file = snapshot.by_file()
+    return {t for file in sources for t in links_of(by_file[file], names)}
+
+
+def linking_to(
+    snapshot: Snapshot, targets: set[str], leaving: set[str], edits: dict[str, Edit]
+) -> dict[str, list[str]]:
+    """Target -> the memories that link to it, among those staying (not in ``leaving``) and
+    written by a person (the tool's own topic memories are repointed like the index), each
+    read as this plan leaves it (``edits``)."""
+    if not targets:
+        return {}
+    names = name_table(list(snapshot.memories))
+    out: dict[str, list[str]] = {}
+    for memory in snapshot.memories:
+        if memory.file in leaving or is_topic(memory.file):
+            continue
+        edit = edits.get(memory.file)
+        for target in links_of(memory, names, edit.body if edit else None) & targets:
+            if target != memory.file:
+                out.setdefault(target, []).append(memory.file)
+    return out
+
+
+def is_topic(file: str) -> bool:
+    """A topic memory the index rebuild created to hold index lines."""
+    return posixpath.basename(file).startswith(TOPIC_PREFIX)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -13,14 +12,13 @@ from consolidator.context import RootContext
 from consolidator.detect.conflicts import find_conflicts
 from consolidator.detect.dates import find_relative, rewrite_relative
 from consolidator.detect.duplicates import Cluster, Together, find_duplicates
-from consolidator.detect.links import name_table, repoint
+from consolidator.detect.links import is_topic, linked_from, linking_to, name_table, repoint
 from consolidator.detect.perfile import Findings, both, study_all
 from consolidator.detect.similar import find_similar
 from consolidator.detect.stale import ProjectPaths, StaleFinding
 from consolidator.detect.text import exact_line, exact_set
 from consolidator.freshness import age_days, age_warning, freshness_text
-from consolidator.index.parse import LINK_RE, WIKI_RE, resolve_link, unlink
-from consolidator.index.topic import PREFIX as TOPIC_PREFIX
+from consolidator.index.parse import unlink
 from consolidator.llm import redact
 from consolidator.llm.base import Answer, Question
 from consolidator.phases.context import Work
@@ -94,55 +92,6 @@ def describe(
     return tuple(infos)
 
 
-def links_of(memory: Memory, names: dict[str, Memory], body: str | None = None) -> set[str]:
-    """Every memory file that ``memory`` (or ``body``, its new text) links to, by file or
-    by name."""
-    folder = posixpath.dirname(memory.file)
-    out: set[str] = set()
-    body = memory.body if body is None else body
-    for match in LINK_RE.finditer(body):
-        target = resolve_link(match.group(2), folder)
-        if target:
-            out.add(target)
-    for match in WIKI_RE.finditer(body):
-        named = names.get(match.group(1).strip())
-        if named is not None:
-            out.add(named.file)
-    return out
-
-
-def linked_from(snapshot: Snapshot, sources: set[str]) -> set[str]:
-    """Every memory file that the memories in ``sources`` link to (by file or by name)."""
-    if not sources:
-        return set()
-    names = name_table(list(snapshot.memories))
-    by_file = snapshot.by_file()
-    return {t for file in sources for t in links_of(by_file[file], names)}
-
-
-def linking_to(
-    snapshot: Snapshot, targets: set[str], leaving: set[str], edits: dict[str, Edit]
-) -> dict[str, list[str]]:
-    """Target -> the memories that link to it, among those staying (not in ``leaving``) and
-    written by a person (the tool's own topic memories are repointed like the index), each
-    read as this plan leaves it (``edits``)."""
-    if not targets:
-        return {}
-    names = name_table(list(snapshot.memories))
-    out: dict[str, list[str]] = {}
-    for memory in snapshot.memories:
-        if memory.file in leaving or is_topic(memory.file):
-            continue
-        edit = edits.get(memory.file)
-        for target in links_of(memory, names, edit.body if edit else None) & targets:
-            if target != memory.file:
-                out.setdefault(target, []).append(memory.file)
-    return out
-
-
-def is_topic(file: str) -> bool:
-    """A topic memory the index rebuild created to hold index lines."""
-    return posixpath.basename(file).startswith(TOPIC_PREFIX)
 
 
 def said_in(phrase: str, text: str) -> bool:

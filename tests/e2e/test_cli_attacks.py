@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from consolidator.paths import root_key
-from tests.conftest import SESSION_IDS
+from tests.conftest import SESSION_IDS, write_sessions
 
 OLD_S = 10 * 86400
 
@@ -44,11 +44,7 @@ def make_root(base: Path, name: str = "p", sessions: int = 5, index: bool = True
         path.write_text(f"# {name}\n- [Rule](feedback_{name}_0.md) — lint first\n",
                         encoding="utf-8")
         os.utime(path, (old, old))
-    hour_ago = time.time() - 3600
-    for sid in SESSION_IDS[:sessions]:
-        path = project / f"{sid}.jsonl"
-        path.write_text(json.dumps({"type": "user", "cwd": str(project)}) + "\n")
-        os.utime(path, (hour_ago, hour_ago))
+    write_sessions(project, sessions)
     return root
 
 

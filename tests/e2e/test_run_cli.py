@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from consolidator.paths import root_key
-from tests.conftest import SESSION_IDS
+from tests.conftest import write_sessions
 
 
 def make_project(base: Path, name: str, sessions: int = 0, memories: int = 2) -> Path:
@@ -36,11 +36,7 @@ def make_project(base: Path, name: str, sessions: int = 0, memories: int = 2) ->
             encoding="utf-8",
         )
         os.utime(path, (old, old))
-    hour_ago = time.time() - 3600
-    for sid in SESSION_IDS[:sessions]:
-        path = project / f"{sid}.jsonl"
-        path.write_text(json.dumps({"type": "user", "cwd": str(project)}) + "\n")
-        os.utime(path, (hour_ago, hour_ago))
+    write_sessions(project, sessions)
     return root
 
 

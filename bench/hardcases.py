@@ -162,6 +162,7 @@ def plan_root(root: Path, project: Path | None, state: Path, now: datetime,
     cfg = Config()
     opts = RunOptions(state_dir=state, project_root=str(project) if project else None,
                       dry_run=not real, force=real, trigger="run" if real else "report",
+                      apply="all",  # every judgment applied: each one is measured
                       env={})
     report = run_root(context_for(root, cfg, opts, now, new_run_id(now)))
     if report.status == "failed":

@@ -49,6 +49,38 @@ def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
     )
 
 
+def _numbers(text: str) -> list[int]:
+    """``1,3`` -> ``[1, 3]``: action numbers as ``proposals`` shows them."""
+    try:
+        numbers = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of action numbers "
+                                         "like 1,3") from None
+    if not numbers or any(n < 1 for n in numbers):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of action numbers like 1,3")
+    return numbers
+
+
+def _apply_option(parser: argparse.ArgumentParser) -> None:
+    from consolidator.config import APPLY_MODES
+
+    parser.add_argument(
+        "--apply", choices=APPLY_MODES, default=None,
+        help="which changes to apply without review: safe (mechanical ones; the default "
+             "of [consolidate] apply), all, or none (only propose)")
+
+
+def _journal_hook(env: Mapping[str, str]) -> Callable[[], None] | None:
+    """Fault injection for tests: ``CONSOLIDATOR_FAULT_AFTER_STEP=N`` ends the process hard
+    right after the N-th journal record; read once, here."""
+    limit = env.get("CONSOLIDATOR_FAULT_AFTER_STEP", "")
+    if not limit.isdigit():
+        return None
+    from consolidator.store.journal import crash_after
+
+    return crash_after(int(limit))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="consolidator",
@@ -66,12 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--output", metavar="FILE", help="write the report here, not stdout")
     report.add_argument("--llm", action="store_true",
                         help="ask the configured LLM backend too (costs API calls)")
+    _apply_option(report)
     _common(report, suppress=True)
 
     run = sub.add_parser("run", help="one pass over every root: gates, then phases")
     run.add_argument("--force", action="store_true", help="skip gates G1-G6 (never the lock)")
     run.add_argument("--dry-run", action="store_true", help="plan and report; change nothing")
     run.add_argument("--json", action="store_true", help="print the JSON report")
+    _apply_option(run)
     _common(run, suppress=True)
 
     serve = sub.add_parser("serve", help="the long-running service (APScheduler)")
@@ -91,6 +125,26 @@ def build_parser() -> argparse.ArgumentParser:
                       help="undo even over files changed since (their bytes are kept aside)")
     _common(undo, suppress=True)
 
+    proposals = sub.add_parser("proposals", help="the judgments waiting for review, per root")
+    proposals.add_argument("--json", action="store_true", help="print JSON")
+    _common(proposals, suppress=True)
+
+    apply = sub.add_parser("apply", help="apply a proposal's actions (all, or the chosen ones)")
+    apply.add_argument("run_id", metavar="RUN_ID", nargs="?",
+                       help="the run whose proposal to apply (default: every waiting one)")
+    choice = apply.add_mutually_exclusive_group()
+    choice.add_argument("--only", metavar="N,M", type=_numbers, help="apply only these actions")
+    choice.add_argument("--except", dest="without", metavar="N,M", type=_numbers,
+                        help="apply all but these actions")
+    _common(apply, suppress=True)
+
+    reject = sub.add_parser("reject", help="decline a proposal's actions (all, or the chosen)")
+    reject.add_argument("run_id", metavar="RUN_ID", nargs="?",
+                        help="the run whose proposal to decline (default: every waiting one)")
+    reject.add_argument("--only", metavar="N,M", type=_numbers,
+                        help="decline only these actions")
+    _common(reject, suppress=True)
+
     config = sub.add_parser("config", help="config tools")
     config_sub = config.add_subparsers(dest="config_command", metavar="ACTION",
                                        parser_class=_Parser)
@@ -101,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _write(produce: Callable[[TextIO], None]) -> None:
+def _write(produce: Callable[[TextIO], object]) -> None:
     """Write a command's result on stdout; a reader that went away does not change the exit
     code."""
     try:
@@ -234,6 +288,7 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         env=env,
         llm=make_backend(cfg.llm, env, enabled=args.llm),
         debug=args.debug,
+        apply=args.apply,
     )
     result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
     if args.output:
@@ -284,6 +339,8 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         progress=not args.json,
         llm=make_backend(cfg.llm, env, enabled=True),
         debug=args.debug,
+        apply=args.apply,
+        after_record=_journal_hook(env),
     )
     restore = _stop_on_signals(opts.stop)
     try:
@@ -318,6 +375,7 @@ def _cmd_serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     _setup_logging(cfg, args.debug, stream=sys.stdout)
     warn = _warner()
     _roots_and_state(args, cfg, env, warn)  # a bad --memory-dir or state dir fails now, exit 2
+    hook = _journal_hook(env)
 
     def one_pass(current, stop):  # type: ignore[no-untyped-def]
         roots, state = _roots_and_state(args, current, env, warn)
@@ -331,6 +389,7 @@ def _cmd_serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             stop=stop,
             llm=make_backend(current.llm, env, enabled=True),
             debug=args.debug,
+            after_record=hook,
         )
         return runner.run_all(roots, current, opts, datetime.now(UTC))
 
@@ -338,13 +397,13 @@ def _cmd_serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 
 def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import history, paths
+    from consolidator import history, paths, statedir
     from consolidator.store.journal import JournalDamaged, load
-    from consolidator.store.undo import find_runs, undo_run
+    from consolidator.store.undo import undo_run
 
     cfg = _load_config(args, env)
     state = paths.state_dir(args.state_dir, cfg, env)
-    run_dirs = find_runs(state, args.run_id)  # exact names only: an id is never a pattern
+    run_dirs = statedir.find_runs(state, args.run_id)  # exact names only: an id is never a pattern
     wanted = {str(p) for p in paths.roots(args.memory_dir, cfg, env)} if args.memory_dir else None
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     failed = locked = False
@@ -354,7 +413,7 @@ def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             meta = load(run_dir).meta
             memory_dir = meta.get("memory_dir")
             if not isinstance(memory_dir, str) or not os.path.isabs(memory_dir) \
-                    or paths.root_key(Path(memory_dir)) != run_dir.parent.parent.name:
+                    or statedir.root_key(Path(memory_dir)) != statedir.state_of_run(run_dir).name:
                 raise JournalDamaged(run_dir / "journal.jsonl", 1,
                                      "it names no memory dir, or not the one it is kept for")
             root = Path(memory_dir)
@@ -379,7 +438,7 @@ def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         if result is None:
             print(f"{root}: run {args.run_id} was already undone")
             continue
-        history.record(run_dir.parent.parent, {
+        history.record(statedir.state_of_run(run_dir), {
             "run_id": args.run_id, "memory_dir": str(root), "started_at": now,
             "trigger": "undo", "status": "undone", "dry_run": False,
             "counts": {"restored": len(result.restored)}, "conflicts": result.conflicts,
@@ -440,6 +499,7 @@ def _cmd_status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                       for g in gates],
             "last_consolidated": iso(last) if last else None,
             "last_run": history.last_for(ctx.state),
+            "waiting": _waiting_count(ctx.state),
         })
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
@@ -449,9 +509,128 @@ def _cmd_status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print(f"  last consolidated: {row['last_consolidated'] or 'never'}")
         last_run = row["last_run"]
         print("  last run: " + (f"{last_run['run_id']} {last_run['status']}" if last_run else "none"))
+        if row["waiting"]:
+            print(f"  waiting for review: {row['waiting']} change(s) (consolidator proposals)")
         for g in row["gates"]:
             mark = {True: "pass", False: "FAIL", None: "-"}[g["passed"]]
             print(f"  {g['id']} {g['name']:<14} {mark:<5} {g['reason']}")
+    return EXIT_OK
+
+
+def _waiting_count(state: Path) -> int:
+    """How many actions of the root's proposal wait (a damaged proposal counts none)."""
+    from consolidator import proposal
+
+    try:
+        found = proposal.load(state)
+    except ConsolidatorError:
+        return 0
+    return len(found.waiting()) if found is not None else 0
+
+
+def _cmd_proposals(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    import json
+
+    from consolidator import review
+
+    cfg = _load_config(args, env)
+    roots, state = _roots_and_state(args, cfg, env)
+    found = review.waiting(state, roots)
+    if args.json:
+        _write(lambda out: out.write(json.dumps(
+            [{"memory_dir": str(root), "run_id": p.run_id, "created_at": p.created_at,
+              "actions": [{"number": i.number, **i.action.to_json(payload=False)}
+                          for i in p.waiting()]}
+             for root, p in found], ensure_ascii=False, indent=2) + "\n"))
+        return EXIT_OK
+    if not found:
+        print("nothing waits for review")
+        return EXIT_OK
+    _write(lambda out: out.write(_proposals_text(found)))
+    return EXIT_OK
+
+
+def _proposals_text(found: list[tuple[Path, Any]]) -> str:
+    from consolidator.report import Mask
+
+    lines = []
+    for root, p in found:
+        items = p.waiting()
+        mask = Mask(t for i in items for t in (i.action.reason, *i.action.evidence))
+        lines += [f"{root}", f"  run {p.run_id} ({p.created_at}): {len(items)} change(s) wait"]
+        for item in items:
+            action = item.action
+            lines.append(f"  {item.number:>3}. {action.op} {action.file}: {mask(action.reason)}")
+            lines += [f"       > {mask(line)}" for line in action.evidence[:6]]
+            if len(action.evidence) > 6:
+                lines.append(f"       > ... {len(action.evidence) - 6} more line(s)")
+        lines += [f"  apply: consolidator apply {p.run_id} [--only N,M | --except N]",
+                  f"  decline: consolidator reject {p.run_id} [--only N,M]", ""]
+    return "\n".join(lines)
+
+
+def _cmd_apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import review, runner
+
+    cfg = _load_config(args, env)
+    _setup_logging(cfg, args.debug, quiet=True)
+    roots, state = _roots_and_state(args, cfg, env)
+    numbered = bool(args.only or args.without)
+    targets = review.target(state, roots, args.run_id, numbered)
+    if not targets:
+        print("nothing waits for review")
+        return EXIT_OK
+    now = datetime.now(UTC)
+    run_id = runner.new_run_id(now)
+    opts = runner.RunOptions(state_dir=state, transcripts_dir=args.transcripts_dir,
+                             project_root=args.project_root, dry_run=False, trigger="apply",
+                             env=env, debug=args.debug, after_record=_journal_hook(env))
+    failed = locked = False
+    for root, found in targets:
+        try:
+            done = review.apply(root, found, cfg, opts, now, run_id, args.only,
+                                args.without or ())
+        except LockHeld as exc:
+            print(f"consolidator: {exc}; nothing applied", file=sys.stderr)
+            locked = True
+            continue
+        except UsageError:
+            raise
+        except (ConsolidatorError, OSError) as exc:
+            if args.debug:
+                raise
+            text = " ".join(str(exc).split())
+            print(f"consolidator: {root}: {text}", file=sys.stderr)
+            failed = True
+            continue
+        print(f"{root}: applied {_listed(done.applied)} of run {found.run_id}"
+              + (f"; undo: consolidator undo {run_id}" if done.applied else ""))
+        for number, why in sorted(done.refused.items()):
+            print(f"  {number}: refused, {why}")
+    if failed:
+        return EXIT_FAILED
+    return EXIT_LOCKED if locked else EXIT_OK
+
+
+def _listed(numbers: list[int]) -> str:
+    if not numbers:
+        return "nothing"
+    return ("action " if len(numbers) == 1 else "actions ") + ", ".join(map(str, numbers))
+
+
+def _cmd_reject(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import review, statedir
+
+    cfg = _load_config(args, env)
+    roots, state = _roots_and_state(args, cfg, env)
+    targets = review.target(state, roots, args.run_id, bool(args.only))
+    if not targets:
+        print("nothing waits for review")
+        return EXIT_OK
+    for root, found in targets:
+        done = review.reject(statedir.root_state(state, root), root, found, args.only)
+        print(f"{root}: declined {_listed(done.declined)} of run {found.run_id}; "
+              "not proposed again while their files are unchanged")
     return EXIT_OK
 
 
@@ -472,4 +651,7 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace, Mapping[str, str]], int]] = {
     "history": _cmd_history,
     "undo": _cmd_undo,
     "config": _cmd_config,
+    "proposals": _cmd_proposals,
+    "apply": _cmd_apply,
+    "reject": _cmd_reject,
 }

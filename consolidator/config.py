@@ -72,8 +72,12 @@ class LlmSection:
     timeout_seconds: int = field(default=60, metadata=_meta(minimum=1, maximum=24 * 3600))
 
 
+APPLY_MODES = ("safe", "all", "none")
+
+
 @dataclass(frozen=True)
 class ConsolidateSection:
+    apply: str = field(default="safe", metadata=_meta(choices=APPLY_MODES))
     archive_status_markers: bool = True
     archive_passed_deadlines: bool = True
     rewrite_relative_dates: bool = True

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from consolidator import statedir
 from consolidator.config import Config
 from consolidator.paths import ProjectRoot, project_root
 from consolidator.stop import StopToken
@@ -33,6 +34,8 @@ class RootContext:
     env: Mapping[str, str] = field(default_factory=dict)
     stop: StopToken = field(default_factory=StopToken, compare=False)
     llm: Any = field(default=None, compare=False)  # the run's backend (llm.base.Backend)
+    apply: str | None = None  # --apply: which actions this run applies (None: the config's)
+    after_record: Callable[[], None] | None = field(default=None, compare=False)  # journal hook
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def listing(self) -> list[Listed]:
@@ -55,6 +58,11 @@ class RootContext:
         return found
 
     @property
+    def mode(self) -> str:
+        """Which actions this run applies itself: ``safe``, ``all`` or ``none``."""
+        return self.apply or self.cfg.consolidate.apply
+
+    @property
     def now_ns(self) -> int:
         return epoch_ns(self.now)
 
@@ -65,7 +73,7 @@ class RootContext:
 
     @property
     def run_dir(self) -> Path:
-        return self.state / "runs" / self.run_id
+        return statedir.run_dir(self.state, self.run_id)
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -9,15 +9,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from consolidator.store.journal import ensure_private_dir
+from consolidator import statedir
+from consolidator.store.model import INDEX_NAME
 
-HISTORY = "history.jsonl"
+INDEX_KEY = INDEX_NAME.casefold()
 
 
 def counts(report: Any) -> dict[str, int]:
-    """What a RootReport did (or would do), as numbers."""
+    """What a RootReport did (in a dry run: would do), as numbers."""
     plan = report.plan
-    ops = Counter(a.op for a in plan.actions)
+    done = [a for a in plan.done() if a.file.casefold() != INDEX_KEY]
+    ops = Counter(a.op for a in done)
     index = plan.index
     return {
         "memories": len(plan.memories),
@@ -25,9 +27,10 @@ def counts(report: Any) -> dict[str, int]:
         "conflicts": len(plan.conflicts),
         "stale": len(plan.stale),
         "merges": ops["merge"],
-        "archives": ops["archive"] + sum(len(a.sources) - 1 for a in plan.actions if a.op == "merge"),
+        "archives": ops["archive"] + sum(len(a.sources) - 1 for a in done if a.op == "merge"),
         "rewrites": ops["rewrite"],
         "creates": ops["create"],
+        "proposed": plan.proposal.actions if plan.proposal else 0,
         "index_added": len(index.added) if index else 0,
         "index_removed": len(index.removed) if index else 0,
         "skipped": len(report.skipped),
@@ -40,15 +43,8 @@ def counts(report: Any) -> dict[str, int]:
 def record(state: Path, entry: dict[str, Any], durable: bool = True) -> None:
     """Append one entry to the root's history (fsynced when ``durable``: a run that changed
     files; a closed gate's line is not worth a disk flush on the service's hot path)."""
-    ensure_private_dir(state)
     line = json.dumps(entry, ensure_ascii=False) + "\n"
-    fd = os.open(state / HISTORY, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, line.encode("utf-8"))
-        if durable:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
+    statedir.append(statedir.history(state), line.encode("utf-8"), durable=durable)
 
 
 def read_all(state_dir: Path) -> list[dict[str, Any]]:
@@ -59,7 +55,7 @@ def read_all(state_dir: Path) -> list[dict[str, Any]]:
 
 def last_for(root_state: Path) -> dict[str, Any] | None:
     """The newest history entry of one root, reading only the file's tail."""
-    path = root_state / HISTORY
+    path = statedir.history(root_state)
     try:
         with open(path, "rb") as fh:
             fh.seek(0, os.SEEK_END)
@@ -83,13 +79,9 @@ def _parsed(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
 
 
 def _entries(state_dir: Path) -> Iterator[dict[str, Any]]:
-    try:
-        folders = sorted(p for p in state_dir.iterdir() if p.is_dir())
-    except OSError:
-        return
-    for folder in folders:
+    for folder in statedir.root_folders(state_dir):
         try:
-            with open(folder / HISTORY, encoding="utf-8") as fh:
+            with open(statedir.history(folder), encoding="utf-8") as fh:
                 yield from _parsed(fh)
         except OSError:
             continue

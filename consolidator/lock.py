@@ -16,6 +16,7 @@ from pathlib import Path
 
 import structlog
 
+from consolidator import statedir
 from consolidator.errors import LockHeld
 
 CLAUDE_LOCK = ".consolidate-lock"
@@ -62,9 +63,6 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-PREVIOUS = "lock-previous.json"
-
-
 def last_consolidated_ns(root: Path, now_ns: int, state: Path | None = None) -> int | None:
     """When the root was last consolidated (the lock file's mtime); a future mtime is ignored.
 
@@ -84,7 +82,7 @@ def last_consolidated_ns(root: Path, now_ns: int, state: Path | None = None) -> 
 
 def _read_previous(state: Path) -> dict[str, object] | None:
     try:
-        data = json.loads((state / PREVIOUS).read_text(encoding="utf-8"))
+        data = json.loads(statedir.lock_previous(state).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -141,7 +139,7 @@ class RootLock:
         self._flock: object | None = None
         self._previous: Holder | None = None
 
-    def acquire(self, start_ns: int) -> None:
+    def acquire(self) -> None:
         """Take both locks or raise :class:`LockHeld` (taking neither)."""
         from filelock import FileLock, Timeout
 
@@ -164,10 +162,9 @@ class RootLock:
                 self._previous = Holder(isinstance(mtime, int), None,
                                         mtime if isinstance(mtime, int) else None)
         if self.state is not None:
-            self.state.mkdir(parents=True, exist_ok=True, mode=0o700)
             record = {"pid": os.getpid(), "mtime_ns": self._previous.mtime_ns
                       if self._previous.exists else None}
-            (self.state / PREVIOUS).write_text(json.dumps(record), encoding="utf-8")
+            statedir.replace(statedir.lock_previous(self.state), json.dumps(record).encode())
         self._write(str(os.getpid()).encode("ascii"), None)
 
     @property
@@ -185,7 +182,7 @@ class RootLock:
 
     def _forget(self) -> None:
         if self.state is not None:
-            (self.state / PREVIOUS).unlink(missing_ok=True)
+            statedir.remove(statedir.lock_previous(self.state))
 
     def rollback(self) -> None:
         """Put ``.consolidate-lock`` back as it was, so the next run is not delayed."""

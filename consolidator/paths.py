@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import os
 import re
@@ -49,14 +48,6 @@ def state_dir(cli_value: str | None, cfg: Config, env: Mapping[str, str]) -> Pat
     if env.get("XDG_STATE_HOME"):
         return Path(env["XDG_STATE_HOME"]) / APP
     return _home(env) / ".local" / "state" / APP
-
-
-def root_key(root: Path) -> str:
-    """A folder name for one root's state: readable, and unique per absolute path."""
-    text = str(root)
-    readable = re.sub(r"[^A-Za-z0-9]", "-", text).strip("-")[-80:]
-    digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:10]
-    return f"{readable}-{digest}"
 
 
 Warn = Callable[[str, str], None]  # (level, message): "warning" or "info"

@@ -1,82 +1,212 @@
-"""The Plan: what detect decided and consolidate applies (or a dry run only shows).
+"""The plan: typed actions, each with its payload, and what decide found.
 
-Values only; nothing here reads or writes a file.
+Values only; nothing here reads or writes a file. An action carries everything it takes to
+apply it later, in another process: the bytes it writes, the mtime it gives, and the exact
+state (size, mtime, mode, hash) of every file it touches, so that applying it to a file that
+has moved on since is refused. Actions serialize to JSON for the proposal, the report and the
+journal, and come back from it unchanged.
+
+Every action is *safe* (mechanical and lossless: a merge of a memory another already holds
+line for line, the index's rebuild, links repointed at a survivor) or a *judgment*
+(archiving on any evidence, rewriting relative dates, anything a model decided).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from consolidator.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
+from consolidator.store.model import FileStat
 
 if TYPE_CHECKING:
     from consolidator.index.rebuild import IndexPlan
 
-
-@dataclass(frozen=True, slots=True)
-class LlmUsage:
-    """What one root's run spent on the model."""
-
-    backend: str = "offline"
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
+SAFE, JUDGMENT = "safe", "judgment"
+KINDS = (SAFE, JUDGMENT)
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryInfo:
-    file: str
-    name: str
-    type: str | None
-    mtime_ns: int
-    age_days: int
-    freshness: str
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Duplicate:
-    files: tuple[str, ...]
-    keep: str
-    similarity: float
-
-
-@dataclass(frozen=True, slots=True)
-class Conflict:
-    files: tuple[str, str]
-    newer: str
-    similarity: float
-    reason: str
-    evidence: tuple[str, ...] = ()  # the disagreeing line of each file, as written
-
-
-@dataclass(frozen=True, slots=True)
-class Similar:
-    """Two memories that say much the same thing, too differently to merge offline."""
-
-    files: tuple[str, str]
-    similarity: float
-    lines: tuple[tuple[str, str], ...] = ()  # lines that match, one from each file
-
-
-@dataclass(frozen=True, slots=True)
-class Stale:
-    file: str
-    age_days: int
-    reasons: tuple[str, ...]
-    evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written
-    archivable: bool = False  # evidence about the memory as a whole
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Action:
-    """One change to memory files: ``merge``, ``create``, ``archive`` or ``rewrite``."""
+    """One change to the root. ``before``: the state of every file it touches, as it must
+    be when the action is applied (a file it creates is absent and not listed)."""
 
-    op: str
+    op: ClassVar[str] = ""
     file: str
     reason: str
+    kind: str = SAFE
     sources: tuple[str, ...] = ()
     evidence: tuple[str, ...] = ()  # the lines it rests on; a rewrite gives "before -> after"
-    successor: str = ""  # an archive: the memory that supersedes it, if any
+    before: tuple[FileStat, ...] = ()
+    needs: tuple[str, ...] = ()  # files whose earlier actions in the same plan must apply first
+
+    def touches(self) -> tuple[str, ...]:
+        """Every file this action changes or moves."""
+        return tuple(dict.fromkeys((self.file, *self.sources)))
+
+    def state_of(self, rel: str) -> FileStat | None:
+        return next((s for s in self.before if s.rel == rel), None)
+
+    def to_json(self, *, payload: bool = True) -> dict[str, Any]:
+        """The action as JSON; ``payload=False`` leaves out the bytes it writes (a report)."""
+        out: dict[str, Any] = {"op": self.op}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "data":
+                if payload:
+                    out["content"] = value.decode("utf-8", "surrogateescape")
+            elif f.name == "before":
+                if payload:
+                    out["before"] = [_stat_json(s) for s in value]
+            elif f.name == "needs" and not value:
+                continue
+            elif isinstance(value, tuple):
+                out[f.name] = list(value)
+            else:
+                out[f.name] = value
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Written(Action):
+    """An action that writes a file whole: ``data`` are its new bytes, ``mtime_ns`` its mtime."""
+
+    data: bytes
+    mtime_ns: int
+
+    def after(self) -> FileStat:
+        """The state of ``file`` once this action is applied."""
+        old = self.state_of(self.file)
+        mode = old.mode if old is not None else getattr(self, "mode", None) or 0o644
+        return FileStat(self.file, len(self.data), self.mtime_ns, mode,
+                        hashlib.sha256(self.data).hexdigest())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Merge(Written):
+    """Write the survivor (``file``) with what it absorbs, then archive the other
+    ``sources``. A source that changed meanwhile stays live."""
+
+    op: ClassVar[str] = "merge"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rewrite(Written):
+    """Replace a file's bytes (a memory, or the index)."""
+
+    op: ClassVar[str] = "rewrite"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Create(Written):
+    """A new file (a topic memory for index overflow, or a missing index)."""
+
+    op: ClassVar[str] = "create"
+    mode: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Archive(Action):
+    """Move a memory, byte for byte, into the run's archive."""
+
+    op: ClassVar[str] = "archive"
+    successor: str = ""  # the memory that supersedes it, if any
+
+
+OPS: dict[str, type[Action]] = {cls.op: cls for cls in (Merge, Rewrite, Create, Archive)}
+
+
+def _stat_json(stat: FileStat) -> dict[str, Any]:
+    return {"file": stat.rel, "size": stat.size, "mtime_ns": stat.mtime_ns, "mode": stat.mode,
+            "sha256": stat.sha256}
+
+
+class BadAction(ValueError):
+    """JSON that is not an action this tool wrote."""
+
+
+def action_from_json(data: Mapping[str, Any]) -> Action:
+    """The action :meth:`Action.to_json` wrote; :class:`BadAction` for anything else."""
+    try:
+        cls = OPS[data["op"]]
+        args: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name == "data":
+                args["data"] = _text(data["content"]).encode("utf-8", "surrogateescape")
+            elif f.name == "before":
+                args["before"] = tuple(_stat_from(s) for s in data.get("before", ()))
+            elif f.name in data:
+                value = data[f.name]
+                args[f.name] = tuple(_text(v) for v in value) if isinstance(value, list) \
+                    else value
+        action = cls(**args)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadAction(f"not an action: {exc}") from None
+    _check(action)
+    return action
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{value!r} is not text")
+    return value
+
+
+def _int(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{value!r} is not a number")
+    return value
+
+
+def _stat_from(data: Any) -> FileStat:
+    return FileStat(_text(data["file"]), _int(data["size"]), _int(data["mtime_ns"]),
+                    _int(data["mode"]), _text(data["sha256"]))
+
+
+def _check(action: Action) -> None:
+    if action.kind not in KINDS:
+        raise BadAction(f"unknown kind {action.kind!r}")
+    for name in ("file", "reason"):
+        _text(getattr(action, name))
+    if isinstance(action, Written):
+        _int(action.mtime_ns)
+    if isinstance(action, Create) and action.mode is not None:
+        _int(action.mode)
+    if isinstance(action, Archive):
+        _text(action.successor)
+
+
+def redirects(actions: Iterable[Action]) -> dict[str, str]:
+    """Merged-away (or superseded) file -> the survivor that took its place."""
+    out: dict[str, str] = {}
+    for action in actions:
+        if isinstance(action, Merge):
+            out.update({s: action.file for s in action.sources if s != action.file})
+        elif isinstance(action, Archive) and action.successor:
+            out[action.file] = action.successor
+    return out
+
+
+def leaving(actions: Iterable[Action]) -> dict[str, str]:
+    """Files these actions move into the archive -> why (merged-away or stale)."""
+    out: dict[str, str] = {}
+    for action in actions:
+        if isinstance(action, Archive):
+            out[action.file] = action.reason
+        elif isinstance(action, Merge):
+            out.update({s: f"merged into {action.file}" for s in action.sources
+                        if s != action.file})
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """A run's proposal: how many judgments it left for review."""
+
+    run_id: str | None  # None in a dry run: nothing is kept
+    actions: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,40 +217,28 @@ class Plan:
     similar: tuple[Similar, ...] = ()
     stale: tuple[Stale, ...] = ()
     actions: tuple[Action, ...] = ()
+    applied: tuple[bool, ...] = ()  # per action: applied (a dry run: a real run would)
     index: IndexPlan | None = None
     notes: tuple[str, ...] = field(default=())  # run-level remarks, e.g. a skipped check
-    edits: tuple[Edit, ...] = ()  # the payload of merge and rewrite actions
+    proposal: Waiting | None = None
+
+    def done(self) -> tuple[Action, ...]:
+        """The actions applied (or that a real run would apply)."""
+        return tuple(a for a, ok in zip(self.actions, self.applied, strict=False) if ok)
+
+    def waiting(self) -> tuple[Action, ...]:
+        """The actions not applied: judgments for review, and steps skipped."""
+        flags = self.applied + (False,) * (len(self.actions) - len(self.applied))
+        return tuple(a for a, ok in zip(self.actions, flags, strict=True) if not ok)
 
     def archived(self) -> dict[str, str]:
-        """Files this plan moves into the archive -> why (merged-away or stale)."""
-        out = {}
-        for action in self.actions:
-            if action.op == "archive":
-                out[action.file] = action.reason
-            elif action.op == "merge":
-                for source in action.sources:
-                    if source != action.file:
-                        out[source] = f"merged into {action.file}"
-        return out
+        return leaving(self.actions)
 
     def redirects(self) -> dict[str, str]:
-        """Merged-away (or superseded) file -> the survivor that took its place."""
-        out = {
-            source: action.file
-            for action in self.actions
-            if action.op == "merge"
-            for source in action.sources
-            if source != action.file
-        }
-        out.update({a.file: a.successor for a in self.actions if a.op == "archive" and a.successor})
-        return out
+        return redirects(self.actions)
 
-
-@dataclass(frozen=True, slots=True)
-class Edit:
-    """New content for one memory: its body, maybe its description, and its mtime."""
-
-    file: str
-    body: str
-    description: str | None = None
-    mtime_ns: int | None = None
+    def with_actions(self, more: Iterable[Action], applied: Iterable[bool]) -> Plan:
+        """This plan with ``more`` actions appended (and whether each applied)."""
+        more = tuple(more)
+        return replace(self, actions=self.actions + more,
+                       applied=self.applied + tuple(applied))

@@ -22,22 +22,20 @@ import dataclasses
 import hashlib
 import os
 import pickle
-import stat as stat_mod
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from consolidator import __version__
+from consolidator import __version__, statedir
 from consolidator.context import RootContext, epoch_ns
 from consolidator.detect.stale import ProjectPaths
 from consolidator.freshness import DAY_NS, age_days, age_warning, freshness_text
-from consolidator.plan import MemoryInfo, Plan
-from consolidator.store.journal import ensure_private_dir
+from consolidator.findings import MemoryInfo
+from consolidator.plan import Plan, Written
 from consolidator.store.model import INDEX_NAME, Snapshot
 from consolidator.store.scan import find_index
 
-CACHE_FILE = "plan-cache.pickle"
 FORMAT = 1
 PACKAGE = Path(__file__).resolve().parent
 
@@ -79,7 +77,7 @@ def load(ctx: RootContext, fingerprint: str | None) -> tuple[Snapshot, Plan] | N
     """The cached snapshot and plan (ages brought up to now), or ``None`` on any doubt."""
     if fingerprint is None:
         return None
-    cached = _read(ctx.state / CACHE_FILE)
+    cached = _read(statedir.plan_cache(ctx.state))
     if cached is None or cached.key != fingerprint:
         return None
     if not cached.made_ns <= ctx.now_ns < cached.valid_until_ns:
@@ -111,19 +109,11 @@ def save(ctx: RootContext, fingerprint: str | None, snapshot: Snapshot, plan: Pl
         plan=_without_ages(plan),
         snapshot=snapshot.without_bodies(),
     )
-    path = ctx.state / CACHE_FILE
-    temp = path.with_name(f".{CACHE_FILE}.{os.getpid()}.tmp")
     try:
-        ensure_private_dir(ctx.state)
-        with open(temp, "wb") as out:
-            os.fchmod(out.fileno(), 0o600)
-            pickle.dump(cached, out, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temp, path)
+        statedir.replace(statedir.plan_cache(ctx.state),
+                         pickle.dumps(cached, protocol=pickle.HIGHEST_PROTOCOL))
     except Exception:  # noqa: BLE001 - a cache that cannot be kept must never fail a report
-        try:
-            temp.unlink(missing_ok=True)
-        except OSError:
-            pass
+        pass
 
 
 def valid_until_ns(ctx: RootContext, snapshot: Snapshot) -> int:
@@ -138,14 +128,16 @@ def valid_until_ns(ctx: RootContext, snapshot: Snapshot) -> int:
 
 
 def _without_ages(plan: Plan) -> Plan:
-    """What of ``plan`` is worth keeping: no age notes (they are redone on reuse) and no edit
-    payloads (new file bodies, which a dry run's report never shows)."""
+    """What of ``plan`` is worth keeping: no age notes (they are redone on reuse) and no
+    action payloads (new file bytes, which a dry run's report never shows)."""
     infos = tuple(
         dataclasses.replace(info, warnings=info.warnings[1:]) if age_warning(info.age_days)
         else info
         for info in plan.memories
     )
-    return dataclasses.replace(plan, memories=infos, edits=())
+    actions = tuple(dataclasses.replace(a, data=b"") if isinstance(a, Written) else a
+                    for a in plan.actions)
+    return dataclasses.replace(plan, memories=infos, actions=actions)
 
 
 def refresh_ages(plan: Plan, now: datetime) -> Plan:
@@ -175,19 +167,17 @@ def _offline(ctx: RootContext) -> bool:
 def _read(path: Path) -> Cached | None:
     """The cache file, if it is ours, private, whole and of this format."""
     try:
-        with open(path, "rb") as src:
-            st = os.fstat(src.fileno())
-            if (st.st_uid != os.getuid() or st.st_mode & 0o022
-                    or not stat_mod.S_ISREG(st.st_mode)):
-                return None  # not written by this user alone: never unpickle it
-            cached = pickle.load(src)
+        data = statedir.read_private(path)
+        if data is None:
+            return None
+        cached = pickle.loads(data)  # only a file this user alone could have written
         if not (isinstance(cached, Cached) and cached.format == FORMAT
                 and isinstance(cached.key, str) and isinstance(cached.made_ns, int)
                 and isinstance(cached.valid_until_ns, int)
                 and isinstance(cached.project_paths, dict)
                 and isinstance(cached.plan, Plan) and isinstance(cached.snapshot, Snapshot)):
             return None
-    except Exception:  # noqa: BLE001 - a damaged cache of any kind is only a cache miss
+    except Exception:  # noqa: BLE001 - a damaged or foreign cache is only a cache miss
         return None
     return cached
 

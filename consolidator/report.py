@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from consolidator.freshness import iso
 from consolidator.llm.redact import PLACEHOLDER, redact, secret_values
-from consolidator.plan import Plan
+from consolidator.plan import Archive, Plan
 from consolidator.runner import RootReport, RunReport
 
 SCHEMA_VERSION = 1
@@ -146,9 +146,12 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
         ],
         "actions": [
             {"op": a.op, "file": a.file, "sources": list(a.sources), "reason": mask(a.reason),
-             "evidence": mask.all(a.evidence)}
-            for a in plan.actions
+             "kind": a.kind, "applied": applied, "evidence": mask.all(a.evidence),
+             **({"successor": a.successor} if isinstance(a, Archive) and a.successor else {})}
+            for a, applied in zip(plan.actions, _flags(plan), strict=True)
         ],
+        "proposal": {"run_id": plan.proposal.run_id, "actions": plan.proposal.actions}
+        if plan.proposal else None,
         "index": {
             "lines": index.lines if index else 0,
             "bytes": index.bytes if index else 0,
@@ -172,6 +175,10 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
             "output_tokens": root.llm.output_tokens,
         },
     }
+
+
+def _flags(plan: Plan) -> tuple[bool, ...]:
+    return plan.applied + (False,) * (len(plan.actions) - len(plan.applied))
 
 
 def to_json(report: RunReport) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -18,15 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from consolidator import history, progress
+from consolidator import history, progress, statedir
 from consolidator.config import Config
 from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError, LockHeld
 from consolidator.gates import GATE_NAMES, GateResult, evaluate, not_evaluated
-from consolidator.gates.checks import lock_probe
+from consolidator.gates.checks import lock_probe, record_scan
 from consolidator.lock import RootLock
-from consolidator.paths import root_key, transcripts_dir
-from consolidator.plan import LlmUsage, Plan
+from consolidator.paths import transcripts_dir
+from consolidator.findings import LlmUsage
+from consolidator.plan import Plan, Waiting
 from consolidator.stop import Stopped, StopToken
 
 if TYPE_CHECKING:
@@ -84,6 +85,8 @@ class RunOptions:
     progress: bool = False
     llm: Any = None  # the run's backend, shared by its roots (one budget per run)
     debug: bool = False  # log a failed root's traceback (else its one line only)
+    apply: str | None = None  # --apply safe|all|none (None: the config's)
+    after_record: Callable[[], None] | None = None  # called after each journal record (tests)
 
 
 def context_for(
@@ -93,7 +96,7 @@ def context_for(
     return RootContext(
         root=root,
         cfg=cfg,
-        state=opts.state_dir / root_key(root),
+        state=statedir.root_state(opts.state_dir, root),
         transcripts=transcripts,
         project_flag=opts.project_root,
         now=now,
@@ -104,6 +107,8 @@ def context_for(
         env=opts.env,
         stop=opts.stop,
         llm=opts.llm,
+        apply=opts.apply,
+        after_record=opts.after_record,
     )
 
 
@@ -115,7 +120,7 @@ def _take_lock(ctx: RootContext) -> tuple[GateResult, RootLock | None]:
         return GateResult(gid, name, passed, reason), None
     held = RootLock(ctx.root, ctx.cfg.gates.lock_stale_minutes, ctx.state)
     try:
-        held.acquire(ctx.now_ns)
+        held.acquire()
     except LockHeld as exc:
         return GateResult(gid, name, False, str(exc)), None
     except Exception as exc:
@@ -210,25 +215,26 @@ def _recover(ctx: RootContext) -> list[str]:
 def _gate_and_run(ctx: RootContext, bound: Any, started: float, debug: bool) -> RootReport:
     report_only = ctx.trigger == "report"
     results, ok = evaluate(ctx, all_of_them=report_only)
+    if not report_only and not ctx.dry_run and any(
+            g.id == "G6" and g.passed is not None for g in results):
+        record_scan(ctx)  # G5 holds across one-shot processes
     held: RootLock | None = None
     if not report_only:
         if ok:
             g7, held = _take_lock(ctx)
-            results.append(g7)
+            results[-1] = g7
             ok = g7.passed is True
-        else:
-            results.append(GateResult(*GATE_NAMES[-1], None, "not evaluated"))
     gates = tuple(results)
     if not ok and not report_only:
         closed = next(g for g in gates if g.passed is False)
         return RootReport(ctx.root, "skipped", gates, duration_s=time.monotonic() - started,
                           lock_held=closed.id == "G7")
 
-    from consolidator import plan_cache
+    from consolidator import plan_cache, proposal
     from consolidator.phases import PHASES  # the heavy part: only once the gates are open
     from consolidator.phases.context import Work
 
-    work = Work(ctx)
+    work = Work(ctx, mode=ctx.mode, declined=proposal.declined(ctx.state))
     if held is not None:
         work.lock_before_ns = held.previous_mtime_ns
     status, error = ("planned" if ctx.dry_run else "consolidated"), None
@@ -242,7 +248,7 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float, debug: bool) -> 
         cached = plan_cache.load(ctx, fingerprint)
         if cached is not None:
             work.snapshot, work.plan = cached
-            bound.debug("plan reused", cache=str(ctx.state / plan_cache.CACHE_FILE))
+            bound.debug("plan reused", cache=str(statedir.plan_cache(ctx.state)))
         else:
             for name, phase in PHASES:
                 ctx.stop.check()
@@ -251,6 +257,8 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float, debug: bool) -> 
                 progress.phase(ctx.root, name)
                 bound.debug("phase", phase=name)
                 phase(work)
+            current = "propose"
+            _propose(work, bound)
             current = None
             structlog.contextvars.unbind_contextvars("phase")
             if work.snapshot is not None:
@@ -267,20 +275,7 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float, debug: bool) -> 
         _log_failure(bound, exc, error, debug)
     finally:
         structlog.contextvars.unbind_contextvars("phase")
-        try:
-            if work.tx is not None:
-                try:
-                    work.tx.journal.close("ok" if status == "consolidated" else status)
-                finally:
-                    work.tx.close()  # the root's folder descriptor
-        except Exception as exc:  # noqa: BLE001 - a full disk must not keep the lock held
-            status, error = "failed", error or f"journal not closed: {describe_error(exc)}"
-        finally:
-            if held is not None:
-                try:
-                    held.rollback()  # a no-op after success
-                finally:
-                    held.release()
+        status, error = close_run(work, held, status, error)
     usage, llm_notes = work.llm_usage()
     plan = dataclasses.replace(
         work.plan, notes=tuple(recovered) + work.plan.notes + tuple(llm_notes)
@@ -289,6 +284,46 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float, debug: bool) -> 
         ctx.root, status, gates, plan, work.snapshot, error=error,
         duration_s=time.monotonic() - started, skipped=tuple(work.skipped), llm=usage,
     )
+
+
+def close_run(work: Any, held: RootLock | None, status: str,
+              error: str | None) -> tuple[str, str | None]:
+    """Close the run's journal and let the lock go (rolled back unless the run succeeded);
+    a journal that cannot be closed fails the root but never keeps the lock held."""
+    try:
+        if work.tx is not None:
+            try:
+                work.tx.journal.close("ok" if status in ("consolidated", "applied") else status)
+            finally:
+                work.tx.close()  # the root's folder descriptor
+    except Exception as exc:  # noqa: BLE001 - a full disk must not keep the lock held
+        status, error = "failed", error or f"journal not closed: {describe_error(exc)}"
+    finally:
+        if held is not None:
+            try:
+                held.rollback()  # a no-op after success
+            finally:
+                held.release()
+    return status, error
+
+
+def _propose(work: Any, bound: Any) -> None:
+    """Keep what this run did not apply as the root's proposal (a dry run only counts it)."""
+    from consolidator import proposal
+
+    ctx = work.ctx
+    final = work.after or work.snapshot
+    if final is None:
+        return
+    made, notes = proposal.build(ctx.run_id, ctx.root, ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                 work.proposed, final)
+    waiting = Waiting(None if ctx.dry_run else ctx.run_id, len(made.items)) \
+        if made is not None else None
+    work.plan = dataclasses.replace(work.plan, proposal=waiting,
+                                    notes=work.plan.notes + tuple(notes))
+    if work.executor.propose(ctx.state, made) and made is not None:
+        bound.info(f"{len(made.items)} change(s) wait for review: consolidator proposals",
+                   proposal=ctx.run_id, waiting=len(made.items))
 
 
 def history_entry(ctx: RootContext, report: RootReport) -> dict[str, object]:

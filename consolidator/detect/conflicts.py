@@ -44,7 +44,7 @@ from consolidator.detect.subject import Subjects, Written
 from consolidator.detect.text import exact_line, normal_set
 from consolidator.detect.text import tokens as word_tokens
 from consolidator.detect.values import Tok, diff_kind, differs, tokens
-from consolidator.plan import Conflict
+from consolidator.findings import Conflict
 from consolidator.store.model import Memory
 
 RELATED = 0.2  # the overlap two memories named for one subject count as having, at least

@@ -6,14 +6,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
-from consolidator.index.parse import LINK_RE, WIKI_RE, relink, resolve_link
-from consolidator.index.topic import PREFIX as TOPIC_PREFIX
+from consolidator.markdown_links import LINK_RE, WIKI_RE, relink, resolve_link
 from consolidator.store.model import Memory, Snapshot
-
-if TYPE_CHECKING:
-    from consolidator.plan import Edit
+from consolidator.store.names import TOPIC_PREFIX
 
 
 def repoint(
@@ -95,11 +91,11 @@ def linked_from(snapshot: Snapshot, sources: set[str]) -> set[str]:
 
 
 def linking_to(
-    snapshot: Snapshot, targets: set[str], leaving: set[str], edits: dict[str, Edit]
+    snapshot: Snapshot, targets: set[str], leaving: set[str], bodies: Mapping[str, str]
 ) -> dict[str, list[str]]:
     """Target -> the memories that link to it, among those staying (not in ``leaving``) and
     written by a person (the tool's own topic memories are repointed like the index), each
-    read as this plan leaves it (``edits``)."""
+    read as this plan leaves it (``bodies``: file -> its new body)."""
     if not targets:
         return {}
     names = name_table(list(snapshot.memories))
@@ -107,8 +103,7 @@ def linking_to(
     for memory in snapshot.memories:
         if memory.file in leaving or is_topic(memory.file):
             continue
-        edit = edits.get(memory.file)
-        for target in links_of(memory, names, edit.body if edit else None) & targets:
+        for target in links_of(memory, names, bodies.get(memory.file)) & targets:
             if target != memory.file:
                 out.setdefault(target, []).append(memory.file)
     return out

@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from consolidator import log
+from consolidator import secrets as redact
 from consolidator.detect.dates import RelativeDate, find_relative
 from consolidator.detect.stale import ProjectPaths, StaleFinding, find_stale
 from consolidator.detect.text import normal_set
-from consolidator.llm import redact
 from consolidator.store.model import Memory
 
 SPLIT_AT = 2000  # below this a fork costs more than it saves

@@ -27,7 +27,7 @@ from typing import NamedTuple
 from consolidator.detect.shared_lines import same_lines, sharing_lines
 from consolidator.detect.text import normal_line, normal_set, tokens
 from consolidator.detect.words import line_features, lines_features, sentences
-from consolidator.plan import Similar
+from consolidator.findings import Similar
 from consolidator.store.model import Memory
 
 __all__ = ["Similar", "find_similar"]

@@ -34,7 +34,7 @@ from consolidator.detect.markers import (
     whole_marker,
 )
 from consolidator.detect.scope import Line, outline
-from consolidator.index.parse import LINK_RE, WIKI_RE
+from consolidator.markdown_links import LINK_RE, WIKI_RE
 from consolidator.store.model import Memory
 
 MAX_PART_REASONS = 3  # per class of evidence: enough to judge, not a copy of the memory

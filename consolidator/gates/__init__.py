@@ -1,4 +1,5 @@
-"""The seven gates, cheapest first. Each returns a verdict and a reason.
+"""The seven gates, numbered in the contract's order and evaluated cheapest first; each
+returns a verdict and a reason.
 
 Gates read folder listings and ``stat`` only, never a memory body: a closed gate must cost
 next to nothing, since the service checks every root every few minutes.
@@ -24,6 +25,10 @@ GATES: tuple[tuple[str, str, Check], ...] = (
     ("G7", "lock", checks.lock_probe),
 )
 GATE_NAMES = tuple((gid, name) for gid, name, _ in GATES)
+# Cheapest first: G4 reads one file's mtime, G5 one stat; G3 stats every transcript and
+# memory, so it runs only once those pass.
+ORDER = ("G1", "G2", "G4", "G5", "G3", "G6", "G7")
+_CHECKS = {gid: check for gid, _name, check in GATES}
 
 
 @dataclass(frozen=True)
@@ -40,32 +45,29 @@ def not_evaluated(reason: str = "not evaluated") -> tuple[GateResult, ...]:
 
 
 def evaluate(ctx: RootContext, *, all_of_them: bool) -> tuple[list[GateResult], bool]:
-    """Run the gates in order; return the results and whether every one passed.
+    """Run the gates cheapest first (:data:`ORDER`); return the results in their numbered
+    order and whether every one passed.
 
     ``all_of_them``: the dry-run report evaluates all seven (G7 only probes) and records
-    nothing. Otherwise the first failure ends the evaluation (later gates: not evaluated),
-    ``--force`` skips G1–G6 (but G3 still closes for an index edited within
-    ``idle_minutes``), and G7 is left to the runner, which takes the lock for real.
+    nothing. Otherwise the first failure ends the evaluation (the gates after it in
+    evaluation order: not evaluated), ``--force`` skips G1–G6 (but G3 still closes for an
+    index edited within ``idle_minutes``), and G7 is left to the runner, which takes the
+    lock for real (it is returned as not evaluated).
     """
-    results: list[GateResult] = []
+    verdicts: dict[str, tuple[bool | None, str]] = {}
     ok = True
-    for gid, name, check in GATES:
-        if gid == "G7" and not all_of_them:
-            break
-        if not ok and not all_of_them:
-            results.append(GateResult(gid, name, None, "not evaluated"))
-            continue
-        if ctx.force and gid == "G3":
+    for gid in ORDER:
+        check = _CHECKS[gid]
+        if (gid == "G7" and not all_of_them) or (not ok and not all_of_them):
+            verdicts[gid] = (None, "not evaluated")
+        elif ctx.force and gid == "G3":
             forced, reason = checks.idle_under_force(ctx)
-            results.append(GateResult(gid, name, forced, reason))
+            verdicts[gid] = (forced, reason)
             ok = ok and forced is not False
-            continue
-        if ctx.force and gid != "G7":
-            results.append(GateResult(gid, name, None, "skipped by --force"))
-            continue
-        if gid == "G6" and not all_of_them and not ctx.dry_run:
-            checks.record_scan(ctx)
-        passed, reason = check(ctx)
-        results.append(GateResult(gid, name, passed, reason))
-        ok = ok and passed
-    return results, ok
+        elif ctx.force and gid != "G7":
+            verdicts[gid] = (None, "skipped by --force")
+        else:
+            passed, reason = check(ctx)
+            verdicts[gid] = (passed, reason)
+            ok = ok and passed
+    return [GateResult(gid, name, *verdicts[gid]) for gid, name in GATE_NAMES], ok

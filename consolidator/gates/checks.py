@@ -7,12 +7,11 @@ import stat as stat_mod
 import time
 from pathlib import Path
 
-from consolidator import lock
+from consolidator import lock, statedir
 from consolidator.context import RootContext
 from consolidator.paths import is_session_transcript
 from consolidator.store.scan import find_index, walk
 
-SCAN_FILE = "last-scan"
 NS = 1_000_000_000
 
 
@@ -117,16 +116,10 @@ def _written_by_a_run(state: Path, mtime_ns: int) -> bool:
     import json
     from datetime import UTC, datetime
 
-    from consolidator.store.journal import JOURNAL
-
     second = datetime.fromtimestamp(mtime_ns // NS, UTC).strftime("%Y%m%dT%H%M%SZ-")
-    try:
-        names = [e.name for e in os.scandir(state / "runs") if e.name.startswith(second)]
-    except OSError:
-        return False
-    for name in names:
+    for name in statedir.run_ids(state, second):
         try:
-            with open(state / "runs" / name / JOURNAL, "rb") as fh:
+            with open(statedir.journal(statedir.run_dir(state, name)), "rb") as fh:
                 meta = json.loads(fh.readline(64 * 1024)).get("meta")
         except (OSError, ValueError, AttributeError):
             continue
@@ -176,7 +169,7 @@ def interval(ctx: RootContext) -> tuple[bool, str]:
 
 def scan_throttle(ctx: RootContext) -> tuple[bool, str]:
     try:
-        last = os.stat(ctx.state / SCAN_FILE).st_mtime_ns
+        last = os.stat(statedir.scan_mark(ctx.state)).st_mtime_ns
     except OSError:
         return True, "no session scan recorded"
     need = ctx.cfg.gates.scan_interval_minutes * 60 * NS
@@ -189,11 +182,8 @@ def scan_throttle(ctx: RootContext) -> tuple[bool, str]:
 
 def record_scan(ctx: RootContext) -> None:
     """Remember this session scan's time, so the throttle holds across processes."""
-    from consolidator.store.journal import ensure_private_dir
-
-    ensure_private_dir(ctx.state)
-    path = ctx.state / SCAN_FILE
-    path.touch()
+    path = statedir.scan_mark(ctx.state)
+    statedir.append(path, b"", durable=False)
     os.utime(path, ns=(ctx.now_ns, ctx.now_ns))
 
 

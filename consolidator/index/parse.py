@@ -3,26 +3,47 @@
 Pointer lines are list items that start with a link to a local ``.md`` file:
 ``- [Title](file.md) — hook``, ``- **[x](x.md)** — …``, ``* [x](x.md); hook``, ``1. [x](x.md): …``.
 Headings, blank lines, tables and hand-written text (which may link to memories inside a
-sentence) are kept as they are.
+sentence) are kept as they are. What a link is, and which file it names, is
+:mod:`consolidator.markdown_links`; its names are importable from here too.
 
-Every pattern here runs in time linear in its text, however hostile (a line of ten thousand
-``[x](``, a heading padded with spaces): a match can only start at a ``[`` that is not
-escaped, and each part of a link stops at the character that could start the next one (a
-link's text at the next bracket, its target at the next ``[`` or space, an angle-bracket
-target at the next ``<``), so no stretch of text is scanned again from each possible start.
-A heading's closing ``#`` run and spaces are cut in Python, not by a lazy pattern.
+Every pattern here runs in time linear in its text, however hostile (a heading padded with
+spaces): a pointer's start is matched only at the start of a line, and a heading's closing
+``#`` run and spaces are cut in Python, not by a lazy pattern.
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass
-from urllib.parse import quote, unquote
 
-LINK_RE = re.compile(
-    r"(?<!\\)\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^<>\n]*>|[^)\s\[]+)(\s+\"[^\"\n]*\")?\s*\)")
-WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
+from consolidator.markdown_links import (
+    LINK_RE,
+    WIKI_RE,
+    link_path,
+    local_target,
+    relink,
+    resolve_link,
+    retarget,
+    unlink,
+)
+
+__all__ = [
+    "LINK_RE",
+    "WIKI_RE",
+    "IndexLine",
+    "classify",
+    "heading_title",
+    "link_path",
+    "link_title",
+    "local_target",
+    "parse_index",
+    "relink",
+    "resolve_link",
+    "retarget",
+    "split_pointer",
+    "unlink",
+]
+
 _POINTER_START = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__|\*|_)?)\[")
 _HEADING = re.compile(r"(#{1,6})\s")  # the title: see heading_title
 _SEPARATORS = (" — ", " – ", " -- ", " - ", ": ", "; ", " | ")
@@ -52,35 +73,6 @@ def heading_title(rest: str) -> str:
     """A heading's title from what follows its ``#`` run: without the spaces around it and an
     optional closing ``#`` run (``## Notes ##`` -> ``Notes``)."""
     return rest.strip().rstrip("#").rstrip()
-
-
-def local_target(raw: str) -> str | None:
-    """The root-relative file a link target names, or ``None`` if it is not a local memory."""
-    return resolve_link(raw, "")
-
-
-def resolve_link(raw: str, folder: str) -> str | None:
-    """The root-relative ``.md`` file that a link written in ``folder`` points at, if any."""
-    target = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
-    target = target.split("#", 1)[0].strip()
-    if not target or "://" in target or target.startswith(("mailto:", "/", "\\")):
-        return None
-    target = unquote(target.replace("\\", "/"))
-    if not target.lower().endswith(".md"):
-        return None
-    normal = posixpath.normpath(posixpath.join(folder, target) if folder else target)
-    if normal.startswith("../") or normal == ".." or re.match(r"^[A-Za-z]:", normal):
-        return None
-    return normal
-
-
-def relink(match: re.Match[str], new_path: str) -> str:
-    """The link in ``match`` pointed at ``new_path``, keeping its text, anchor and title."""
-    raw = match.group(2)
-    inner = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
-    anchor = "#" + inner.split("#", 1)[1] if "#" in inner else ""
-    title = match.group(3) or ""
-    return f"[{match.group(1)}]({link_path(new_path)}{anchor}{title})"
 
 
 def classify(text: str) -> IndexLine:
@@ -133,43 +125,3 @@ def link_title(text: str) -> str:
     """The text of a line's first link."""
     match = LINK_RE.search(text)
     return match.group(1) if match else ""
-
-
-def retarget(text: str, old: str, new: str) -> str:
-    """Point every link in ``text`` whose local target is ``old`` at ``new``."""
-
-    def swap(match: re.Match[str]) -> str:
-        if local_target(match.group(2)) != old:
-            return match.group(0)
-        return relink(match, new)
-
-    return LINK_RE.sub(swap, text)
-
-
-_LINK_UNSAFE = set(" ()<>[]#%\\\"'`")
-
-
-def link_path(rel: str) -> str:
-    """A file name as a Markdown link target that reads back as that file name: as it is
-    when it can be, in angle brackets for spaces and parentheses, else percent-encoded."""
-    unsafe = {c for c in rel if c in _LINK_UNSAFE or ord(c) < 32 or ord(c) == 127}
-    if not unsafe:
-        return rel
-    if unsafe <= {" ", "(", ")"}:
-        return f"<{rel}>"
-    return quote(rel, safe="/")
-
-
-def unlink(text: str, targets: set[str], mark: str) -> str:
-    """``text`` with every link to a file in ``targets`` turned into its plain title followed by
-    ``(<file> <mark>)``, so its words stay and no link points at a file that is not there."""
-
-    def plain(match: re.Match[str]) -> str:
-        target = local_target(match.group(2))
-        if target not in targets:
-            return match.group(0)
-        title = match.group(1).replace("\\[", "[").replace("\\]", "]").strip()
-        note = f"({target} {mark})"
-        return f"{title} {note}" if title else note
-
-    return LINK_RE.sub(plain, text)

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from consolidator.index.parse import IndexLine, classify, link_path, split_pointer
-from consolidator.llm.redact import redact
+from consolidator.secrets import redact
 from consolidator.store.model import MEMORY_TYPES, Memory
 
 ELLIPSIS = "…"

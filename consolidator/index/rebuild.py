@@ -9,13 +9,18 @@ An index within its limits keeps every line as it is; the rebuild only
 - adds a pointer for each memory that has none, where a person would put it.
 Only when the index is over its line or byte limit does it shrink, least valuable text first
 (see :mod:`consolidator.index.shrink`).
+
+:func:`plan_index` runs five steps, each a function of its own that takes and returns plain
+values: :func:`relink_lines` (itself :func:`repoint`, :func:`dead_links`, :func:`drop_repeats`
+and :func:`unlink_dead`), :func:`add_missing`, :func:`shrink`, :func:`drop_until_fits` (the
+last resort, run by :func:`shrink`) and :func:`assemble`.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from consolidator.index.fit import TOPIC_MAX_BYTES, Limits, measure
@@ -30,11 +35,30 @@ from consolidator.index.parse import (
 )
 from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.shrink import Fitter, says
-from consolidator.index.topic import PREFIX as TOPIC_PREFIX
 from consolidator.index.topic import TopicMemory
 from consolidator.store.model import INDEX_NAME, Memory
+from consolidator.store.names import TOPIC_PREFIX
 
-__all__ = ["TOPIC_MAX_BYTES", "IndexPlan", "Limits", "measure", "plan_index", "pointer_line"]
+__all__ = [
+    "TOPIC_MAX_BYTES",
+    "Fitted",
+    "IndexPlan",
+    "Limits",
+    "Relinked",
+    "add_missing",
+    "assemble",
+    "dead_links",
+    "drop_repeats",
+    "drop_until_fits",
+    "measure",
+    "plan_index",
+    "pointer_line",
+    "relink_lines",
+    "render",
+    "repoint",
+    "shrink",
+    "unlink_dead",
+]
 
 
 @dataclass(frozen=True)
@@ -55,6 +79,33 @@ class IndexPlan:
     creates: tuple[TopicMemory, ...] = ()
     unlinked: tuple[tuple[str, str], ...] = ()  # (file, "missing" | "archived"): text kept
     over_limits: bool = False  # the index had to shrink
+
+
+@dataclass(frozen=True)
+class Relinked:
+    """Step 1's index lines, every link to a merged-away, renamed, archived or missing file
+    fixed, and what was fixed."""
+
+    lines: tuple[IndexLine, ...]
+    removed: tuple[str, ...] = ()
+    repointed: tuple[tuple[str, str], ...] = ()
+    unlinked: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """Steps 3 and 4's index: its lines within the limits (as far as they can be), and what
+    the fitting moved, wrote into memories, created and, as a last resort, dropped."""
+
+    lines: tuple[IndexLine, ...]
+    over_limits: bool = False
+    dropped: tuple[str, ...] = ()
+    moved: tuple[str, ...] = ()
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    creates: tuple[TopicMemory, ...] = ()
+
+
+_DROP = IndexLine("", "drop")  # a line leaving; positions stay put until step 1 ends
 
 
 def _norm(text: str) -> str:
@@ -115,7 +166,7 @@ class _LiveText:
     """
 
     def __init__(
-        self, live: Mapping[str, Memory], lines: list[IndexLine], wanted: set[str]
+        self, live: Mapping[str, Memory], lines: Sequence[IndexLine], wanted: set[str]
     ) -> None:
         self.seen: set[str] = set()
         firsts = {w.split(" ", 1)[0] for w in wanted if w}
@@ -167,6 +218,257 @@ def _kept_text(line: IndexLine) -> str:
     return split_pointer(line.text)[2] or link_title(line.text)
 
 
+# -- step 1: links to files that moved or went ------------------------------------------
+
+
+def relink_lines(
+    original: Sequence[IndexLine],
+    live: Mapping[str, Memory],
+    present: set[str],
+    redirects: Mapping[str, str],
+    archived: set[str],
+) -> Relinked:
+    """Repoint merged-away and renamed links; a pointer to a file that is gone keeps its words
+    as plain, marked text unless they are live already."""
+    lines, repointed = repoint(original, live, present, redirects, archived)
+    dead_at = dead_links(lines, present, archived)
+    lines, repeats = drop_repeats(lines, original, live, dead_at)
+    lines, gone, unlinked = unlink_dead(lines, original, live, dead_at, archived)
+    return Relinked(
+        lines=tuple(line for line in lines if line.kind != "drop"),
+        removed=tuple(repeats + gone),
+        repointed=tuple(repointed),
+        unlinked=tuple(unlinked),
+    )
+
+
+def repoint(
+    lines: Sequence[IndexLine],
+    live: Mapping[str, Memory],
+    present: set[str],
+    redirects: Mapping[str, str],
+    archived: set[str],
+) -> tuple[list[IndexLine], list[tuple[str, str]]]:
+    """``lines`` with links to merged-away files pointed at their survivor, and a pointer to a
+    missing file at the one memory it most likely means now (a rename); with each (old, new).
+
+    A memory some line already links to is never taken for a rename, so no memory gets a
+    second pointer by guesswork.
+    """
+    linked = {t for line in lines for t in line.targets if t in present}
+    renames: _Renames | None = None
+    out: list[IndexLine] = []
+    repointed: list[tuple[str, str]] = []
+    for line in lines:
+        line, moves = _redirected(line, redirects)
+        repointed += moves
+        target = line.target
+        if target is not None and target not in present and target not in archived:
+            renames = renames or _Renames(live)  # built only for an index with a dead pointer
+            match = renames.find(line, target, linked)
+            if match is not None:
+                line = classify(retarget(line.text, target, match.file))
+                repointed.append((target, match.file))
+                linked.add(match.file)
+        out.append(line)
+    return out, repointed
+
+
+def _redirected(
+    line: IndexLine, redirects: Mapping[str, str]
+) -> tuple[IndexLine, list[tuple[str, str]]]:
+    """``line`` with each link to a merged-away file pointed at its survivor, and those moves."""
+    text = line.text
+    moves: list[tuple[str, str]] = []
+    for linked_file in line.targets:
+        if linked_file in redirects:
+            text = retarget(text, linked_file, redirects[linked_file])
+            moves.append((linked_file, redirects[linked_file]))
+    return (classify(text) if text != line.text else line), moves
+
+
+def dead_links(
+    lines: Sequence[IndexLine], present: set[str], archived: set[str]
+) -> dict[int, set[str]]:
+    """Line position -> the files it links to that will not be there: a pointer's own memory,
+    and any link to a file this run archives (a link inside a sentence to some other missing
+    file is the user's to fix)."""
+    dead_at: dict[int, set[str]] = {}
+    for i, line in enumerate(lines):
+        dead = {t for t in line.targets
+                if t not in present and (t == line.target or t in archived)}
+        if dead:
+            dead_at[i] = dead
+    return dead_at
+
+
+def drop_repeats(
+    lines: Sequence[IndexLine],
+    original: Sequence[IndexLine],
+    live: Mapping[str, Memory],
+    dead_at: Mapping[int, set[str]],
+) -> tuple[list[IndexLine], list[str]]:
+    """A second pointer to one memory that a merge (or rename) made marked to drop, when the
+    memory already says its words; with the memories whose pointer went. Positions stay."""
+    out = list(lines)
+    removed: list[str] = []
+    pointed: set[str] = set()
+    for i, line in enumerate(lines):
+        target = line.target
+        if i in dead_at or target is None:
+            continue
+        if target in pointed and line.text != original[i].text:
+            memory = live.get(target)
+            if memory is not None and says(memory, _kept_text(line)):
+                removed.append(target)
+                out[i] = _DROP
+                continue
+        pointed.add(target)
+    return out, removed
+
+
+def unlink_dead(
+    lines: Sequence[IndexLine],
+    original: Sequence[IndexLine],
+    live: Mapping[str, Memory],
+    dead_at: Mapping[int, set[str]],
+    archived: set[str],
+) -> tuple[list[IndexLine], list[str], list[tuple[str, str]]]:
+    """Dead links turned into their plain text, marked ``archived`` or ``missing``, so the
+    words stay loaded and no link dangles; a dead pointer whose words are live elsewhere is
+    marked to drop instead. With the files whose pointer lost its link, and each
+    (file, mark). Positions stay."""
+    out = list(lines)
+    removed: list[str] = []
+    unlinked: list[tuple[str, str]] = []
+    if not dead_at:
+        return out, removed, unlinked
+    live_text = _LiveText(live, original, {_norm(_kept_text(lines[i])) for i in dead_at})
+    for i, dead in dead_at.items():
+        line = lines[i]
+        if line.target in dead:
+            removed.append(line.target or "")
+            if live_text.holds(_kept_text(line), i):
+                live_text.forget(i)
+                out[i] = _DROP
+                continue
+        text = unlink(line.text, dead & archived, "archived")
+        text = unlink(text, dead - archived, "missing")
+        unlinked += [(t, "archived" if t in archived else "missing") for t in sorted(dead)]
+        out[i] = classify(text)
+    return out, removed, unlinked
+
+
+# -- step 2: a pointer for every memory --------------------------------------------------
+
+
+def add_missing(
+    lines: Sequence[IndexLine], live: Mapping[str, Memory], max_line_chars: int
+) -> tuple[list[IndexLine], list[str]]:
+    """``lines`` with a pointer for every memory that has none (one listed in a topic memory
+    the index points to has one), and those memories' files, sorted."""
+    linked = _reachable({t for line in lines for t in line.targets}, live)
+    missing = [m for m in live.values() if m.file not in linked]
+    if not missing:
+        return list(lines), []
+    return add_pointers(list(lines), missing, max_line_chars), sorted(m.file for m in missing)
+
+
+# -- steps 3 and 4: within the limits -----------------------------------------------------
+
+
+def shrink(
+    lines: Sequence[IndexLine],
+    live: Mapping[str, Memory],
+    *,
+    editable: set[str] | None,
+    limits: Limits,
+    newline: str,
+    taken: set[str],
+    mtime_ns: int,
+) -> Fitted:
+    """Only an index over its limits shrinks, least valuable text first; what still does not
+    fit then goes by :func:`drop_until_fits`. ``taken``: names a topic memory may not take."""
+    fitter = Fitter(list(lines), live, editable, limits, newline,
+                    taken=set(taken), mtime_ns=mtime_ns)
+    over = not fitter.fits()
+    fitter.fit()
+    dropped = drop_until_fits(fitter)
+    return Fitted(
+        lines=tuple(fitter.lines),
+        over_limits=over,
+        dropped=tuple(dropped),
+        moved=tuple(fitter.moved),
+        notes={k: tuple(v) for k, v in fitter.notes.items()},
+        creates=tuple(fitter.creates),
+    )
+
+
+def drop_until_fits(fitter: Fitter) -> list[str]:
+    """Drop lines from the bottom until ``fitter`` fits; what each was (its memory, else its
+    first words).
+
+    Only a limit too small for the pointers to the topic memories gets here: other lines go
+    first, so what moved stays reachable as long as anything can be.
+    """
+    ours = {topic.file for topic in fitter.creates}
+    dropped: list[str] = []
+    while not fitter.fits() and fitter.lines:
+        gone = fitter.drop(_last_droppable(fitter.lines, ours))
+        dropped.append(gone.target or gone.text[:60])
+    return dropped
+
+
+def _last_droppable(lines: Sequence[IndexLine], ours: set[str]) -> int:
+    """The last line that links to none of ``ours``, else the last line."""
+    return next((i for i in range(len(lines) - 1, -1, -1) if not ours & set(lines[i].targets)),
+                len(lines) - 1)
+
+
+# -- step 5: the plan ---------------------------------------------------------------------
+
+
+def assemble(
+    text: str | None,
+    original: Sequence[IndexLine],
+    relinked: Relinked,
+    added: Sequence[str],
+    fitted: Fitted,
+    limits: Limits,
+    newline: str,
+) -> IndexPlan:
+    """The plan from what each step did, measured as Claude Code will count it."""
+    changed, result = render(text, original, fitted.lines, newline)
+    count, size = measure(result)
+    return IndexPlan(
+        text=result,
+        changed=changed,
+        lines=count,
+        bytes=size,
+        within_limits=count <= limits.max_lines and size <= limits.max_bytes,
+        added=tuple(added),
+        removed=relinked.removed,
+        repointed=relinked.repointed,
+        dropped=fitted.dropped,
+        moved=fitted.moved,
+        notes=fitted.notes,
+        creates=fitted.creates,
+        unlinked=relinked.unlinked,
+        over_limits=fitted.over_limits,
+    )
+
+
+def render(
+    text: str | None, original: Sequence[IndexLine], lines: Sequence[IndexLine], newline: str
+) -> tuple[bool, str]:
+    """Whether ``lines`` differ from the index as read, and the text to write: the index's own
+    text, byte for byte (line endings and all), when they do not."""
+    changed = [line.text for line in lines] != [line.text for line in original]
+    if not changed:
+        return False, text or ""
+    return True, newline.join(line.text for line in lines) + newline if lines else ""
+
+
 def plan_index(
     text: str | None,
     memories: Iterable[Memory],
@@ -192,112 +494,13 @@ def plan_index(
     topic memory never takes one of them.
     """
     limits = limits or Limits()
-    redirects = dict(redirects or {})
-    archived = set(archived) - set(redirects)
+    redirected = dict(redirects or {})
     live = {m.file: m for m in memories}
     original = parse_index(text or "")
-    lines = list(original)
-    removed: list[str] = []
-    repointed: list[tuple[str, str]] = []
-    unlinked: list[tuple[str, str]] = []
-
-    # 1. repoint merged-away and renamed links; a pointer to a file that is gone keeps its
-    #    words as plain, marked text unless they are live already.
-    linked = {t for line in lines for t in line.targets if t in present}
-    pointed: set[str] = set()
-    renames: _Renames | None = None
-    dead_at: dict[int, set[str]] = {}
-    for i, line in enumerate(lines):
-        new_text = line.text
-        for linked_file in line.targets:
-            if linked_file in redirects:
-                new_text = retarget(new_text, linked_file, redirects[linked_file])
-                repointed.append((linked_file, redirects[linked_file]))
-        line = classify(new_text) if new_text != line.text else line
-        target = line.target
-        if target is not None and target not in present and target not in archived:
-            renames = renames or _Renames(live)
-            match = renames.find(line, target, linked)
-            if match is not None:
-                line = classify(retarget(line.text, target, match.file))
-                repointed.append((target, match.file))
-                linked.add(match.file)
-        lines[i] = line
-        dead = {t for t in line.targets if t not in present and (t == line.target or t in archived)}
-        if dead:
-            dead_at[i] = dead
-            continue
-        if line.target is not None and line.target in pointed and line.text != original[i].text:
-            # A second pointer to one memory after a merge: kept unless the memory says it.
-            memory = live.get(line.target)
-            if memory is not None and says(memory, _kept_text(line)):
-                removed.append(line.target)
-                lines[i] = IndexLine("", "drop")
-                continue
-        if line.target is not None:
-            pointed.add(line.target)
-    if dead_at:
-        wanted = {_norm(_kept_text(lines[i])) for i in dead_at}
-        live_text = _LiveText(live, original, wanted)
-        for i, dead in dead_at.items():
-            line = lines[i]
-            if line.target in dead:
-                removed.append(line.target or "")
-                if live_text.holds(_kept_text(line), i):
-                    live_text.forget(i)
-                    lines[i] = IndexLine("", "drop")
-                    continue
-            new_text = unlink(line.text, dead & archived, "archived")
-            new_text = unlink(new_text, dead - archived, "missing")
-            unlinked += [(t, "archived" if t in archived else "missing") for t in sorted(dead)]
-            lines[i] = classify(new_text)
-    lines = [line for line in lines if line.kind != "drop"]
-
-    # 2. a pointer for every memory that has none (one listed in a topic memory the index
-    #    points to has one).
-    linked = _reachable({t for line in lines for t in line.targets}, live)
-    missing = [m for m in live.values() if m.file not in linked]
-    added = sorted(m.file for m in missing)
-    if missing:
-        lines = add_pointers(lines, missing, limits.max_line_chars)
-
-    # 3. only an index over its limits shrinks, least valuable text first.
-    fitter = Fitter(
-        lines, live, editable, limits, newline,
+    relinked = relink_lines(original, live, present, redirected, set(archived) - set(redirected))
+    lines, added = add_missing(relinked.lines, live, limits.max_line_chars)
+    fitted = shrink(
+        lines, live, editable=editable, limits=limits, newline=newline,
         taken=set(present) | set(occupied) | {index_name}, mtime_ns=index_mtime_ns,
     )
-    over = not fitter.fits()
-    fitter.fit()
-    lines = fitter.lines
-    dropped: list[str] = []
-    ours = {topic.file for topic in fitter.creates}
-    while not fitter.fits() and lines:
-        # Only a limit too small for the pointers to the topic memories gets here: drop
-        # other lines first, so what moved stays reachable as long as anything can be.
-        at = next((i for i in range(len(lines) - 1, -1, -1)
-                   if not ours & set(lines[i].targets)), len(lines) - 1)
-        gone_line = lines.pop(at)
-        dropped.append(gone_line.target or gone_line.text[:60])
-        fitter.lines = lines
-        fitter.__post_init__()
-
-    changed = [line.text for line in lines] != [line.text for line in original]
-    result = newline.join(line.text for line in lines) + newline if changed and lines else (
-        "" if changed else (text or ""))
-    count, size = measure(result)
-    return IndexPlan(
-        text=result,
-        changed=changed,
-        lines=count,
-        bytes=size,
-        within_limits=count <= limits.max_lines and size <= limits.max_bytes,
-        added=tuple(added),
-        removed=tuple(removed),
-        repointed=tuple(repointed),
-        dropped=tuple(dropped),
-        moved=tuple(fitter.moved),
-        notes={k: tuple(v) for k, v in fitter.notes.items()},
-        creates=tuple(fitter.creates),
-        unlinked=tuple(unlinked),
-        over_limits=over,
-    )
+    return assemble(text, original, relinked, added, fitted, limits, newline)

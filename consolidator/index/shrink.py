@@ -80,6 +80,13 @@ class Fitter:
         self._bytes += sum(self._size(line) for line in new)
         self.lines[i:i] = new
 
+    def drop(self, at: int) -> IndexLine:
+        """Take line ``at`` out, its text kept nowhere: the last resort for a limit too small
+        even for the pointers to what the fitting moved, so the index fits all the same."""
+        line = self.lines[at]
+        self._remove([at])
+        return line
+
     # -- where text goes ---------------------------------------------------------------
 
     def keep_text(self, target: str | None, text: str, cut: str, why: str) -> None:

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from consolidator.store.frontmatter import parse_text
 from consolidator.store.model import FileStat, Memory
-from consolidator.store.names import clip, fold
+from consolidator.store.names import TOPIC_PREFIX, clip, fold
 
-PREFIX = "index_"
+PREFIX = TOPIC_PREFIX
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def topic_file_name(title: str, taken: set[str], fallback: str = "notes") -> str
     """``index_<slug>.md`` from a heading (else from ``fallback``, e.g. the memories' type),
     numbered when the name, compared without case and Unicode normalisation (as macOS and
     Windows file systems compare), is already taken."""
-    base = PREFIX + (slug(title) or slug(fallback) or "notes")
+    base = TOPIC_PREFIX + (slug(title) or slug(fallback) or "notes")
     base = clip(base, "_99.md").removesuffix("_99.md")
     folded = {fold(t) for t in taken}
     name, n = f"{base}.md", 2

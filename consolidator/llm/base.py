@@ -12,7 +12,6 @@ from typing import Protocol
 
 from consolidator.store.model import Memory
 
-KINDS = ("merge", "conflict", "stale")
 DECISIONS = {
     "merge": ("merge", "keep_both"),
     "conflict": ("supersede", "keep_both"),
@@ -22,7 +21,7 @@ DECISIONS = {
 
 @dataclass(frozen=True)
 class Question:
-    kind: str  # one of KINDS
+    kind: str  # a key of DECISIONS: "merge", "conflict" or "stale"
     files: tuple[str, ...]
     evidence: str
     priority: float

@@ -5,24 +5,41 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from consolidator.context import RootContext
-from consolidator.plan import LlmUsage, Plan
+from consolidator.decide import Declined
+from consolidator.execute import Executor
+from consolidator.findings import LlmUsage
+from consolidator.plan import SAFE, Action, Plan
 from consolidator.store.model import Snapshot
 from consolidator.store.transaction import Transaction
 
-__all__ = ["RootContext", "Work"]
+__all__ = ["RootContext", "Work", "chosen"]
+
+
+def chosen(action: Action, mode: str) -> bool:
+    """Whether a run under ``[consolidate] apply = mode`` applies ``action`` itself (else it
+    waits in the proposal)."""
+    return mode == "all" or (mode == "safe" and action.kind == SAFE)
 
 
 @dataclass
 class Work:
-    """The values the phases hand on: the scan, the plan, and what was skipped."""
+    """The values the phases hand on: the scan, the plan, and what was left alone.
+
+    ``mode``: ``safe``, ``all`` or ``none`` (see :func:`chosen`); ``consolidator apply``
+    runs the phases after detect with mode ``all`` on the actions a person chose.
+    """
 
     ctx: RootContext
+    mode: str = "safe"
     snapshot: Snapshot | None = None
     plan: Plan = field(default_factory=Plan)
-    skipped: list[str] = field(default_factory=list)  # changed on disk, left alone
+    after: Snapshot | None = None  # the root as the applied actions leave it
+    proposed: tuple[Action, ...] = ()  # the actions this run leaves for review
+    declined: frozenset[Declined] = frozenset()
     tx: Transaction | None = None
     paths_looked_up: dict[str, bool] = field(default_factory=dict)  # project path -> missing
     lock_before_ns: int | None = None  # the .consolidate-lock mtime this run found (undo puts it back)
+    _executor: Executor | None = None
     _llm_start: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def __post_init__(self) -> None:
@@ -30,6 +47,17 @@ class Work:
         if usage is not None:
             self._llm_start = (usage.calls, usage.input_tokens, usage.output_tokens,
                                len(usage.notes))
+
+    @property
+    def skipped(self) -> list[str]:
+        return self.executor.skipped
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            self._executor = Executor(self.ctx.root, dry_run=self.ctx.dry_run,
+                                      transaction=self.transaction, stop=self.ctx.stop)
+        return self._executor
 
     def llm_usage(self) -> tuple[LlmUsage, list[str]]:
         """What this root spent on the model, and the backend's notes about it."""
@@ -49,6 +77,7 @@ class Work:
                 self.ctx.run_dir,
                 {"run_id": self.ctx.run_id, "memory_dir": str(self.ctx.root),
                  "started_at": self.ctx.now.isoformat(), "started_ns": self.ctx.now_ns,
-                 "lock_before_ns": self.lock_before_ns},
+                 "trigger": self.ctx.trigger, "lock_before_ns": self.lock_before_ns},
+                self.ctx.after_record,
             )
         return self.tx

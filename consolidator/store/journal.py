@@ -16,14 +16,15 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from consolidator import statedir
 from consolidator.errors import ConsolidatorError
 from consolidator.store.model import FileStat
 
-JOURNAL = "journal.jsonl"
 
 
 @dataclass(frozen=True)
@@ -42,36 +43,24 @@ def stat_dict(stat: FileStat | None) -> dict[str, Any] | None:
     return asdict(stat) if stat else None
 
 
-def ensure_private_dir(path: Path) -> None:
-    """Create ``path`` (and any missing parents) as 0700: archives hold users' memories."""
-    missing = []
-    parent = path
-    while not parent.exists() and parent != parent.parent:
-        missing.append(parent)
-        parent = parent.parent
-    for folder in reversed(missing):
-        folder.mkdir(mode=0o700, exist_ok=True)
-        try:
-            os.chmod(folder, 0o700)
-        except OSError:
-            pass
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
+AfterRecord = Callable[[], None]
 
 
 class Journal:
-    """Append-only, fsynced journal of one run on one root."""
+    """Append-only, fsynced journal of one run on one root.
 
-    def __init__(self, run_dir: Path) -> None:
+    ``after_record``: called once each record is on disk (tests use it to kill the process
+    at an exact step; see :func:`crash_after`).
+    """
+
+    def __init__(self, run_dir: Path, after_record: AfterRecord | None = None) -> None:
         self.run_dir = run_dir
-        self.path = run_dir / JOURNAL
+        self.path = statedir.journal(run_dir)
         self._step = 0
+        self._after_record = after_record
 
     def open(self, meta: dict[str, Any]) -> None:
-        ensure_private_dir(self.run_dir)
+        statedir.private_dir(self.run_dir)
         self._append({"meta": meta})
 
     def next_step(self) -> int:
@@ -94,34 +83,22 @@ class Journal:
         self._append({"closed": outcome})
 
     def _append(self, record: dict[str, Any]) -> None:
-        line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(self.path, flags, 0o600)
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                # A crash cut the last record short: end it, so that it stays one (ignored)
-                # line and this record starts a line of its own.
-                line = b"\n" + line
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        _fault_point()
+        statedir.append(self.path, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+        if self._after_record is not None:
+            self._after_record()
 
 
-def _fault_point() -> None:
-    """Fault injection for tests: ``CONSOLIDATOR_FAULT_AFTER_STEP=N`` makes the process exit
-    hard (as if SIGKILLed) right after the N-th journal record of a run is on disk."""
-    limit = os.environ.get("CONSOLIDATOR_FAULT_AFTER_STEP")
-    if not limit:
-        return
-    _COUNT[0] += 1
-    if _COUNT[0] >= int(limit):
-        os._exit(137)
+def crash_after(records: int) -> AfterRecord:
+    """A hook that makes the process exit hard (as if SIGKILLed) right after the
+    ``records``-th journal record of the process is on disk: fault injection for tests."""
+    count = [0]
 
+    def after_record() -> None:
+        count[0] += 1
+        if count[0] >= records:
+            os._exit(137)
 
-_COUNT = [0]
+    return after_record
 
 
 
@@ -264,7 +241,7 @@ def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def load(run_dir: Path) -> RunJournal:
     """Read and check ``run_dir``'s journal; raises :class:`JournalDamaged` (or OSError)."""
-    path = run_dir / JOURNAL
+    path = statedir.journal(run_dir)
     journal = RunJournal(path)
     steps: dict[int, str] = {}
     for number, record in _records(path):
@@ -305,7 +282,7 @@ def _has_mark(run_dir: Path, key: str) -> bool:
     """Whether any line of the journal is the mark ``key``; the rest is not read (a damaged
     journal is reported by whatever reads its steps)."""
     try:
-        data = (run_dir / JOURNAL).read_bytes()
+        data = (statedir.journal(run_dir)).read_bytes()
     except FileNotFoundError:
         return False
     needle = b'{"' + key.encode() + b'"'

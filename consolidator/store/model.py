@@ -87,6 +87,7 @@ class Snapshot:
     memories: tuple[Memory, ...]
     unparsed: tuple[Unparsed, ...]
     index: IndexFile
+    names: frozenset[str] = frozenset()  # every entry of the root's top folder, by name
 
     def by_file(self) -> dict[str, Memory]:
         return {m.file: m for m in self.memories}
@@ -94,7 +95,7 @@ class Snapshot:
     def without_bodies(self) -> Snapshot:
         """What a report needs of a finished scan: the index and the unparsed files, not the
         memories themselves (on a large root they are most of the memory in use)."""
-        return Snapshot(self.root, (), self.unparsed, self.index)
+        return Snapshot(self.root, (), self.unparsed, self.index, self.names)
 
     def existing_files(self) -> set[str]:
         """Every ``.md`` entry present, relative to the root: memories and everything the scan

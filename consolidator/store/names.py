@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable
 
 MAX_NAME_BYTES = 255  # one path component, in the file system's bytes (ext4, APFS, NTFS-ish)
+TOPIC_PREFIX = "index_"  # the names of the topic memories the index rebuild creates
 
 
 def fold(name: str) -> str:

@@ -22,7 +22,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from consolidator.errors import UnsafePath
-from consolidator.store.journal import JOURNAL, Journal, RunJournal, is_closed, load
+from consolidator import statedir
+from consolidator.store.journal import Journal, RunJournal, is_closed, load
 from consolidator.store.names import TAG_LEN, is_side_name_of, side_name
 from consolidator.store.undo import BackupDamaged, UndoResult, check_copies, undo
 from consolidator.store.write import TEMP_SUFFIX, safe_path
@@ -32,11 +33,8 @@ _TAG_AND_SUFFIX = TAG_LEN + len(TEMP_SUFFIX)  # what follows the prefix of a tem
 
 def interrupted_runs(state: Path) -> list[Path]:
     """Run folders of this root whose journal never closed, oldest first."""
-    runs = state / "runs"
-    try:
-        folders = sorted(p for p in runs.iterdir() if (p / JOURNAL).is_file())
-    except OSError:
-        return []
+    folders = [statedir.run_dir(state, name) for name in statedir.run_ids(state)]
+    folders = [p for p in folders if statedir.journal(p).is_file()]
     return [p for p in folders if not is_closed(p)]
 
 

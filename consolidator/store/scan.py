@@ -230,4 +230,13 @@ def scan(root: Path) -> Snapshot:
             continue
         result = read_memory(root, rel)
         (memories if isinstance(result, Memory) else unparsed).append(result)  # type: ignore[arg-type]
-    return Snapshot(root, tuple(memories), tuple(unparsed), index)
+    return Snapshot(root, tuple(memories), tuple(unparsed), index, _top_names(root))
+
+
+def _top_names(root: Path) -> frozenset[str]:
+    """Every name in the root's top folder: a folder, a link or a big file may hold a name
+    the scan does not list as a memory. Only names are read."""
+    try:
+        return frozenset(os.listdir(root))
+    except OSError:
+        return frozenset()

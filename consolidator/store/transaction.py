@@ -14,7 +14,8 @@ from typing import Any
 
 from consolidator.errors import FileChanged
 from consolidator.store.dirfd import Folder, RootDir, open_folder
-from consolidator.store.journal import Journal, ensure_private_dir
+from consolidator import statedir
+from consolidator.store.journal import AfterRecord, Journal
 from consolidator.store.model import FileStat
 from consolidator.store.write import (
     atomic_write,
@@ -37,18 +38,18 @@ class Transaction:
     transaction that is never closed lets it go when it is collected.
     """
 
-    def __init__(self, root: Path, run_dir: Path, meta: dict[str, Any]) -> None:
+    def __init__(self, root: Path, run_dir: Path, meta: dict[str, Any],
+                 after_record: AfterRecord | None = None) -> None:
         self.root = root
         self.run_dir = run_dir
         started = meta.get("started_ns")
         self.dir = RootDir(root, since_ns=started if isinstance(started, int) else None)
         try:
-            self.journal = Journal(run_dir)
+            self.journal = Journal(run_dir, after_record)
             self.journal.open(meta)
         except BaseException:
             self.dir.close()
             raise
-        self.changed: list[str] = []
 
     def close(self) -> None:
         self.dir.close()
@@ -75,13 +76,12 @@ class Transaction:
         with folder:
             original = read_checked(folder, name, stat)
             step = self.journal.next_step()
-            dest = backup_path(self.run_dir, step, stat.rel)
-            ensure_private_dir(dest.parent)
+            dest = statedir.backup(self.run_dir, step, stat.rel)
+            statedir.private_dir(dest.parent)
             atomic_write(dest, original, mode=0o600)
             self.journal.intent(step, "write", stat.rel, stat, _sha(data), reason, mtime_ns)
             write_in(folder, name, data, mtime_ns=mtime_ns, mode=stat.mode, expected=stat)
             self.journal.done(step, "write", stat.rel)
-        self.changed.append(stat.rel)
 
     def create(self, rel: str, data: bytes, mtime_ns: int, reason: str,
                mode: int | None = None) -> None:
@@ -99,7 +99,6 @@ class Transaction:
             self.journal.intent(step, "create", rel, None, _sha(data), reason)
             write_in(folder, parts[-1], data, mtime_ns=mtime_ns, exclusive=True, mode=mode)
             self.journal.done(step, "create", rel)
-        self.changed.append(rel)
 
     def archive(self, stat: FileStat, reason: str) -> None:
         """Move a scanned file, byte for byte, into this run's archive."""
@@ -107,26 +106,15 @@ class Transaction:
         with folder:
             step = self.journal.next_step()
             self.journal.intent(step, "archive", stat.rel, stat, stat.sha256, reason)
-            dest = archive_path(self.run_dir, stat.rel)
-            ensure_private_dir(dest.parent)
+            dest = statedir.archived(self.run_dir, stat.rel)
+            statedir.private_dir(dest.parent)
             with open_folder(dest.parent) as into:
                 move_in(folder, name, into, dest.name, stat)
             self.journal.done(step, "archive", stat.rel)
-        self.changed.append(stat.rel)
 
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def backup_path(run_dir: Path, step: int, rel: str) -> Path:
-    """Where step ``step`` saved ``rel``'s bytes before rewriting it."""
-    return run_dir / "backup" / str(step) / rel
-
-
-def archive_path(run_dir: Path, rel: str) -> Path:
-    """Where an archived file of this run lies."""
-    return run_dir / "archive" / rel
 
 
 def root_mode(modes: list[int]) -> int | None:

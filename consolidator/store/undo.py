@@ -20,27 +20,24 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat as stat_mod
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NoReturn
 
-from consolidator.errors import ConsolidatorError, FileChanged, UnsafePath, UsageError
+from consolidator import statedir
+from consolidator.errors import ConsolidatorError, FileChanged, UnsafePath
 from consolidator.store.journal import (
     Entry,
     Journal,
     RunJournal,
-    ensure_private_dir,
     load,
 )
 from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.model import FileStat
 from consolidator.store.names import clip
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
-from consolidator.store.transaction import archive_path, backup_path
 from consolidator.store.write import (
     atomic_write,
     check_unchanged,
@@ -51,7 +48,6 @@ from consolidator.store.write import (
 
 _READ_ALL = 1 << 40  # undo reads a file whatever its size
 _TRIES = 5  # a forced undo displaces a file a live session keeps recreating at most this often
-RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 
 
 class UndoRefused(ConsolidatorError):
@@ -172,9 +168,9 @@ def check_copies(run_dir: Path, journal: RunJournal) -> _Copies:
             continue
         want = _before(entry)
         if entry.op == "write":
-            path, what = backup_path(run_dir, entry.step, entry.file), "backup"
+            path, what = statedir.backup(run_dir, entry.step, entry.file), "backup"
         else:
-            path, what = archive_path(run_dir, entry.file), "archived copy"
+            path, what = statedir.archived(run_dir, entry.file), "archived copy"
         label = f"{what} of {entry.file} (step {entry.step})"
         if not _inside(base, path):
             copies.bad[entry.step] = f"{label} lies outside the run's folder"
@@ -297,7 +293,7 @@ def _take_out(rd: RootDir, rel: str, dest: Path, expected: FileStat | None = Non
             if now == OTHER:
                 raise NotRegular([rel])
         assert isinstance(now, FileStat)
-        ensure_private_dir(dest.parent)
+        statedir.private_dir(dest.parent)
         target = _free(dest)
         try:
             move_file(path, target, now, source_root=rd)
@@ -398,7 +394,7 @@ class _Undoer:
 
     def _backup_bytes(self, entry: Entry) -> bytes:
         want = self.copies.backups[entry.step]
-        data, st = read_regular(backup_path(self.run_dir, entry.step, entry.file),
+        data, st = read_regular(statedir.backup(self.run_dir, entry.step, entry.file),
                                 limit=_READ_ALL)
         if file_stat(entry.file, data, st).sha256 != want.sha256:
             raise BackupDamaged(self.run_dir, [f"backup of {entry.file} (step {entry.step}) "
@@ -435,9 +431,9 @@ class _Undoer:
         entry = step.entry
         assert isinstance(step.current, FileStat)
         made = step.current
-        displaced = self.run_dir / "displaced" / str(entry.step) / entry.file
+        displaced = statedir.displaced(self.run_dir, entry.step, entry.file)
         # What the run made goes to undone/; bytes changed since (forced) to displaced/.
-        dest = self.run_dir / "undone" / entry.file if step.state == "todo" else displaced
+        dest = statedir.undone(self.run_dir, entry.file) if step.state == "todo" else displaced
         try:
             moved = _take_out(self.rd, entry.file, dest, made)
         except FileChanged:
@@ -454,7 +450,7 @@ class _Undoer:
     def _unarchive(self, step: _Step) -> None:
         entry = step.entry
         archived = self.copies.archived[entry.file]
-        source = archive_path(self.run_dir, entry.file)
+        source = statedir.archived(self.run_dir, entry.file)
         expected = FileStat(entry.file, archived.size, archived.mtime_ns, archived.mode,
                             archived.sha256)
 
@@ -483,7 +479,7 @@ class _Undoer:
         old bytes there (never over a file: one a live session recreates meanwhile is moved
         aside too)."""
         entry, rd = step.entry, self.rd
-        dest = self.run_dir / "displaced" / str(entry.step) / entry.file
+        dest = statedir.displaced(self.run_dir, entry.step, entry.file)
         aside: list[tuple[Path, FileStat]] = []
         try:
             for _ in range(_TRIES):
@@ -509,7 +505,7 @@ class _Undoer:
             if back is not None:
                 back()
             else:  # the restored copy goes into undone/, what was there comes back
-                _take_out(rd, entry.file, self.run_dir / "undone" / entry.file, result)
+                _take_out(rd, entry.file, statedir.undone(self.run_dir, entry.file), result)
             self._put_back_aside(entry.file, aside)
         self._undo_later(entry.file, inverse)
 
@@ -572,34 +568,6 @@ def undo(root: Path, run_dir: Path, force: bool = False, keep_newer: bool = Fals
     return result
 
 
-def find_runs(state: Path, run_id: str) -> list[Path]:
-    """The run folders named exactly ``run_id`` (one per root the run touched).
-
-    The id is checked, then compared with the names listed in each root's ``runs/``: it is
-    never a pattern. Raises :class:`UsageError` when it is not an id or names no run.
-    """
-    if not RUN_ID.fullmatch(run_id):
-        raise UsageError(f"{run_id!r} is not a run id (like 20261130T031500Z-3f9a)")
-    found = []
-    try:
-        roots = sorted(os.scandir(state), key=lambda e: e.name)
-    except OSError:
-        roots = []
-    for entry in roots:
-        if not entry.is_dir(follow_symlinks=False):
-            continue
-        runs = Path(entry.path) / "runs"
-        try:
-            names = os.listdir(runs)
-        except OSError:
-            continue
-        if run_id in names and (runs / run_id).is_dir() and not (runs / run_id).is_symlink():
-            found.append(runs / run_id)
-    if not found:
-        raise UsageError(f"no run {run_id!r} in {state}")
-    return found
-
-
 @dataclass
 class Undone:
     """What :func:`undo_run` did on one root."""
@@ -615,9 +583,9 @@ def undo_run(root: Path, run_dir: Path, *, force: bool, stale_minutes: int,
     "last consolidated" back to before that run when it still records it."""
     from consolidator.lock import RootLock, forget_run
 
-    held = RootLock(root, stale_minutes, run_dir.parent.parent)
+    held = RootLock(root, stale_minutes, statedir.state_of_run(run_dir))
     try:
-        held.acquire(time.time_ns())
+        held.acquire()
     except BaseException:
         try:
             held.rollback()  # whatever part of the lock it took goes back as it was

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import consolidator.store.transaction as transaction_mod
 from consolidator.cli import main
 from consolidator.detect.text import normal_line, normal_set
-from consolidator.paths import root_key
+from consolidator.statedir import root_key
 from consolidator.store.frontmatter import parse
 from tests.conftest import EXAMPLES, snapshot_tree
 
@@ -78,7 +78,7 @@ class World:
     def run(self, capsys: pytest.CaptureFixture[str], *extra: str, code: int = 0) -> dict[str, Any]:
         """``run --force --json`` on this root; returns the root's report plus ``run_id``."""
         argv = [
-            "run", "--force", "--json",
+            "run", "--force", "--json", "--apply", "all",
             "--memory-dir", str(self.root),
             "--state-dir", str(self.state),
             "--project-root", str(self.project),
@@ -635,8 +635,8 @@ def test_the_example_consolidates_as_its_readme_describes(
         if rel.endswith(".md") and rel != "MEMORY.md" and not rel.startswith("notes/")
     }
     state = tmp_path / "state"
-    argv = ["run", "--force", "--json", "--memory-dir", str(root), "--state-dir", str(state),
-            "--project-root", str(root.parent / "project")]
+    argv = ["run", "--force", "--json", "--apply", "all", "--memory-dir", str(root),
+            "--state-dir", str(state), "--project-root", str(root.parent / "project")]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
     (report,) = doc["roots"]
@@ -763,7 +763,7 @@ def test_every_line_of_every_memory_survives_a_run(
             world.put(rel, text_of(body_lines), days=days + i / 100,
                       mtype=mtype)
             originals[rel] = [line.strip() for line in body_lines if line.strip()]
-        argv = ["run", "--force", "--json", "--memory-dir", str(world.root),
+        argv = ["run", "--force", "--json", "--apply", "all", "--memory-dir", str(world.root),
                 "--state-dir", str(world.state), "--project-root", str(world.project)]
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):

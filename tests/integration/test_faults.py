@@ -35,7 +35,7 @@ import pytest
 
 from consolidator import cli
 from consolidator.lock import last_consolidated_ns, pid_alive
-from consolidator.paths import root_key
+from consolidator.statedir import root_key
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -65,7 +65,7 @@ def child_env(home: Path | None = None, **extra: str) -> dict[str, str]:
 
 
 def run_args(root: Path, state: Path, project: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "consolidator", "run", "--force", "--memory-dir", str(root),
+    return [sys.executable, "-m", "consolidator", "run", "--force", "--apply", "all", "--memory-dir", str(root),
             "--state-dir", str(state), "--project-root", str(project), *extra]
 
 
@@ -766,7 +766,7 @@ def _only_run_id(state: Path) -> str:
 
 
 def run_argv(root: Path, state: Path, *extra: str) -> list[str]:
-    return ["run", "--force", "--memory-dir", str(root), "--state-dir", str(state),
+    return ["run", "--force", "--apply", "all", "--memory-dir", str(root), "--state-dir", str(state),
             "--project-root", str(root.parent / "project"), *extra]
 
 

@@ -78,7 +78,6 @@ def test_creating_memory_md_beside_memory_md_raises_and_writes_nothing(
     assert snapshot_tree(root) == before
     assert sorted(os.listdir(root)) == ["memory.md"], "no temp file left either"
     assert intents(tx) == [], "nothing journaled"
-    assert tx.changed == []
 
 
 def test_creating_a_topic_beside_its_case_variant_names_the_existing_file(
@@ -179,7 +178,7 @@ def test_a_name_over_255_bytes_is_refused_before_anything_is_journaled(
 
 def run(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     (tmp_path / "project").mkdir(exist_ok=True)
-    argv = ["run", "--force", "--json", "--memory-dir", str(root),
+    argv = ["run", "--force", "--json", "--apply", "all", "--memory-dir", str(root),
             "--state-dir", str(tmp_path / "state"), "--project-root", str(tmp_path / "project")]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -204,7 +203,7 @@ def test_a_run_rebuilds_a_lowercase_index_in_place_and_creates_no_memory_md(
     assert "project_api.md" in (root / "memory.md").read_text()
     assert "memory.md" not in {u["file"] for u in report["unparsed"]}
     assert report["index"]["added"] == ["project_api.md"]
-    assert all(a["file"] != "memory.md" for a in report["actions"])
+    assert [(a["op"], a["file"]) for a in report["actions"]] == [("rewrite", "memory.md")]
 
 
 def test_a_run_with_a_symlinked_index_variant_leaves_it_and_creates_no_memory_md(

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from consolidator.cli import main
-from consolidator.paths import root_key
+from consolidator.statedir import root_key
 from consolidator.store.frontmatter import parse
 from tests.conftest import snapshot_tree
 from tests.llm_server import (  # noqa: F401 - messages_api is a fixture
@@ -177,7 +177,7 @@ class World:
         common = ["--config", str(self.config), "--memory-dir", str(self.root),
                   "--state-dir", str(self.state), "--project-root", str(self.project)]
         if command == "run":
-            argv = ["run", "--force", "--json", *common, *extra]
+            argv = ["run", "--force", "--json", "--apply", "all", *common, *extra]
         else:
             argv = ["report", "--format", "json", *common, *extra]
         code = main(argv)

@@ -429,8 +429,8 @@ def test_sigterm_right_after_the_lock_is_taken_still_restores_the_lock_mtime(
     write_lock(root, *previous)
     real_acquire = RootLock.acquire
 
-    def acquire_then_signal(self: RootLock, start_ns: int) -> None:
-        real_acquire(self, start_ns)
+    def acquire_then_signal(self: RootLock) -> None:
+        real_acquire(self)
         os.kill(os.getpid(), signal.SIGTERM)  # delivered at the next bytecode boundary
 
     monkeypatch.setattr(RootLock, "acquire", acquire_then_signal)

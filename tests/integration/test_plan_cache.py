@@ -36,7 +36,7 @@ from consolidator.config import Config
 from consolidator.context import epoch_ns
 from consolidator.gates import evaluate
 from consolidator.llm.base import Offline
-from consolidator.paths import root_key
+from consolidator.statedir import PLAN_CACHE, root_key
 from consolidator.phases import detect as detect_phase
 from consolidator.phases import scan as scan_phase
 from consolidator.plan import Plan
@@ -87,11 +87,12 @@ class Setup:
         self.config = base / "config.toml"
         for folder in (self.root, self.state, self.project, self.transcripts):
             folder.mkdir(parents=True, exist_ok=True)
-        self.config.write_text('[log]\nformat = "json"\n', encoding="utf-8")
+        self.config.write_text('[log]\nformat = "json"\n[consolidate]\napply = "all"\n',
+                               encoding="utf-8")
 
     @property
     def cache(self) -> Path:
-        return self.state / root_key(self.root) / plan_cache.CACHE_FILE
+        return self.state / root_key(self.root) / PLAN_CACHE
 
     def put(self, rel: str, body: str, *, age: timedelta = timedelta(days=10),
             description: str | None = "a memory", kind: str = "project") -> Path:
@@ -156,13 +157,13 @@ def clock() -> Iterator[Any]:
 def planned(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """The root of every plan made by detect (a reused plan adds nothing)."""
     calls: list[Path] = []
-    real = detect_phase.plan
+    real = detect_phase.find
 
-    def counting(snapshot: Any, ctx: Any, paths: Any = None) -> Any:
+    def counting(snapshot: Any, ctx: Any, *args: Any) -> Any:
         calls.append(ctx.root)
-        return real(snapshot, ctx, paths)
+        return real(snapshot, ctx, *args)
 
-    monkeypatch.setattr(detect_phase, "plan", counting)
+    monkeypatch.setattr(detect_phase, "find", counting)
     return calls
 
 
@@ -172,7 +173,7 @@ def forbid_planning(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_args: Any, **_kwargs: Any) -> Any:
         raise AssertionError("planned afresh although the cached plan should be reused")
 
-    monkeypatch.setattr(detect_phase, "plan", refuse)
+    monkeypatch.setattr(detect_phase, "find", refuse)
     monkeypatch.setattr(scan_phase, "scan", refuse)
 
 
@@ -217,11 +218,11 @@ def test_a_second_report_reads_like_the_first_and_keeps_a_private_cache(
     markdown = [text.split("\n", 1)[1] for text in (outputs[1], outputs[3])]  # past the run id
     assert markdown[0] == markdown[1]
     assert "```diff" in markdown[1], "the index diff needs MEMORY.md's text, kept in the cache"
-    cache = state / root_key(example_copy) / plan_cache.CACHE_FILE
+    cache = state / root_key(example_copy) / PLAN_CACHE
     assert cache.is_file()
     assert cache.stat().st_mode & 0o777 == 0o600
     assert cache.parent.stat().st_mode & 0o777 == 0o700
-    assert sorted(p.name for p in cache.parent.iterdir()) == [plan_cache.CACHE_FILE]
+    assert sorted(p.name for p in cache.parent.iterdir()) == [PLAN_CACHE]
     assert snapshot_tree(example_copy) == before, "a report writes nothing under the root"
 
 
@@ -279,7 +280,7 @@ def test_each_root_has_its_own_cache_and_only_a_changed_root_is_planned_again(
     argv = [*setup.args(), "--memory-dir", str(other)]
     first = setup.report_doc(args=argv)
     assert planned == [setup.root, other]
-    assert (setup.state / root_key(other) / plan_cache.CACHE_FILE).is_file()
+    assert (setup.state / root_key(other) / PLAN_CACHE).is_file()
     assert setup.cache.is_file()
     setup.put("project_new.md", "A new fact about the build.\n", age=timedelta(days=2))
     second = setup.report_doc(args=argv)
@@ -733,7 +734,7 @@ def test_a_folder_where_the_cache_goes_is_left_alone(
     assert setup.report() == first
     assert len(planned) == 3
     assert setup.cache.is_dir()
-    assert sorted(p.name for p in setup.cache.parent.iterdir()) == [plan_cache.CACHE_FILE], \
+    assert sorted(p.name for p in setup.cache.parent.iterdir()) == [PLAN_CACHE], \
         "no temp file left behind"
 
 

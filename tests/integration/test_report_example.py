@@ -47,7 +47,7 @@ def test_report_json_has_the_documented_shape(
 def test_report_finds_the_planted_index_drift(
     capsys: pytest.CaptureFixture[str], example_copy: Path
 ) -> None:
-    (root,) = _report(capsys, "--memory-dir", str(example_copy))["roots"]
+    (root,) = _report(capsys, "--memory-dir", str(example_copy), "--apply", "all")["roots"]
     assert sorted(root["index"]["removed"]) == [
         "project_migration_v2.md", "project_old_payments.md", "project_release_freeze.md"
     ]

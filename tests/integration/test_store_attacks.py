@@ -35,7 +35,8 @@ from consolidator.errors import FileChanged, UnsafePath
 from consolidator.store.journal import Journal
 from consolidator.store.model import FileStat
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
-from consolidator.store.transaction import Transaction, archive_path
+from consolidator.statedir import archived as archive_path
+from consolidator.store.transaction import Transaction
 from consolidator.store.write import atomic_write, move_file
 
 PAST_NS = 1_600_000_000_123_456_789

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from consolidator.cli import main
-from consolidator.paths import root_key
+from consolidator.statedir import root_key
 from tests.conftest import snapshot_tree
 
 DAY = 86400
@@ -89,7 +89,7 @@ class Setup:
         return self.state / root_key(self.root) / "runs" / self.run_id
 
     def run(self, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-        code = main(["run", "--force", "--json", "--memory-dir", str(self.root),
+        code = main(["run", "--force", "--json", "--apply", "all", "--memory-dir", str(self.root),
                      "--state-dir", str(self.state), "--project-root", str(self.project)])
         assert code == 0
         doc = json.loads(capsys.readouterr().out)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from consolidator import config, paths
+from consolidator import config, paths, statedir
 from consolidator.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -278,4 +278,4 @@ def test_a_cron_expression_apscheduler_rejects_is_one_problem(tmp_path: Path, ex
 
 
 def test_root_keys_are_unique_per_path() -> None:
-    assert paths.root_key(Path("/a/b-c")) != paths.root_key(Path("/a/b/c"))
+    assert statedir.root_key(Path("/a/b-c")) != statedir.root_key(Path("/a/b/c"))

@@ -17,7 +17,7 @@ import pytest
 from consolidator.detect.duplicates import Together, find_duplicates
 from consolidator.detect.similar import find_similar
 from consolidator.detect.text import exact_line, exact_set
-from consolidator.plan import Similar
+from consolidator.findings import Similar
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from freezegun import freeze_time
 
-from consolidator import cli
+from consolidator import cli, statedir
 from consolidator.config import Config, GatesSection
 from consolidator.gates import GATE_NAMES, checks, evaluate
 from consolidator.runner import RunOptions, context_for, run_root
@@ -403,7 +403,7 @@ def test_interval_gate_reads_the_lock_mtime_not_its_body(root: Path) -> None:
 
 
 def scan_file(root: Path) -> Path:
-    return make_ctx(root).state / checks.SCAN_FILE
+    return make_ctx(root).state / statedir.SCAN_MARK
 
 
 def record_scan_at(root: Path, ns: int) -> None:
@@ -442,7 +442,7 @@ def test_a_run_that_reaches_the_sessions_gate_records_the_scan_in_the_state_dir(
     report = run_root(make_ctx(root, dry_run=False))
     assert by_id(report.gates)["G6"].passed is False  # no transcripts: G6 is reached, fails
     assert scan_file(root).stat().st_mtime_ns == NOW_NS
-    assert not (root / checks.SCAN_FILE).exists()
+    assert not (root / statedir.SCAN_MARK).exists()
 
 
 def test_a_recorded_scan_throttles_the_next_run_until_scan_interval_minutes_pass(
@@ -608,9 +608,11 @@ def test_a_closed_interval_gate_leaves_the_earlier_gates_passed_and_the_later_un
     root: Path,
 ) -> None:
     write_lock(root, NOW_NS - HOUR)
-    gates = by_id(run_root(make_ctx(root, dry_run=False)).gates)
-    assert [gates[g].passed for g in ("G1", "G2", "G3", "G4")] == [True, True, True, False]
-    for gid in ("G5", "G6", "G7"):
+    report = run_root(make_ctx(root, dry_run=False))
+    assert [g.id for g in report.gates] == [gid for gid, _ in GATE_NAMES]  # numbered order
+    gates = by_id(report.gates)
+    assert [gates[g].passed for g in ("G1", "G2", "G4")] == [True, True, False]
+    for gid in ("G3", "G5", "G6", "G7"):  # after G4 in evaluation order: G3 costs the most
         assert (gates[gid].passed, gates[gid].reason) == (None, "not evaluated")
 
 
@@ -622,7 +624,7 @@ def test_force_skips_gates_one_to_six_with_passed_null(root: Path) -> None:
     assert ok is True
     assert [(g.id, g.passed, g.reason) for g in results] == [
         (gid, None, "skipped by --force") for gid, _ in GATE_NAMES[:6]
-    ]
+    ] + [("G7", None, "not evaluated")]  # the runner takes the lock itself
 
 
 def test_force_still_closes_the_idle_gate_for_an_index_changed_within_idle_minutes(
@@ -638,10 +640,10 @@ def test_force_still_closes_the_idle_gate_for_an_index_changed_within_idle_minut
     gates = by_id(results)
     assert gates["G3"].passed is False and "MEMORY.md" in gates["G3"].reason
     assert "--force" in gates["G3"].reason
-    assert [(gates[g].passed, gates[g].reason) for g in ("G1", "G2")] == [
-        (None, "skipped by --force")] * 2
-    assert [(gates[g].passed, gates[g].reason) for g in ("G4", "G5", "G6")] == [
-        (None, "not evaluated")] * 3
+    assert [(gates[g].passed, gates[g].reason) for g in ("G1", "G2", "G4", "G5")] == [
+        (None, "skipped by --force")] * 4  # evaluated before G3
+    assert [(gates[g].passed, gates[g].reason) for g in ("G6", "G7")] == [
+        (None, "not evaluated")] * 2
 
 
 def test_a_forced_run_does_not_rewrite_an_index_changed_within_idle_minutes(root: Path) -> None:

@@ -21,7 +21,8 @@ from consolidator import report
 from consolidator.config import Config
 from consolidator.gates import GateResult
 from consolidator.index.rebuild import IndexPlan
-from consolidator.plan import Action, LlmUsage, MemoryInfo, Plan, Stale
+from consolidator.findings import LlmUsage, MemoryInfo, Stale
+from consolidator.plan import Archive, Merge, Plan
 from consolidator.runner import RootReport, RunOptions, RunReport, context_for, run_root
 
 HOSTILE = (
@@ -239,13 +240,15 @@ def made_up_report(count: int) -> RunReport:
         memories=memories,
         stale=(Stale('old}, {"file": .md', 40, ("deadline passed: '明天'", "\\")),),
         actions=(
-            Action("archive", "a.md", 'stale: status marker "DONE"'),
-            Action("merge", "b.md", "same lines", ("b.md", 'c}, {"op": .md')),
+            Archive(file="a.md", reason='stale: status marker "DONE"', kind="judgment"),
+            Merge(file="b.md", reason="same lines", sources=("b.md", 'c}, {"op": .md'),
+                  data=b"", mtime_ns=0),
         ),
         index=IndexPlan(text="- [a](a.md)\n", lines=1, bytes=12, within_limits=True,
                         changed=True, added=("a.md",), removed=('x"y.md',),
                         repointed=(("c.md", "b.md"),)),
         notes=("similar but not mergeable offline: 集成 ~ テスト (0.50)",),
+        applied=(False, True),
     )
     gates = tuple(GateResult(f"G{i}", f"gate {i}", (None, True, False)[i % 3],
                              HOSTILE[i % len(HOSTILE)]) for i in range(1, 8))

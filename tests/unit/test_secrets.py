@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from consolidator import secrets
 from consolidator.cli import main
-from consolidator.llm.redact import PLACEHOLDER, find, hits, redact, scrub, secret_values
+from consolidator.llm import redact as llm_redact
+from consolidator.secrets import PLACEHOLDER, find, hits, redact, scrub, secret_values
 
 
 def flagged(text: str) -> bool:
@@ -226,6 +228,23 @@ def test_a_list_of_services_or_the_verb_pass_before_code_is_no_secret(text: str)
 
 def test_a_made_up_value_after_a_credential_label_is_still_a_secret() -> None:
     assert flagged("API Key: Zq81xVb0Pm4kTt7Q")
+
+
+# --- one scan for every reader -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["KINDS", "LABELLED", "PLACEHOLDER", "Hit", "find", "hits", "redact", "scrub",
+             "secret_values"],
+)
+def test_the_backends_module_offers_the_same_scan_under_its_old_names(name: str) -> None:
+    assert getattr(llm_redact, name) is getattr(secrets, name)
+
+
+def test_the_scan_depends_on_no_backend() -> None:
+    source = Path(secrets.__file__).read_text(encoding="utf-8")
+
+    assert "consolidator.llm" not in source
 
 
 # --- no secret copied into the index or printed by a report -------------------------------

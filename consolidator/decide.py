@@ -1,0 +1,442 @@
+"""Deciding what to do: a pure function of the findings, the config and the clock.
+
+No file, network or process is touched here: detect has read the memories and the model has
+been asked before :func:`decide` runs (its answers are findings like any other). Each step
+below takes values and returns actions, so a test can reach it on its own:
+
+1. :func:`hands_off` - memories a live session may hold, and what they link to;
+2. :func:`merges` - duplicates one memory holds line for line: safe;
+3. :func:`archives` - stale memories, on evidence about the memory as a whole: judgments;
+4. :func:`answered` - what the model decided (merges, supersessions, archives): judgments;
+5. :func:`keep_linked` - no archive breaks a link from a memory that stays;
+6. :func:`date_rewrites` - relative dates made absolute: judgments, each after any merge of
+   its file;
+7. :func:`not_declined` - a judgment a person declined is not proposed again while its
+   files are unchanged.
+
+:func:`relinks` gives the safe steps that follow applied actions (links to a merged-away or
+archived memory repointed or kept as text); it is asked again after every application.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from consolidator.config import Config
+from consolidator.context import epoch_ns
+from consolidator.detect.dates import find_relative, rewrite_relative
+from consolidator.detect.duplicates import Cluster
+from consolidator.detect.links import is_topic, linked_from, linking_to, name_table, repoint
+from consolidator.detect.perfile import Findings
+from consolidator.detect.text import exact_line, exact_set
+from consolidator.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
+from consolidator.freshness import age_days, age_warning, freshness_text
+from consolidator.markdown_links import unlink
+from consolidator.llm.base import Answer
+from consolidator.plan import (
+    JUDGMENT,
+    SAFE,
+    Action,
+    Archive,
+    Merge,
+    Plan,
+    Rewrite,
+    leaving,
+    redirects,
+)
+from consolidator.secrets import find as find_secrets
+from consolidator.store.frontmatter import ParseError, parse
+from consolidator.store.model import MEMORY_TYPES, Memory, Snapshot
+from consolidator.store.scan import MAX_FILE_BYTES
+
+Declined = tuple[str, str, tuple[tuple[str, str], ...]]  # op, file, (file, sha256) of each
+
+
+@dataclass(frozen=True)
+class Found:
+    """Everything detect found in one root: what :func:`decide` decides from."""
+
+    snapshot: Snapshot
+    per_file: Mapping[str, Findings]
+    clusters: tuple[Cluster, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    similar: tuple[Similar, ...] = ()  # pairs alike but too different to merge offline
+    notes: tuple[str, ...] = ()
+    answers: tuple[Answer, ...] = ()  # the model's checked answers
+    declined: frozenset[Declined] = field(default_factory=frozenset)
+
+
+def decide(found: Found, cfg: Config, now: datetime) -> Plan:
+    """The plan for one root: its findings, and every action with its kind and payload."""
+    snapshot = found.snapshot
+    by_file = snapshot.by_file()
+    hot_after = epoch_ns(now) - cfg.gates.idle_minutes * 60 * 1_000_000_000
+    hot, pinned = hands_off(snapshot, hot_after)
+    notes = list(found.notes)
+    if hot:
+        notes.insert(0, f"left alone, changed within {cfg.gates.idle_minutes} min: "
+                     + ", ".join(sorted(hot)))
+    merged, too_big = merges(found.clusters, by_file, hot, pinned)
+    notes += too_big
+    blocked = pinned | {f for c in found.clusters for f in c.files}
+    actions: list[Action] = [*merged, *archives(found, cfg, blocked)]
+    actions += answered(found.answers, by_file, hot | {f for a in actions for f in a.touches()})
+    actions, kept = keep_linked(snapshot, actions)
+    notes += [f"{file} not archived: {', '.join(sources)} link to it"
+              for file, sources in kept.items()]
+    if cfg.consolidate.rewrite_relative_dates:
+        actions += date_rewrites(snapshot, found.per_file, actions, hot)
+    actions, declined = not_declined(actions, found.declined)
+    notes += [f"{a.op} {a.file}: declined before, not proposed while it is unchanged"
+              for a in declined]
+    acted = {f for a in actions for f in a.touches()}
+    return Plan(
+        memories=describe(snapshot, now, found.per_file),
+        duplicates=tuple(Duplicate(c.files, c.keep, c.similarity) for c in found.clusters),
+        conflicts=found.conflicts,
+        similar=tuple(s for s in found.similar if not acted & set(s.files)),
+        stale=_stale(found, by_file, now, kept),
+        actions=tuple(actions),
+        notes=tuple(notes),
+    )
+
+
+# ----------------------------------------------------------------------------- steps
+
+
+def hands_off(snapshot: Snapshot, hot_after_ns: int) -> tuple[set[str], set[str]]:
+    """(hot, pinned): memories changed after ``hot_after_ns`` (a live session may hold
+    them), and those plus every memory they link to (their links cannot be repointed this
+    run, so what they link to stays where it is)."""
+    hot = {m.file for m in snapshot.memories if m.stat.mtime_ns > hot_after_ns}
+    return hot, hot | linked_from(snapshot, hot)
+
+
+def merges(
+    clusters: Iterable[Cluster], by_file: Mapping[str, Memory], hot: set[str],
+    pinned: set[str],
+) -> tuple[list[Merge], list[str]]:
+    """A safe merge for each cluster of duplicates no live session holds, and a note for each
+    merge whose result would be too large to be a memory."""
+    out: list[Merge] = []
+    notes: list[str] = []
+    for cluster in clusters:
+        if hot & set(cluster.files) or pinned & set(cluster.files[1:]):
+            continue
+        keep = by_file[cluster.keep]
+        body, description = merged_body(cluster, by_file)
+        if len(body.encode("utf-8")) + len(keep.doc.head) > MAX_FILE_BYTES:
+            notes.append(f"merge into {cluster.keep} skipped: the result would exceed 1 MiB")
+            continue
+        data, note = _with_body(keep, body, description)
+        notes += note
+        out.append(Merge(
+            file=cluster.keep, sources=cluster.files, kind=SAFE, data=data,
+            mtime_ns=max(by_file[f].stat.mtime_ns for f in cluster.files),
+            reason=f"{cluster.kind} (similarity {cluster.similarity:.2f})",
+            before=tuple(by_file[f].stat for f in cluster.files),
+        ))
+    return out, notes
+
+
+def archives(found: Found, cfg: Config, blocked: Collection[str]) -> list[Archive]:
+    """An archive for each memory stale as a whole, where the config allows that evidence."""
+    opts = cfg.consolidate
+    by_file = found.snapshot.by_file()
+    out = []
+    for finding in (f.stale for f in found.per_file.values() if f.stale is not None):
+        allowed = ("marker" in finding.kinds and opts.archive_status_markers) or (
+            "deadline" in finding.kinds and opts.archive_passed_deadlines)
+        if finding.archivable and allowed and finding.file not in blocked:
+            out.append(Archive(file=finding.file, kind=JUDGMENT,
+                               reason="stale: " + "; ".join(finding.reasons),
+                               evidence=finding.evidence,
+                               before=(by_file[finding.file].stat,)))
+    return out
+
+
+def answered(
+    answers: Iterable[Answer], by_file: Mapping[str, Memory], taken: Collection[str]
+) -> list[Action]:
+    """The model's checked answers as judgments (a file already acted on is left out)."""
+    out: list[Action] = []
+    taken = set(taken)
+    for answer in answers:
+        files = answer.question.files
+        if taken & set(files):
+            continue
+        decided = _answer_actions(answer, by_file)
+        if decided:
+            out += decided
+            taken |= set(files)
+    return out
+
+
+def _answer_actions(answer: Answer, by_file: Mapping[str, Memory]) -> list[Action]:
+    files = answer.question.files
+    if answer.decision == "merge" and answer.keep and answer.body:
+        keep = by_file[answer.keep]
+        ordered = (answer.keep, *[f for f in files if f != answer.keep])
+        data, _ = _with_body(keep, answer.body, answer.description)
+        return [Merge(file=answer.keep, sources=ordered, kind=JUDGMENT, data=data,
+                      mtime_ns=max(by_file[f].stat.mtime_ns for f in ordered),
+                      reason=f"merged by the model: {answer.reason}",
+                      before=tuple(by_file[f].stat for f in ordered))]
+    if answer.decision == "supersede" and answer.keep:
+        # The survivor notes what it replaces first; the archive waits for that note.
+        (old,) = [f for f in files if f != answer.keep]
+        keep = by_file[answer.keep]
+        note = f"- Supersedes `{old}` (archived): {answer.reason}".replace("\n", " ")
+        data, _ = _with_body(keep, _appended(keep.body, [note], keep.doc.newline), None)
+        return [
+            Rewrite(file=answer.keep, kind=JUDGMENT, data=data, mtime_ns=keep.stat.mtime_ns,
+                    before=(keep.stat,), reason=f"notes that it supersedes {old}"),
+            Archive(file=old, kind=JUDGMENT, successor=answer.keep, needs=(answer.keep,),
+                    before=(by_file[old].stat,),
+                    reason=f"superseded by {answer.keep}: {answer.reason}"),
+        ]
+    if answer.decision == "obsolete":
+        file = files[0]
+        return [Archive(file=file, kind=JUDGMENT, before=(by_file[file].stat,),
+                        reason=f"stale, confirmed by the model: {answer.question.evidence}; "
+                               f"{answer.reason}")]
+    return []
+
+
+def keep_linked(
+    snapshot: Snapshot, actions: list[Action]
+) -> tuple[list[Action], dict[str, list[str]]]:
+    """Drop the archive of a memory (with no successor) that memories staying behind link
+    to: archiving it would break their links. Returns the actions and what was kept."""
+    gone = set(leaving(actions))
+    candidates = {a.file for a in actions if isinstance(a, Archive) and not a.successor}
+    bodies = {a.file: parse(a.data).body for a in actions if isinstance(a, (Merge, Rewrite))}
+    inbound = linking_to(snapshot, candidates, gone, bodies)
+    if not inbound:
+        return actions, {}
+    kept = [a for a in actions if not (isinstance(a, Archive) and a.file in inbound)]
+    return kept, {file: sorted(sources) for file, sources in sorted(inbound.items())}
+
+
+def date_rewrites(
+    snapshot: Snapshot, per_file: Mapping[str, Findings], actions: Sequence[Action],
+    hot: Collection[str],
+) -> list[Rewrite]:
+    """Relative dates made absolute in every memory that stays, each counted from the
+    nearest anchor, else the memory's mtime. A memory a merge rewrites is rewritten after it:
+    its state is the merge's result."""
+    gone = set(leaving(actions))
+    earlier = {a.file: a for a in actions if isinstance(a, (Merge, Rewrite))}
+    out = []
+    for memory in snapshot.memories:
+        if memory.file in gone or memory.file in hot:
+            continue
+        prior = earlier.get(memory.file)  # a merge or a note this plan writes first
+        doc = memory.doc
+        if prior is not None:
+            try:
+                doc = parse(prior.data)
+            except ParseError:
+                continue
+        written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
+        found = (per_file[memory.file].relative if prior is None and memory.file in per_file
+                 else find_relative(doc.body, written, memory.file))
+        if not found:
+            continue
+        body = rewrite_relative(doc.body, found)
+        before = prior.after() if prior is not None else memory.stat
+        out.append(Rewrite(
+            file=memory.file, kind=JUDGMENT, data=doc.with_body(body).to_bytes(),
+            mtime_ns=before.mtime_ns, before=(before,),
+            reason="; ".join(f"relative date {f.phrase!r} -> {f.resolved}" for f in found),
+            evidence=changed_lines(doc.body, body),
+        ))
+    return out
+
+
+def not_declined(
+    actions: list[Action], declined: Collection[Declined]
+) -> tuple[list[Action], list[Action]]:
+    """(kept, left out): judgments a person declined while their files are unchanged."""
+    if not declined:
+        return actions, []
+    keep: list[Action] = []
+    out: list[Action] = []
+    for action in actions:
+        (out if action.kind == JUDGMENT and declined_key(action) in declined else keep).append(
+            action)
+    return keep, out
+
+
+def declined_key(action: Action) -> Declined:
+    """What a declined judgment is known by: its op, its file and its files' hashes."""
+    return (action.op, action.file, tuple(sorted((s.rel, s.sha256) for s in action.before)))
+
+
+def relinks(
+    snapshot: Snapshot, moved: Mapping[str, str], archived: Collection[str], hot_after_ns: int,
+    gone: Iterable[Memory] = (),
+) -> list[Rewrite]:
+    """The safe steps that follow applied merges and archives: in every memory that stays
+    (and no live session holds), links to a merged-away or superseded memory point at its
+    survivor (``moved``), and a topic memory's links to an ``archived`` one become text.
+
+    ``gone``: the memories as they were before they moved (a wiki link names one by its
+    name, which only the memory itself knew)."""
+    if not moved and not archived:
+        return []
+    present = {m.file for m in snapshot.memories}
+    names = name_table([*snapshot.memories, *(m for m in gone if m.file not in present)])
+    out = []
+    for memory in snapshot.memories:
+        if memory.stat.mtime_ns > hot_after_ns:
+            continue
+        reasons = []
+        body, relinked = repoint(memory.body, memory.file, moved, names)
+        if relinked:
+            reasons.append("links repointed: " + ", ".join(f"{f} -> {moved[f]}" for f in relinked))
+        if archived and is_topic(memory.file):
+            kept_body = unlink(body, set(archived), "archived")
+            if kept_body != body:
+                body = kept_body
+                reasons.append("links to archived memories kept as text")
+        if reasons:
+            out.append(Rewrite(
+                file=memory.file, kind=SAFE, data=memory.doc.with_body(body).to_bytes(),
+                mtime_ns=memory.stat.mtime_ns, before=(memory.stat,),
+                reason="; ".join(reasons), evidence=changed_lines(memory.body, body),
+            ))
+    return out
+
+
+def moves(actions: Iterable[Action], present: Collection[str]) -> tuple[dict[str, str], set[str]]:
+    """(moved, archived) for :func:`relinks` and the index: merged-away or superseded files
+    that are really gone -> their survivor, and archived files with no successor."""
+    actions = list(actions)
+    moved = {s: k for s, k in redirects(actions).items() if s not in present}
+    archived = {f for f in leaving(actions) if f not in present and f not in moved}
+    return moved, archived
+
+
+# ----------------------------------------------------------------------------- pieces
+
+
+def _with_body(memory: Memory, body: str, description: str | None) -> tuple[bytes, list[str]]:
+    """The bytes of ``memory`` with a new body (and description, when it can be written)."""
+    doc = memory.doc.with_body(body)
+    notes = []
+    if description is not None and description != memory.description:
+        try:
+            doc = doc.with_field("description", description)
+        except ParseError as exc:
+            notes.append(f"{memory.file}: description kept ({exc})")
+    return doc.to_bytes(), notes
+
+
+def _appended(body: str, lines: list[str], newline: str) -> str:
+    if body and not body.endswith(("\n", "\r")):
+        body += newline
+    return body + newline.join(lines) + newline
+
+
+def said_in(phrase: str, text: str) -> bool:
+    """Whether ``text`` already says ``phrase``: its exact form (every sign, symbol and number
+    kept) stands in one of the text's lines between spaces or line ends, so "port 543" is not
+    said by "port 5432", nor "+5 s" by "-5 s"."""
+    wanted = exact_line(phrase)
+    if not wanted:
+        return True
+    bounded = re.compile(rf"(?:^|(?<=\s)){re.escape(wanted)}(?=$|[\s.,;:!?)])")
+    return any(bounded.search(line) for line in exact_set(text) if wanted in line)
+
+
+def merged_body(cluster: Cluster, by_file: Mapping[str, Memory]) -> tuple[str, str | None]:
+    """The survivor's body (with any source description it lacks) and its best description."""
+    keep = by_file[cluster.keep]
+    known = f"{keep.name}\n{keep.description}\n{keep.body}"
+    description = keep.description or None
+    extra: list[str] = []
+    for file in cluster.files[1:]:
+        source = by_file[file]
+        if description is None and source.description:
+            description = source.description
+        if source.description and not said_in(source.description, known + "\n".join(extra)):
+            extra.append(source.description)
+    body = _appended(keep.body, [f"- {line}" for line in extra], keep.doc.newline) if extra \
+        else keep.body
+    return body, (description if description != keep.description else None)
+
+
+def changed_lines(before: str, after: str) -> tuple[str, ...]:
+    """Each line a rewrite changes, as ``before -> after`` (the evidence a person checks).
+
+    Rewrites change text within lines, never the line breaks, so lines pair up by position.
+    """
+    old, new = before.splitlines(), after.splitlines()
+    if len(old) != len(new):
+        return ()
+    return tuple(f"{a.strip()} -> {b.strip()}" for a, b in zip(old, new, strict=True) if a != b)
+
+
+def memory_warnings(
+    memory: Memory, days: int, duplicate_names: set[str], secrets: Sequence[str] | None = None
+) -> list[str]:
+    """Every warning about one memory, Claude Code's age note first.
+
+    ``secrets``: what the secret scan says of the memory, if the caller knows already.
+    """
+    warnings = []
+    note = age_warning(days)
+    if note:
+        warnings.append(note)
+    if memory.type is None:
+        warnings.append("no type in frontmatter")
+    elif memory.type not in MEMORY_TYPES:
+        warnings.append(f"unknown type {memory.type!r}")
+    if not memory.description:
+        warnings.append("no description in frontmatter")
+    if memory.doc.reader == "lenient":
+        warnings.append("frontmatter is not valid YAML; read leniently")
+    if memory.name in duplicate_names:
+        warnings.append(f"name {memory.name!r} is also used by another memory")
+    if secrets is None:
+        secrets = find_secrets(memory.doc.head + memory.body)
+    if secrets:
+        warnings.append(f"holds what looks like a secret ({', '.join(secrets)}); it is "
+                        "redacted before any text is sent to an API")
+    return warnings
+
+
+def describe(
+    snapshot: Snapshot, now: datetime, findings: Mapping[str, Findings] | None = None
+) -> tuple[MemoryInfo, ...]:
+    """Each memory's age, freshness and warnings."""
+    findings = findings or {}
+    names = Counter(m.name for m in snapshot.memories)
+    shared = {name for name, count in names.items() if count > 1}
+    infos = []
+    for memory in snapshot.memories:
+        days = age_days(memory.stat.mtime_ns, now)
+        found = findings.get(memory.file)
+        infos.append(MemoryInfo(
+            file=memory.file, name=memory.name, type=memory.type,
+            mtime_ns=memory.stat.mtime_ns, age_days=days, freshness=freshness_text(days),
+            warnings=tuple(memory_warnings(memory, days, shared,
+                                           found.secrets if found else None)),
+        ))
+    return tuple(infos)
+
+
+def _stale(found: Found, by_file: Mapping[str, Memory], now: datetime,
+           kept: Mapping[str, list[str]]) -> tuple[Stale, ...]:
+    out = []
+    for finding in (f.stale for f in found.per_file.values() if f.stale is not None):
+        linked = (f"not archived: {', '.join(kept[finding.file])} link to it",) \
+            if finding.file in kept else ()
+        out.append(Stale(finding.file, age_days(by_file[finding.file].stat.mtime_ns, now),
+                         finding.reasons + linked, finding.evidence, finding.archivable))
+    return tuple(out)

@@ -1,0 +1,64 @@
+"""What detect finds: values a report shows and decide acts on.
+
+Values only, below everything that acts: detectors build them, the plan and the report read
+them; nothing here reads or writes a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class LlmUsage:
+    """What one root's run spent on the model."""
+
+    backend: str = "offline"
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryInfo:
+    file: str
+    name: str
+    type: str | None
+    mtime_ns: int
+    age_days: int
+    freshness: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    files: tuple[str, ...]
+    keep: str
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    files: tuple[str, str]
+    newer: str
+    similarity: float
+    reason: str
+    evidence: tuple[str, ...] = ()  # the disagreeing line of each file, as written
+
+
+@dataclass(frozen=True, slots=True)
+class Similar:
+    """Two memories that say much the same thing, too differently to merge offline."""
+
+    files: tuple[str, str]
+    similarity: float
+    lines: tuple[tuple[str, str], ...] = ()  # lines that match, one from each file
+
+
+@dataclass(frozen=True, slots=True)
+class Stale:
+    file: str
+    age_days: int
+    reasons: tuple[str, ...]
+    evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written
+    archivable: bool = False  # evidence about the memory as a whole

@@ -1,0 +1,90 @@
+"""Markdown links between memories: finding them, resolving them, rewriting them.
+
+One grammar for every reader: the index (pointer lines, repaired links) and detect (which
+memories link where, repointing ``[t](old.md)`` and ``[[old-name]]`` to a survivor) agree on
+what a link is and which file it names. A link's target is a root-relative ``.md`` file, or it
+is not a link to a memory at all (URLs, absolute paths, other files, ``..`` out of the root).
+
+The patterns run in time linear in their text, however hostile (a line of ten thousand
+``[x](``): a match can only start at a ``[`` that is not escaped, and each part of a link stops
+at the character that could start the next one (a link's text at the next bracket, its target
+at the next ``[`` or space, an angle-bracket target at the next ``<``), so no stretch of text
+is scanned again from each possible start.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from urllib.parse import quote, unquote
+
+LINK_RE = re.compile(
+    r"(?<!\\)\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^<>\n]*>|[^)\s\[]+)(\s+\"[^\"\n]*\")?\s*\)")
+WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
+_LINK_UNSAFE = set(" ()<>[]#%\\\"'`")
+
+
+def local_target(raw: str) -> str | None:
+    """The root-relative file a link target names, or ``None`` if it is not a local memory."""
+    return resolve_link(raw, "")
+
+
+def resolve_link(raw: str, folder: str) -> str | None:
+    """The root-relative ``.md`` file that a link written in ``folder`` points at, if any."""
+    target = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
+    target = target.split("#", 1)[0].strip()
+    if not target or "://" in target or target.startswith(("mailto:", "/", "\\")):
+        return None
+    target = unquote(target.replace("\\", "/"))
+    if not target.lower().endswith(".md"):
+        return None
+    normal = posixpath.normpath(posixpath.join(folder, target) if folder else target)
+    if normal.startswith("../") or normal == ".." or re.match(r"^[A-Za-z]:", normal):
+        return None
+    return normal
+
+
+def link_path(rel: str) -> str:
+    """A file name as a Markdown link target that reads back as that file name: as it is
+    when it can be, in angle brackets for spaces and parentheses, else percent-encoded."""
+    unsafe = {c for c in rel if c in _LINK_UNSAFE or ord(c) < 32 or ord(c) == 127}
+    if not unsafe:
+        return rel
+    if unsafe <= {" ", "(", ")"}:
+        return f"<{rel}>"
+    return quote(rel, safe="/")
+
+
+def relink(match: re.Match[str], new_path: str) -> str:
+    """The link in ``match`` pointed at ``new_path``, keeping its text, anchor and title."""
+    raw = match.group(2)
+    inner = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
+    anchor = "#" + inner.split("#", 1)[1] if "#" in inner else ""
+    title = match.group(3) or ""
+    return f"[{match.group(1)}]({link_path(new_path)}{anchor}{title})"
+
+
+def retarget(text: str, old: str, new: str) -> str:
+    """Point every link in ``text`` whose local target is ``old`` at ``new``."""
+
+    def swap(match: re.Match[str]) -> str:
+        if local_target(match.group(2)) != old:
+            return match.group(0)
+        return relink(match, new)
+
+    return LINK_RE.sub(swap, text)
+
+
+def unlink(text: str, targets: set[str], mark: str) -> str:
+    """``text`` with every link to a file in ``targets`` turned into its plain title followed by
+    ``(<file> <mark>)``, so its words stay and no link points at a file that is not there."""
+
+    def plain(match: re.Match[str]) -> str:
+        target = local_target(match.group(2))
+        if target not in targets:
+            return match.group(0)
+        title = match.group(1).replace("\\[", "[").replace("\\]", "]").strip()
+        note = f"({target} {mark})"
+        return f"{title} {note}" if title else note
+
+    return LINK_RE.sub(plain, text)

@@ -1,0 +1,187 @@
+"""``consolidator apply`` and ``reject``: a person's answer to a run's proposal, per root.
+
+Applying goes through the same executor, store, journal and undo as a run, under the root's
+lock: the chosen actions first (each refused, with its reason, when a file it touches is no
+longer in the state the proposal recorded), then the safe steps they call for (links
+repointed, the index rebuilt). It gets a run id of its own, so ``consolidator undo`` takes it
+back. It is not a consolidation: Claude Code's "last consolidated" time stays as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import structlog
+
+from consolidator import history, proposal, statedir
+from consolidator.config import Config
+from consolidator.errors import ConsolidatorError, UsageError
+from consolidator.lock import RootLock
+from consolidator.phases import consolidate, index
+from consolidator.phases.context import Work
+from consolidator.plan import Plan
+from consolidator.proposal import APPLIED, DECLINED, REFUSED, Item, Proposal
+from consolidator.runner import RunOptions, close_run, context_for, describe_error
+from consolidator.store.recover import recover
+from consolidator.store.scan import scan
+
+log = structlog.get_logger("consolidator.review")
+
+
+@dataclass
+class Answered:
+    """What ``apply`` or ``reject`` did on one root."""
+
+    root: Path
+    run_id: str  # the proposal's run
+    applied: list[int] = field(default_factory=list)
+    refused: dict[int, str] = field(default_factory=dict)
+    declined: list[int] = field(default_factory=list)
+    apply_run: str | None = None  # the apply's own run id (for undo)
+    follow_ups: int = 0  # safe steps applied after the chosen actions
+
+
+def waiting(state_dir: Path, roots: Sequence[Path]) -> list[tuple[Path, Proposal]]:
+    """Each root's proposal that still has actions waiting."""
+    out = []
+    for root in roots:
+        found = proposal.load(statedir.root_state(state_dir, root))
+        if found is not None and found.waiting():
+            out.append((root, found))
+    return out
+
+
+def target(state_dir: Path, roots: Sequence[Path], run_id: str | None,
+           numbered: bool) -> list[tuple[Path, Proposal]]:
+    """The proposals an ``apply``/``reject`` is about: the one of ``run_id``, else every
+    root's. :class:`UsageError` for an id with no proposal (or none left waiting), and for
+    action numbers given while several roots have a proposal."""
+    if run_id is not None:
+        statedir.check_run_id(run_id)
+        found = [(r, p) for r in roots
+                 if (p := proposal.load(statedir.root_state(state_dir, r))) is not None
+                 and p.run_id == run_id]
+        if not found:
+            raise UsageError(f"no proposal of run {run_id!r} (see consolidator proposals)")
+        if not any(p.waiting() for _r, p in found):
+            raise UsageError(f"run {run_id}: nothing waits any more (already applied or "
+                             "declined)")
+        return [(r, p) for r, p in found if p.waiting()]
+    found = waiting(state_dir, roots)
+    if numbered and len(found) > 1:
+        raise UsageError("action numbers belong to one proposal: name its RUN_ID "
+                         "(see consolidator proposals)")
+    return found
+
+
+def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datetime,
+          run_id: str, only: Sequence[int] | None, without: Sequence[int]) -> Answered:
+    """Apply the chosen waiting actions of ``found`` to ``root`` (see the module's doc)."""
+    items = found.pick(only, without)
+    ctx = context_for(root, cfg, opts, now, run_id)
+    if not root.is_dir():
+        raise ConsolidatorError(f"{root}: not a folder any more (it vanished?)")
+    held = RootLock(root, cfg.gates.lock_stale_minutes, ctx.state)
+    try:
+        held.acquire()
+    except BaseException:
+        try:
+            held.rollback()
+        finally:
+            held.release()
+        raise
+    started = time.monotonic()
+    done = Answered(root, found.run_id, apply_run=run_id)
+    work = Work(ctx, mode="all", lock_before_ns=held.previous_mtime_ns)
+    status, error = "applied", None
+    try:
+        recover(root, ctx.state)
+        current = proposal.load(ctx.state)  # again, under the lock
+        if current is None or current.run_id != found.run_id:
+            raise UsageError(f"run {found.run_id}: its proposal was replaced meanwhile")
+        items = current.pick([i.number for i in items])
+        work.snapshot = scan(root)
+        ready = _ready(items, work, done)
+        work.plan = Plan(actions=tuple(i.action for i in ready))
+        consolidate.run(work)
+        index.run(work)
+        _settle(work, ready, done)
+        proposal.save(ctx.state, current.settled(_statuses(done)))
+    except Exception as exc:
+        status, error = "failed", describe_error(exc)
+        raise
+    finally:
+        status, error = close_run(work, None, status, error)
+        try:
+            held.rollback()  # not a consolidation: the lock's mtime goes back
+        finally:
+            held.release()
+        history.record(ctx.state, _history(ctx, done, status, error, time.monotonic() - started,
+                                           work))
+    log.info("proposal applied", root=str(root), proposal=found.run_id, run_id=run_id,
+             applied=len(done.applied), refused=len(done.refused))
+    return done
+
+
+def _ready(items: Sequence[Item], work: Work, done: Answered) -> list[Item]:
+    """The items whose files are still as the proposal recorded; the others refused."""
+    assert work.snapshot is not None
+    ready = []
+    for item in items:
+        problem = proposal.moved_on(item.action, work.snapshot)
+        if problem is None:
+            ready.append(item)
+        else:
+            done.refused[item.number] = problem
+    return ready
+
+
+def _settle(work: Work, ready: Sequence[Item], done: Answered) -> None:
+    """Which of the chosen items applied; one the executor left alone is refused with the
+    reason it gave."""
+    flags = work.plan.applied
+    for n, item in enumerate(ready):
+        if flags[n]:
+            done.applied.append(item.number)
+        else:
+            reasons = [s for s in work.skipped if item.action.file in s]
+            done.refused[item.number] = "; ".join(reasons) or "left alone"
+    done.follow_ups = sum(work.plan.applied[len(ready):])
+
+
+def _statuses(done: Answered) -> dict[int, tuple[str, str]]:
+    out = {n: (APPLIED, f"by run {done.apply_run}") for n in done.applied}
+    out.update({n: (REFUSED, why) for n, why in done.refused.items()})
+    out.update({n: (DECLINED, "") for n in done.declined})
+    return out
+
+
+def reject(state: Path, root: Path, found: Proposal, only: Sequence[int] | None,
+           without: Sequence[int] = ()) -> Answered:
+    """Decline the chosen waiting actions: they are not proposed again while their files
+    are unchanged."""
+    items = found.pick(only, without)
+    proposal.decline(state, items)
+    done = Answered(root, found.run_id, declined=[i.number for i in items])
+    proposal.save(state, found.settled(_statuses(done)))
+    return done
+
+
+def _history(ctx: object, done: Answered, status: str, error: str | None, duration: float,
+             work: Work) -> dict[str, object]:
+    from consolidator.context import RootContext
+
+    assert isinstance(ctx, RootContext)
+    return {
+        "run_id": ctx.run_id, "memory_dir": str(ctx.root),
+        "started_at": ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), "trigger": "apply",
+        "status": status, "dry_run": False, "proposal": done.run_id,
+        "counts": {"applied": len(done.applied), "refused": len(done.refused),
+                   "follow_ups": done.follow_ups, "skipped": len(work.skipped)},
+        "refused": {str(n): why for n, why in done.refused.items()},
+        "error": error, "duration_s": round(duration, 3),
+    }

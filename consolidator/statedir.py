@@ -1,0 +1,274 @@
+"""The state dir: its layout and its ways of writing. Nothing else spells a path inside it.
+
+::
+
+    <state dir>/
+      <root key>/                 one folder per memory directory (see :func:`root_key`)
+        history.jsonl             one line per pass (appended, fsynced)
+        last-scan                 its mtime: the last session scan (gate G5)
+        lock-previous.json        what .consolidate-lock was before a run still holding it
+        plan-cache.pickle         a dry run's plan, reused while nothing changed
+        proposal.json             the judgments waiting for review (replaced atomically)
+        declined.jsonl            judgments a person declined (appended, fsynced)
+        runs/<run id>/
+          journal.jsonl           every change, written down before it is made
+          backup/<step>/<file>    a file's bytes before a step rewrote it
+          archive/<file>          files moved out of the root, byte for byte
+          undone/<file>           files an undo took back out of the root
+          displaced/<step>/<file> newer bytes a forced undo put aside
+
+Everything is private to the user: folders 0700, files 0600. Nothing here is a ``.md`` file
+under a root (the state dir is never inside one; see :func:`consolidator.paths.check_state_dir`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import secrets
+import stat as stat_mod
+from pathlib import Path
+
+from consolidator.errors import UsageError
+
+HISTORY = "history.jsonl"
+SCAN_MARK = "last-scan"
+LOCK_PREVIOUS = "lock-previous.json"
+PLAN_CACHE = "plan-cache.pickle"
+PROPOSAL = "proposal.json"
+DECLINED = "declined.jsonl"
+RUNS = "runs"
+JOURNAL = "journal.jsonl"
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
+
+
+def root_key(root: Path) -> str:
+    """A folder name for one root's state: readable, and unique per absolute path."""
+    text = str(root)
+    readable = re.sub(r"[^A-Za-z0-9]", "-", text).strip("-")[-80:]
+    digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return f"{readable}-{digest}"
+
+
+def root_state(state_dir: Path, root: Path) -> Path:
+    """The folder of ``root``'s state."""
+    return state_dir / root_key(root)
+
+
+# ------------------------------------------------------------------- one root's files
+
+
+def history(state: Path) -> Path:
+    return state / HISTORY
+
+
+def scan_mark(state: Path) -> Path:
+    return state / SCAN_MARK
+
+
+def lock_previous(state: Path) -> Path:
+    return state / LOCK_PREVIOUS
+
+
+def plan_cache(state: Path) -> Path:
+    return state / PLAN_CACHE
+
+
+def proposal(state: Path) -> Path:
+    return state / PROPOSAL
+
+
+def declined(state: Path) -> Path:
+    return state / DECLINED
+
+
+def runs(state: Path) -> Path:
+    return state / RUNS
+
+
+def run_dir(state: Path, run_id: str) -> Path:
+    return state / RUNS / run_id
+
+
+def root_folders(state_dir: Path) -> list[Path]:
+    """Every root's folder in the state dir, by name (links are not followed)."""
+    try:
+        entries = sorted(os.scandir(state_dir), key=lambda e: e.name)
+    except OSError:
+        return []
+    return [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+
+
+def run_ids(state: Path, prefix: str = "") -> list[str]:
+    """The names of this root's run folders (those starting with ``prefix``), sorted."""
+    try:
+        return sorted(e.name for e in os.scandir(runs(state)) if e.name.startswith(prefix))
+    except OSError:
+        return []
+
+
+def find_runs(state_dir: Path, run_id: str) -> list[Path]:
+    """The run folders named exactly ``run_id`` (one per root the run touched).
+
+    The id is checked, then compared with the names listed in each root's ``runs/``: it is
+    never a pattern. Raises :class:`UsageError` when it is not an id or names no run.
+    """
+    check_run_id(run_id)
+    found = []
+    for state in root_folders(state_dir):
+        folder = run_dir(state, run_id)
+        if run_id in run_ids(state) and folder.is_dir() and not folder.is_symlink():
+            found.append(folder)
+    if not found:
+        raise UsageError(f"no run {run_id!r} in {state_dir}")
+    return found
+
+
+def check_run_id(run_id: str) -> None:
+    if not RUN_ID.fullmatch(run_id):
+        raise UsageError(f"{run_id!r} is not a run id (like 20261130T031500Z-3f9a)")
+
+
+def state_of_run(run: Path) -> Path:
+    """The root's state folder a run folder belongs to."""
+    return run.parent.parent
+
+
+# ------------------------------------------------------------------- one run's files
+
+
+def journal(run: Path) -> Path:
+    return run / JOURNAL
+
+
+def backup(run: Path, step: int, rel: str) -> Path:
+    """Where step ``step`` saved ``rel``'s bytes before rewriting it."""
+    return run / "backup" / str(step) / rel
+
+
+def archived(run: Path, rel: str) -> Path:
+    """Where a file this run archived lies."""
+    return run / "archive" / rel
+
+
+def undone(run: Path, rel: str) -> Path:
+    """Where an undo puts a file the run created."""
+    return run / "undone" / rel
+
+
+def displaced(run: Path, step: int, rel: str) -> Path:
+    """Where a forced undo keeps the newer bytes it replaced."""
+    return run / "displaced" / str(step) / rel
+
+
+# ------------------------------------------------------------------- ways of writing
+
+
+def private_dir(path: Path) -> None:
+    """Create ``path`` (and any missing parents) as 0700: archives hold users' memories."""
+    missing = []
+    parent = path
+    while not parent.exists() and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        try:
+            os.chmod(folder, 0o700)
+        except OSError:
+            pass
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+
+
+def append(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Append ``data`` to a private file; fsynced when ``durable``.
+
+    A last line cut short by a crash (no newline at the end) is ended first, so it stays one
+    line on its own and ``data`` starts a line of its own.
+    """
+    private_dir(path.parent)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, 0o600)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        os.write(fd, data)
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def replace(path: Path, data: bytes) -> None:
+    """Write a private file whole: a temp file beside it, fsynced, renamed over it."""
+    private_dir(path.parent)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(temp, flags, 0o600)
+    try:
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    try:
+        folder = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(folder)
+    except OSError:
+        pass
+    finally:
+        os.close(folder)
+
+
+def remove(path: Path) -> None:
+    """Remove one of the tool's own files (never a memory: those are archived)."""
+    path.unlink(missing_ok=True)
+
+
+class Foreign(Exception):
+    """A state file not written by this user alone: it is never trusted."""
+
+
+def read_private(path: Path, limit: int = 64 << 20) -> bytes | None:
+    """A state file's bytes, or ``None`` when there is none.
+
+    Raises :class:`Foreign` when it is not a regular file owned by this user and writable by
+    no one else (another user could have planted it), or larger than ``limit``.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if path.is_symlink():
+            raise Foreign(f"{path} is a symbolic link") from exc
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise Foreign(f"{path} is not a regular file")
+        if st.st_uid != os.getuid():
+            raise Foreign(f"{path} belongs to another user")
+        if st.st_mode & 0o022:
+            raise Foreign(f"{path} is writable by others (mode {st.st_mode & 0o777:o})")
+        if st.st_size > limit:
+            raise Foreign(f"{path} is larger than {limit} bytes")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

@@ -1,0 +1,330 @@
+"""The index rebuild's steps, each on its own: fixing links, adding pointers, shrinking, the
+last-resort drop, and the plan they add up to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from consolidator.index.fit import Limits
+from consolidator.index.parse import IndexLine, classify, parse_index
+from consolidator.index.rebuild import (
+    Fitted,
+    Relinked,
+    add_missing,
+    assemble,
+    dead_links,
+    drop_repeats,
+    drop_until_fits,
+    plan_index,
+    relink_lines,
+    render,
+    repoint,
+    shrink,
+    unlink_dead,
+)
+from consolidator.index.shrink import Fitter
+from consolidator.index.topic import topic_memory
+from consolidator.store.model import Memory
+from tests.unit.test_index_rebuild import make_memory
+
+DROP = IndexLine("", "drop")
+
+
+def texts(lines: Iterable[IndexLine]) -> list[str]:
+    return [line.text for line in lines]
+
+
+def live_of(*memories: Memory) -> dict[str, Memory]:
+    return {m.file: m for m in memories}
+
+
+def fitter(lines: list[IndexLine], memories: dict[str, Memory], limits: Limits) -> Fitter:
+    return Fitter(lines, memories, None, limits, "\n", taken=set(), mtime_ns=0)
+
+
+# --- step 1: repoint --------------------------------------------------------------------------
+
+
+def test_repoint_points_every_link_to_a_merged_away_file_at_its_survivor() -> None:
+    lines = parse_index("- [Old](old.md) — hook\nSee [old](old.md) and [new](new.md).\n")
+    live = live_of(make_memory("new.md"))
+
+    out, repointed = repoint(lines, live, {"new.md"}, {"old.md": "new.md"}, set())
+
+    assert texts(out) == ["- [Old](new.md) — hook", "See [old](new.md) and [new](new.md)."]
+    assert out[0].kind == "pointer" and out[0].target == "new.md"
+    assert repointed == [("old.md", "new.md"), ("old.md", "new.md")]
+
+
+def test_repoint_finds_the_memory_a_pointer_to_a_renamed_file_means() -> None:
+    lines = parse_index("- [Deploy rules](gone.md) — how we ship\n")
+    live = live_of(make_memory("ops.md", name="Deploy Rules", description="other words"))
+
+    out, repointed = repoint(lines, live, {"ops.md"}, {}, set())
+
+    assert texts(out) == ["- [Deploy rules](ops.md) — how we ship"]
+    assert repointed == [("gone.md", "ops.md")]
+
+
+def test_repoint_takes_no_memory_that_is_linked_already_nor_an_archived_target() -> None:
+    lines = parse_index(
+        "- [X](deploy.md) — a\n- [N](deploy_notes.md) — b\n- [Y](deploy.md) — c\n")
+    live = live_of(make_memory("deploy_notes.md", name="zzz"))
+
+    linked, repointed = repoint(lines, live, {"deploy_notes.md"}, {}, set())
+    archived, _ = repoint(lines[:1], live_of(make_memory("deploy_x.md")), set(), {},
+                          {"deploy.md"})
+
+    assert texts(linked) == texts(lines)
+    assert repointed == []
+    assert texts(archived) == texts(lines[:1])
+
+
+def test_repoint_leaves_lines_without_moved_links_as_they_are() -> None:
+    lines = parse_index("# Memory\n\n- [A](a.md) — hook\n")
+
+    out, repointed = repoint(lines, live_of(make_memory("a.md")), {"a.md"}, {}, set())
+
+    assert out == lines
+    assert repointed == []
+
+
+# --- step 1: dead links -----------------------------------------------------------------------
+
+
+def test_dead_links_are_a_pointers_own_missing_file_and_any_archived_link() -> None:
+    lines = parse_index(
+        "- [A](a.md) — hook\n"          # 0: present
+        "- [B](b.md) — see [c](c.md)\n"  # 1: its own file is missing, c only mentioned
+        "See [c](c.md) and [d](d.md).\n"  # 2: a sentence: only the archived d is dead
+        "- [D](d.md)\n"                   # 3: archived
+    )
+
+    dead = dead_links(lines, {"a.md"}, {"d.md"})
+
+    assert dead == {1: {"b.md"}, 2: {"d.md"}, 3: {"d.md"}}
+
+
+# --- step 1: second pointers after a merge ---------------------------------------------------
+
+
+def test_a_second_pointer_made_by_a_merge_is_marked_to_drop_when_the_memory_says_it() -> None:
+    original = parse_index("- [A](a.md) — first\n- [B](b.md) — second words\n")
+    merged = [original[0], classify("- [B](a.md) — second words")]
+    says_it = live_of(make_memory("a.md", body="Second words, and more.\n"))
+    silent = live_of(make_memory("a.md", body="Something else.\n"))
+
+    out, removed = drop_repeats(merged, original, says_it, {})
+    kept, kept_removed = drop_repeats(merged, original, silent, {})
+
+    assert out == [merged[0], DROP]
+    assert removed == ["a.md"]
+    assert kept == merged
+    assert kept_removed == []
+
+
+def test_a_second_pointer_the_user_wrote_or_a_dead_one_is_never_a_repeat() -> None:
+    lines = parse_index("- [A](a.md) — Body text\n- [A again](a.md) — Body text\n")
+    live = live_of(make_memory("a.md"))
+
+    unchanged, removed = drop_repeats(lines, lines, live, {})
+    merged = [lines[0], classify("- [X](a.md) — Body text")]
+    dead_first, dead_removed = drop_repeats(merged, lines, live, {0: {"a.md"}})
+
+    assert (unchanged, removed) == (lines, [])
+    assert (dead_first, dead_removed) == (merged, [])
+
+
+# --- step 1: dead links to plain text ---------------------------------------------------------
+
+
+def test_unlink_dead_keeps_a_dead_pointers_words_marked_and_names_the_file() -> None:
+    lines = parse_index("- [Gone](gone.md) — unique words here\nSee [old](old.md).\n")
+    dead = {0: {"gone.md"}, 1: {"old.md"}}
+
+    out, removed, unlinked = unlink_dead(lines, lines, {}, dead, {"old.md"})
+
+    assert texts(out) == ["- Gone (gone.md missing) — unique words here",
+                          "See old (old.md archived)."]
+    assert all(line.targets == () for line in out)
+    assert removed == ["gone.md"]
+    assert unlinked == [("gone.md", "missing"), ("old.md", "archived")]
+
+
+def test_unlink_dead_marks_to_drop_a_dead_pointer_whose_words_are_live_elsewhere() -> None:
+    lines = parse_index("- [Gone](gone.md) — tabs not spaces\n")
+    live = live_of(make_memory("style.md", body="Tabs, not spaces.\n"))
+
+    out, removed, unlinked = unlink_dead(lines, lines, live, {0: {"gone.md"}}, set())
+
+    assert out == [DROP]
+    assert removed == ["gone.md"]
+    assert unlinked == []
+
+
+def test_unlink_dead_with_nothing_dead_changes_nothing() -> None:
+    lines = parse_index("- [A](a.md) — hook\n")
+
+    assert unlink_dead(lines, lines, {}, {}, set()) == (lines, [], [])
+
+
+def test_relink_lines_runs_the_link_steps_and_leaves_out_what_they_dropped() -> None:
+    original = parse_index(
+        "- [A](a.md) — first\n"
+        "- [B](b.md) — second words\n"
+        "- [Gone](gone.md) — lost words\n"
+        "- [C](c.md) — third\n"
+    )
+    live = live_of(make_memory("a.md", body="Second words.\n"), make_memory("c.md"))
+
+    relinked = relink_lines(original, live, {"a.md", "c.md"}, {"b.md": "a.md"}, set())
+
+    assert relinked == Relinked(
+        lines=(original[0], classify("- Gone (gone.md missing) — lost words"), original[3]),
+        removed=("a.md", "gone.md"),
+        repointed=(("b.md", "a.md"),),
+        unlinked=(("gone.md", "missing"),),
+    )
+
+
+# --- step 2: pointers for memories that have none ---------------------------------------------
+
+
+def test_add_missing_adds_a_pointer_for_each_memory_the_index_does_not_reach() -> None:
+    lines = parse_index("## Project\n- [A](a.md) — hook\n")
+    live = live_of(make_memory("a.md"), make_memory("c.md"), make_memory("b.md"))
+
+    out, added = add_missing(lines, live, 150)
+
+    assert added == ["b.md", "c.md"]
+    assert [line.target for line in out if line.target] == ["a.md", "b.md", "c.md"]
+
+
+def test_add_missing_counts_a_memory_a_listed_topic_memory_lists_as_reached() -> None:
+    topic = make_memory("index_notes.md", body="- [B](b.md) — listed here\n")
+    lines = parse_index("- [Notes](index_notes.md) — more\n")
+    live = live_of(topic, make_memory("b.md"))
+
+    out, added = add_missing(lines, live, 150)
+
+    assert (out, added) == (lines, [])
+
+
+# --- step 3: shrinking ------------------------------------------------------------------------
+
+
+def test_shrink_leaves_an_index_within_its_limits_alone() -> None:
+    lines = parse_index("- [A](a.md) — hook\n")
+
+    fitted = shrink(lines, live_of(make_memory("a.md")), editable=None, limits=Limits(),
+                    newline="\n", taken=set(), mtime_ns=0)
+
+    assert fitted == Fitted(lines=tuple(lines))
+
+
+def test_shrink_moves_what_does_not_fit_into_a_topic_memory_and_says_it_was_over() -> None:
+    memories = [make_memory(f"m{i}.md") for i in range(6)]
+    lines = parse_index("".join(f"- [M{i}](m{i}.md) — fact {i}\n" for i in range(6)))
+    taken = {"index_more_of_the_index.md"}
+
+    fitted = shrink(lines, live_of(*memories), editable=None, limits=Limits(max_lines=4),
+                    newline="\n", taken=taken, mtime_ns=0)
+
+    assert fitted.over_limits is True
+    assert len(fitted.lines) <= 4
+    assert fitted.dropped == ()
+    assert fitted.moved
+    assert [t.file for t in fitted.creates] == ["index_more_of_the_index_2.md"]
+    assert taken == {"index_more_of_the_index.md"}  # the caller's set is not written to
+
+
+# --- step 4: the last-resort drop ------------------------------------------------------------
+
+
+def test_drop_until_fits_drops_from_the_bottom_keeping_pointers_to_topic_memories() -> None:
+    lines = parse_index("- [Topic](index_t.md) — moved lines\n- [A](a.md) — hook\nplain text\n")
+    fit = fitter(lines, live_of(make_memory("a.md")), Limits(max_lines=1))
+    fit.creates.append(topic_memory("index_t.md", "Topic", ["- moved"], 0, ["project"]))
+
+    dropped = drop_until_fits(fit)
+
+    assert dropped == ["plain text", "a.md"]
+    assert fit.lines == lines[:1]
+    assert fit.fits()
+
+
+def test_drop_until_fits_names_each_line_by_its_memory_else_its_first_words() -> None:
+    lines = parse_index("- [A](a.md) — hook\n" + "x" * 100 + "\n")
+    fit = fitter(lines, live_of(make_memory("a.md")), Limits(max_lines=0))
+
+    assert drop_until_fits(fit) == ["x" * 60, "a.md"]
+    assert fit.lines == []
+
+
+def test_fitter_drop_keeps_its_measure_of_the_lines_right() -> None:
+    lines = parse_index("- [A](a.md) — hook\nsome text\n- [B](b.md) — more\n")
+    fit = fitter(list(lines), {}, Limits(max_lines=10, max_bytes=40))
+    assert not fit.fits()
+
+    gone = fit.drop(0)
+
+    assert gone == lines[0]
+    assert fit.lines == lines[1:]
+    assert fit.fits() is fitter(list(lines[1:]), {}, fit.limits).fits() is True
+
+
+# --- step 5: the plan -------------------------------------------------------------------------
+
+
+def test_render_keeps_an_unchanged_index_byte_for_byte() -> None:
+    text = "# Index\r\n- [A](a.md) — hook"
+    lines = parse_index(text)
+
+    assert render(text, lines, lines, "\n") == (False, text)
+    assert render(None, [], [], "\n") == (False, "")
+
+
+def test_render_writes_changed_lines_with_the_index_newline() -> None:
+    original = parse_index("# Index\r\n- [A](a.md)\r\n")
+    changed = [original[0], classify("- [A](b.md)")]
+
+    assert render("", original, changed, "\r\n") == (True, "# Index\r\n- [A](b.md)\r\n")
+    assert render("x\n", parse_index("x\n"), [], "\n") == (True, "")
+
+
+def test_assemble_measures_the_text_and_carries_what_each_step_did() -> None:
+    original = parse_index("- [Old](old.md) — hook\n")
+    relinked = Relinked(lines=(classify("- [Old](new.md) — hook"),),
+                        repointed=(("old.md", "new.md"),))
+    fitted = Fitted(lines=relinked.lines, moved=("a move",), notes={"new.md": ("note",)})
+
+    plan = assemble("- [Old](old.md) — hook\n", original, relinked, ["x.md"], fitted,
+                    Limits(max_lines=1, max_bytes=10), "\n")
+
+    assert plan.text == "- [Old](new.md) — hook\n"
+    assert plan.changed is True
+    assert (plan.lines, plan.bytes) == (1, len(plan.text.encode()))
+    assert plan.within_limits is False  # over the byte limit it was given
+    assert plan.added == ("x.md",)
+    assert plan.repointed == (("old.md", "new.md"),)
+    assert plan.moved == ("a move",)
+    assert dict(plan.notes) == {"new.md": ("note",)}
+
+
+def test_plan_index_is_the_steps_in_order() -> None:
+    text = "## Project\n- [Old](old.md) — hook\n- [Gone](gone.md) — lost words\n"
+    memories = [make_memory("new.md"), make_memory("other.md")]
+    live = live_of(*memories)
+    present = set(live)
+    limits = Limits()
+
+    plan = plan_index(text, memories, present=present, redirects={"old.md": "new.md"})
+
+    original = parse_index(text)
+    relinked = relink_lines(original, live, present, {"old.md": "new.md"}, set())
+    lines, added = add_missing(relinked.lines, live, limits.max_line_chars)
+    fitted = shrink(lines, live, editable=None, limits=limits, newline="\n",
+                    taken=present | {"MEMORY.md"}, mtime_ns=0)
+    assert plan == assemble(text, original, relinked, added, fitted, limits, "\n")
+    assert plan.added == ("other.md",)
+    assert plan.unlinked == (("gone.md", "missing"),)

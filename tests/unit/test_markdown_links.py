@@ -1,0 +1,92 @@
+"""The Markdown link grammar every reader shares: links resolved from a memory's own folder,
+rewritten keeping their text, anchor and title, and turned into marked plain text; and a
+module that depends on nothing of the tool's, so detect can use it without the index."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+from consolidator import markdown_links
+from consolidator.index import parse
+from consolidator.markdown_links import (
+    LINK_RE,
+    WIKI_RE,
+    link_path,
+    local_target,
+    relink,
+    resolve_link,
+    retarget,
+    unlink,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "folder", "expected"),
+    [
+        ("b.md", "notes", "notes/b.md"),
+        ("../b.md", "notes", "b.md"),
+        ("./sub/b.md#part", "notes", "notes/sub/b.md"),
+        ("<my note.md>", "", "my note.md"),
+        ("my%20note.md", "", "my note.md"),
+        ("../../b.md", "notes", None),
+        ("https://e.com/b.md", "notes", None),
+        ("b.txt", "notes", None),
+    ],
+)
+def test_resolve_link_reads_a_target_from_the_folder_it_is_written_in(
+    raw: str, folder: str, expected: str | None
+) -> None:
+    assert resolve_link(raw, folder) == expected
+
+
+def test_local_target_is_a_link_written_at_the_root() -> None:
+    assert local_target("sub/../a.md") == "a.md"
+    assert local_target("../a.md") is None
+
+
+def test_relink_keeps_the_text_the_anchor_and_the_title() -> None:
+    match = LINK_RE.search('see [the rule](old.md#why "Old rule") here')
+    assert match is not None
+
+    assert relink(match, "new note.md") == '[the rule](<new note.md>#why "Old rule")'
+
+
+def test_retarget_and_unlink_touch_only_links_to_the_files_named() -> None:
+    text = "[a](a.md), [b](b.md) and [[a]]"
+
+    assert retarget(text, "a.md", "c.md") == "[a](c.md), [b](b.md) and [[a]]"
+    assert unlink(text, {"a.md"}, "archived") == "a (a.md archived), [b](b.md) and [[a]]"
+    assert unlink("[](a.md)", {"a.md"}, "missing") == "(a.md missing)"
+
+
+def test_wiki_links_name_a_memory_without_their_heading_or_alias() -> None:
+    names = [m.group(1) for m in WIKI_RE.finditer("[[deploy#steps]] and [[setup|how to]]")]
+
+    assert names == ["deploy", "setup"]
+
+
+def test_link_path_reads_back_as_the_file_it_names() -> None:
+    for rel in ("a.md", "a b.md", "a(1).md", "a#1.md", "日本.md"):
+        assert local_target(link_path(rel)) == rel
+
+
+def test_the_grammar_depends_only_on_the_standard_library() -> None:
+    tree = ast.parse(Path(markdown_links.__file__).read_text(encoding="utf-8"))
+    modules = {alias.name.split(".")[0] for node in ast.walk(tree)
+               if isinstance(node, ast.Import) for alias in node.names}
+    modules |= {node.module.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module}
+
+    assert modules <= set(sys.stdlib_module_names) | {"__future__"}
+
+
+@pytest.mark.parametrize(
+    "name", ["LINK_RE", "WIKI_RE", "link_path", "local_target", "relink", "resolve_link",
+             "retarget", "unlink"],
+)
+def test_the_index_parser_still_offers_the_grammar_under_its_old_names(name: str) -> None:
+    assert getattr(parse, name) is getattr(markdown_links, name)

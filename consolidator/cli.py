@@ -98,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--output", metavar="FILE", help="write the report here, not stdout")
     report.add_argument("--llm", action="store_true",
                         help="ask the configured LLM backend too (costs API calls)")
+    report.add_argument("-v", "--verbose", action="store_true",
+                        help="list every memory with its age and warnings")
     _apply_option(report)
     _common(report, suppress=True)
 
@@ -165,11 +167,11 @@ def _write(produce: Callable[[TextIO], object]) -> None:
         pipes.stdout_closed()
 
 
-def _render(report: Any, result: Any, fmt: str, out: TextIO) -> None:
+def _render(report: Any, result: Any, fmt: str, out: TextIO, verbose: bool = False) -> None:
     if fmt == "json":
         report.write_json(result, out)
     else:
-        out.write(report.to_markdown(result))
+        out.write(report.to_markdown(result, verbose=verbose))
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
@@ -293,9 +295,9 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
     if args.output:
         with _open_output(args.output, roots) as stream:
-            _render(report, result, args.format, stream)
+            _render(report, result, args.format, stream, args.verbose)
     else:
-        _write(lambda stream: _render(report, result, args.format, stream))
+        _write(lambda stream: _render(report, result, args.format, stream, args.verbose))
     if not roots:
         print("consolidator: no memory directory found", file=sys.stderr)
     return EXIT_FAILED if result.failed else EXIT_OK

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from consolidator.freshness import iso
 from consolidator.llm.redact import PLACEHOLDER, redact, secret_values
 from consolidator.plan import Archive, Plan
-from consolidator.runner import RootReport, RunReport
+from consolidator.outcome import RootReport, RunReport
 
 SCHEMA_VERSION = 1
 MIN_MASKED = 4  # a secret shorter than this is not looked for elsewhere (it would mask words)
@@ -353,7 +353,7 @@ def _index_md(root: RootReport, mask: Mask) -> list[str]:
     return out
 
 
-def to_markdown(report: RunReport) -> str:
+def to_markdown(report: RunReport, *, verbose: bool = False) -> str:
     mode = "dry run: nothing was changed" if report.dry_run else "changes applied"
     out = [f"# Dream Consolidator report `{report.run_id}`", "", f"_{mode}_"]
     for root in report.roots:

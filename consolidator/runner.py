@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
@@ -26,43 +26,11 @@ from consolidator.gates import GATE_NAMES, GateResult, evaluate, not_evaluated
 from consolidator.gates.checks import lock_probe, record_scan
 from consolidator.lock import RootLock
 from consolidator.paths import transcripts_dir
-from consolidator.findings import LlmUsage
-from consolidator.plan import Plan, Waiting
+from consolidator.outcome import RootReport, RunReport
+from consolidator.plan import Waiting
 from consolidator.stop import Stopped, StopToken
 
-if TYPE_CHECKING:
-    from consolidator.store.model import Snapshot
-
 log = structlog.get_logger("consolidator.runner")
-
-
-@dataclass(frozen=True)
-class RootReport:
-    memory_dir: Path
-    status: str  # planned | consolidated | skipped | failed
-    gates: tuple[GateResult, ...]
-    plan: Plan = field(default_factory=Plan)
-    snapshot: Snapshot | None = None
-    error: str | None = None
-    llm: LlmUsage = field(default_factory=LlmUsage)
-    duration_s: float = 0.0
-    skipped: tuple[str, ...] = ()
-    lock_held: bool = False
-
-
-@dataclass(frozen=True)
-class RunReport:
-    run_id: str
-    dry_run: bool
-    roots: tuple[RootReport, ...]
-
-    @property
-    def failed(self) -> bool:
-        return any(r.status == "failed" for r in self.roots)
-
-    @property
-    def lock_held(self) -> bool:
-        return any(r.lock_held for r in self.roots)
 
 
 def new_run_id(now: datetime) -> str:

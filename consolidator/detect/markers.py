@@ -59,7 +59,7 @@ def _patterns(en: str, cjk: str) -> tuple[re.Pattern[str], ...]:
         # "(superseded by X)", "[DONE]", "【完了】", "(2026-03-01 完了)"
         re.compile(rf"[\[(（【〔<]\s{{0,3}}(?:{_DATE}\s{{0,3}})?{words}"),
         # "..., superseded by X": a passive with its agent, right after a separator
-        re.compile(rf"(?:^|[,;:：|—–→(（\[-])\s{{0,3}}"
+        re.compile(r"(?:^|[,;:：|—–→(（\[-])\s{0,3}"
                    rf"(?P<w>(?i:superseded|replaced|obsoleted) by)\b"),
     )
 

@@ -23,7 +23,8 @@ from consolidator.gates import GateResult
 from consolidator.index.rebuild import IndexPlan
 from consolidator.findings import LlmUsage, MemoryInfo, Stale
 from consolidator.plan import Archive, Merge, Plan
-from consolidator.runner import RootReport, RunOptions, RunReport, context_for, run_root
+from consolidator.outcome import RootReport, RunReport
+from consolidator.runner import RunOptions, context_for, run_root
 
 HOSTILE = (
     '}, {"file": ',

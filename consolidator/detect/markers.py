@@ -60,7 +60,7 @@ def _patterns(en: str, cjk: str) -> tuple[re.Pattern[str], ...]:
         re.compile(rf"[\[(（【〔<]\s{{0,3}}(?:{_DATE}\s{{0,3}})?{words}"),
         # "..., superseded by X": a passive with its agent, right after a separator
         re.compile(r"(?:^|[,;:：|—–→(（\[-])\s{0,3}"
-                   rf"(?P<w>(?i:superseded|replaced|obsoleted) by)\b"),
+                   r"(?P<w>(?i:superseded|replaced|obsoleted) by)\b"),
     )
 
 

@@ -416,7 +416,7 @@ def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             memory_dir = meta.get("memory_dir")
             if not isinstance(memory_dir, str) or not os.path.isabs(memory_dir) \
                     or statedir.root_key(Path(memory_dir)) != statedir.state_of_run(run_dir).name:
-                raise JournalDamaged(run_dir / "journal.jsonl", 1,
+                raise JournalDamaged(statedir.journal(run_dir), 1,
                                      "it names no memory dir, or not the one it is kept for")
             root = Path(memory_dir)
             where = str(root)

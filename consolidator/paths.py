@@ -7,6 +7,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,17 +198,27 @@ def real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def is_within(path: Path, folder: Path) -> bool:
+def is_within(path: Path, folder: Path, known: dict[tuple[str, Path], Any] | None = None) -> bool:
     """Whether ``path`` is ``folder`` or lies inside it, however either is spelled: real
     paths are compared, and so is each existing ancestor's device and inode (a bind mount
-    or a hard-linked folder is the same folder)."""
-    target = real(folder)
-    ident = _identity(folder)
-    resolved = real(path)
+    or a hard-linked folder is the same folder).
+
+    ``known``: what was looked up already, shared by calls that ask about many paths (the
+    roots of one pass share most of their ancestors)."""
+    known = {} if known is None else known
+
+    def look(key: tuple[str, Path], find: Callable[[Path], Any]) -> Any:
+        if key not in known:
+            known[key] = find(key[1])
+        return known[key]
+
+    target = look(("real", folder), real)
+    ident = look(("id", folder), _identity)
+    resolved = look(("real", path), real)
     for step in (resolved, *resolved.parents):
         if step == target:
             return True
-        if ident is not None and _identity(step) == ident:
+        if ident is not None and look(("id", step), _identity) == ident:
             return True
     return False
 
@@ -215,11 +226,12 @@ def is_within(path: Path, folder: Path) -> bool:
 def check_state_dir(state: Path, found: list[Path]) -> None:
     """Refuse a state dir inside a root (its archive would be read as memories and archived
     again) and a root inside the state dir (:class:`UsageError`, exit 2)."""
+    known: dict[tuple[str, Path], Any] = {}
     for root in found:
-        if is_within(state, root):
+        if is_within(state, root, known):
             raise UsageError(f"state dir {state} is inside the memory dir {root}; "
                              "choose a state dir outside every memory dir")
-        if is_within(root, state):
+        if is_within(root, state, known):
             raise UsageError(f"memory dir {root} is inside the state dir {state}; "
                              "a memory dir cannot live in the tool's own state")
 

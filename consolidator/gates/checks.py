@@ -10,7 +10,11 @@ from pathlib import Path
 from consolidator import lock, statedir
 from consolidator.context import RootContext
 from consolidator.paths import is_session_transcript
+from consolidator.store.model import INDEX_NAME
+from consolidator.store.names import fold
 from consolidator.store.scan import find_index, walk
+
+INDEX_KEY = fold(INDEX_NAME)
 
 NS = 1_000_000_000
 
@@ -39,10 +43,24 @@ def memory_dir(ctx: RootContext) -> tuple[bool, str]:
         return False, f"{root} is not a directory (it vanished?)"
     if not os.access(root, os.R_OK | os.W_OK | os.X_OK):
         return False, f"{root} is not readable and writable"
-    for _rel, entry, problem in walk(root):
-        if problem is None and entry is not None:
-            return True, "holds memories"
+    if _top_memory(root) or any(problem is None and entry is not None
+                                for _rel, entry, problem in walk(root)):
+        return True, "holds memories"
     return False, "holds no memory file"
+
+
+def _top_memory(root: Path) -> bool:
+    """Whether the root's top folder holds a plain ``.md`` file no index name could be: one
+    listing, stopping at the first (the full walk runs only when there is none)."""
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                if (entry.name.endswith(".md") and fold(entry.name) != INDEX_KEY
+                        and entry.is_file(follow_symlinks=False)):
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 def _recent_memory(ctx: RootContext, after_ns: int) -> str | None:

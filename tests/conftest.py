@@ -10,6 +10,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,6 +48,16 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     ):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture
+def messages_api() -> Iterator[Any]:
+    """A running stand-in Messages API on 127.0.0.1 (see tests/llm_server.py); stopped
+    after the test."""
+    from tests.llm_server import MessagesAPI
+
+    with MessagesAPI() as api:
+        yield api
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ without one, the server answers 500 ``script exhausted``. Every request is recor
 headers, raw bytes and parsed JSON body. 429, 529 and 5xx answers carry ``retry-after-ms: 1``
 so the SDK's retries take no time.
 
-Use it as a context manager or through the ``messages_api`` fixture; the server listens only
-on 127.0.0.1, on a free port (:attr:`MessagesAPI.url`).
+Use it as a context manager or through the ``messages_api`` fixture (tests/conftest.py);
+the server listens only on 127.0.0.1, on a free port (:attr:`MessagesAPI.url`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
-
-import pytest
 
 Body = Any  # a parsed JSON request body
 Answer = tuple[int, Any] | tuple[int, Any, dict[str, str]]
@@ -338,9 +336,3 @@ class MessagesAPI:
         status, payload, *rest = answer
         return int(status), payload, dict(rest[0]) if rest else {}
 
-
-@pytest.fixture
-def messages_api() -> Iterator[MessagesAPI]:
-    """A running fake Messages API; stopped after the test."""
-    with MessagesAPI() as api:
-        yield api

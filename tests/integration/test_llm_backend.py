@@ -27,7 +27,7 @@ from consolidator.cli import main
 from consolidator.statedir import root_key
 from consolidator.store.frontmatter import parse
 from tests.conftest import snapshot_tree
-from tests.llm_server import (  # noqa: F401 - messages_api is a fixture
+from tests.llm_server import (
     Body,
     Delay,
     MessagesAPI,
@@ -35,7 +35,6 @@ from tests.llm_server import (  # noqa: F401 - messages_api is a fixture
     error,
     memory_files,
     message,
-    messages_api,
     prompt_text,
     text_only,
 )
@@ -243,7 +242,7 @@ class World:
 @pytest.fixture
 def world(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
           capsys: pytest.CaptureFixture[str],
-          messages_api: MessagesAPI) -> World:  # noqa: F811 - the imported fixture
+          messages_api: MessagesAPI) -> World:
     return World(tmp_path, isolated_home, monkeypatch, capsys, messages_api)
 
 

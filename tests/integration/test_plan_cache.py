@@ -43,7 +43,7 @@ from consolidator.plan import Plan
 from consolidator.runner import RunOptions, context_for
 from consolidator.store import scan as store_scan
 from tests.conftest import SESSION_IDS, snapshot_tree
-from tests.llm_server import MessagesAPI, decide, messages_api  # noqa: F401 - a fixture
+from tests.llm_server import MessagesAPI, decide
 
 NOW = datetime(2026, 6, 15, 10, 0, tzinfo=UTC)  # a whole second: now_ns is exact
 AGE_NOTE = "This memory is {} days old. Memories are point-in-time observations"
@@ -800,7 +800,7 @@ def test_a_real_run_never_reads_or_writes_the_cache(
 
 def test_report_with_the_anthropic_backend_neither_reads_nor_writes_the_cache(
     setup: Setup, clock: Any, planned: list[Path], monkeypatch: pytest.MonkeyPatch,
-    messages_api: MessagesAPI,  # noqa: F811 - the imported fixture
+    messages_api: MessagesAPI,
 ) -> None:
     shared = ["- The billing service deploys from the main branch only.",
               "- Every deploy needs a green staging run first.",

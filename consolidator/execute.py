@@ -80,6 +80,7 @@ class Executor:
 
     def _apply(self, action: Action) -> bool:
         tx = self._transaction()  # a journal that cannot open fails the root, not a step
+        tx.journal.action(action.to_json(payload=False))
         try:
             if isinstance(action, Merge):
                 return self._merge(tx, action)

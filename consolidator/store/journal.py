@@ -75,6 +75,10 @@ class Journal:
     def done(self, step: int, op: str, file: str) -> None:
         self._append({"step": step, "phase": "done", "op": op, "file": file})
 
+    def action(self, action: dict[str, Any]) -> None:
+        """The plan's action the next steps carry out (its JSON, without the payload)."""
+        self._append({"action": action})
+
     def mark_undone(self, when: str) -> None:
         self._append({"undone": when})
 
@@ -129,6 +133,7 @@ class RunJournal:
     done: set[int] = field(default_factory=set)
     closed: str | None = None
     undone: bool = False
+    actions: list[dict[str, Any]] = field(default_factory=list)  # what the steps carry out
 
 
 def safe_rel(rel: object) -> TypeGuard[str]:
@@ -250,6 +255,10 @@ def load(run_dir: Path) -> RunJournal:
                 journal.closed = record["closed"]
             else:
                 journal.undone = True
+        elif set(record) == {"action"}:
+            if not isinstance(record["action"], dict):
+                raise JournalDamaged(path, number, "'action' is not an object")
+            journal.actions.append(record["action"])
         elif set(record) == {"meta"}:
             if not isinstance(record["meta"], dict):
                 raise JournalDamaged(path, number, "'meta' is not an object")

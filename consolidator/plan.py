@@ -131,26 +131,32 @@ def action_from_json(data: Mapping[str, Any]) -> Action:
     """The action :meth:`Action.to_json` wrote; :class:`BadAction` for anything else."""
     try:
         cls = OPS[data["op"]]
-        args: dict[str, Any] = {}
+        args: dict[str, Any] = {"kind": data["kind"]}
         for f in fields(cls):
             if f.name == "data":
                 args["data"] = _text(data["content"]).encode("utf-8", "surrogateescape")
             elif f.name == "before":
-                args["before"] = tuple(_stat_from(s) for s in data.get("before", ()))
+                args["before"] = tuple(_stat_from(s) for s in _list(data.get("before", [])))
+            elif f.name in data and f.type in ("tuple[str, ...]",):
+                args[f.name] = tuple(_text(v) for v in _list(data[f.name]))
             elif f.name in data:
-                value = data[f.name]
-                args[f.name] = tuple(_text(v) for v in value) if isinstance(value, list) \
-                    else value
+                args[f.name] = data[f.name]
         action = cls(**args)
-    except (KeyError, TypeError, ValueError) as exc:
+        _check(action)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise BadAction(f"not an action: {exc}") from None
-    _check(action)
     return action
 
 
 def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{value!r} is not text")
+    return value
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{value!r} is not a list")
     return value
 
 

@@ -7,8 +7,11 @@ import json
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +51,33 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     ):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+HOLD_FLOCK = (
+    "import sys, filelock\n"
+    "lock = filelock.FileLock(sys.argv[1])\n"
+    "lock.acquire()\n"
+    "print('held', flush=True)\n"
+    "sys.stdin.readline()\n"
+    "lock.release()\n"
+)
+
+
+@contextmanager
+def flock_held_elsewhere(root: Path) -> Iterator[subprocess.Popen[str]]:
+    """A second process holding ``filelock`` on ``<root>/.consolidate.flock`` until the
+    block ends (another consolidator run in progress)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD_FLOCK, str(root / ".consolidate.flock")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield proc
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=10)
 
 
 @pytest.fixture

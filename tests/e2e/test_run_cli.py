@@ -11,15 +11,13 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from consolidator.statedir import root_key
-from tests.conftest import write_sessions
+from tests.conftest import flock_held_elsewhere, write_sessions
 
 
 def make_project(base: Path, name: str, sessions: int = 0, memories: int = 2) -> Path:
@@ -57,24 +55,6 @@ def closed_gate(root_report: dict[str, Any]) -> str | None:
 
 def json_lines(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-@contextmanager
-def flock_held_elsewhere(root: Path) -> Iterator[None]:
-    code = (
-        "import sys, filelock\n"
-        "lock = filelock.FileLock(sys.argv[1]); lock.acquire()\n"
-        "print('held', flush=True); sys.stdin.readline()\n"
-    )
-    proc = subprocess.Popen([sys.executable, "-c", code, str(root / ".consolidate.flock")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        yield
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=10)
 
 
 # --------------------------------------------------------------------------- several roots

@@ -26,22 +26,12 @@ from freezegun import freeze_time
 from consolidator import cli, runner
 from consolidator import phases as consolidator_phases
 from consolidator.phases import PHASES
-from tests.conftest import SESSION_IDS, snapshot_tree
+from tests.conftest import SESSION_IDS, flock_held_elsewhere, snapshot_tree
 
 NS = 1_000_000_000
 MIN = 60 * NS
 HOUR = 60 * MIN
 DAY = 24 * HOUR
-
-
-HOLD_FLOCK = (
-    "import sys, filelock\n"
-    "lock = filelock.FileLock(sys.argv[1])\n"
-    "lock.acquire()\n"
-    "print('held', flush=True)\n"
-    "sys.stdin.readline()\n"
-    "lock.release()\n"
-)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -113,22 +103,6 @@ def consolidator(*args: str, timeout: float = 60) -> subprocess.CompletedProcess
         [sys.executable, "-m", "consolidator", *args],
         capture_output=True, text=True, timeout=timeout, env=dict(os.environ), check=False,
     )
-
-
-@contextmanager
-def flock_held_elsewhere(root: Path) -> Iterator[subprocess.Popen[str]]:
-    """A second process holding ``filelock`` on ``<root>/.consolidate.flock``."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD_FLOCK, str(root / ".consolidate.flock")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        yield proc
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=10)
 
 
 @contextmanager

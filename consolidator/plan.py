@@ -213,6 +213,7 @@ class Waiting:
 
     run_id: str | None  # None in a dry run: nothing is kept
     actions: int
+    at: tuple[int, ...] = ()  # where each proposed action stands in the plan, in its order
 
 
 @dataclass(frozen=True, slots=True)

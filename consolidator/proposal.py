@@ -83,22 +83,25 @@ class Proposal:
         }
 
 
-def build(run_id: str, root: Path, created_at: str, actions: Iterable[Action],
-          final: Snapshot) -> tuple[Proposal | None, list[str]]:
-    """The proposal for the actions a run did not apply, and a note for each one left out
-    because this run's own steps changed its files (the next run proposes it afresh)."""
+def build(run_id: str, root: Path, created_at: str, actions: Sequence[Action],
+          final: Snapshot) -> tuple[Proposal | None, list[int], list[str]]:
+    """The proposal for the actions a run did not apply, which of ``actions`` it holds (by
+    position), and a note for each one left out because this run's own steps changed its
+    files (the next run proposes it afresh)."""
     items: list[Item] = []
+    kept: list[int] = []
     notes: list[str] = []
-    for action in actions:
+    for at, action in enumerate(actions):
         problem = moved_on(action, final)
         if problem:
             notes.append(f"{action.op} {action.file} not proposed: {problem}; the next run "
                          "looks again")
             continue
         items.append(Item(len(items) + 1, action))
+        kept.append(at)
     if not items:
-        return None, notes
-    return Proposal(run_id, str(root), created_at, tuple(items)), notes
+        return None, kept, notes
+    return Proposal(run_id, str(root), created_at, tuple(items)), kept, notes
 
 
 def moved_on(action: Action, snapshot: Snapshot) -> str | None:

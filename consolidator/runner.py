@@ -283,10 +283,11 @@ def _propose(work: Any, bound: Any) -> None:
     final = work.after or work.snapshot
     if final is None:
         return
-    made, notes = proposal.build(ctx.run_id, ctx.root, ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                                 work.proposed, final)
-    waiting = Waiting(None if ctx.dry_run else ctx.run_id, len(made.items)) \
-        if made is not None else None
+    actions = [work.plan.actions[i] for i in work.proposed]
+    made, kept, notes = proposal.build(ctx.run_id, ctx.root,
+                                       ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), actions, final)
+    waiting = Waiting(None if ctx.dry_run else ctx.run_id, len(kept),
+                      tuple(work.proposed[k] for k in kept)) if made is not None else None
     work.plan = dataclasses.replace(work.plan, proposal=waiting,
                                     notes=work.plan.notes + tuple(notes))
     if work.executor.propose(ctx.state, made) and made is not None:

@@ -19,7 +19,7 @@ def run(work: Work) -> None:
     plan = work.plan
     wanted = [chosen(action, work.mode) for action in plan.actions]
     applied = work.executor.apply(plan.actions, wanted)
-    work.proposed = tuple(a for a, w in zip(plan.actions, wanted, strict=True) if not w)
+    work.proposed = tuple(i for i, w in enumerate(wanted) if not w)
     work.plan = dataclasses.replace(plan, applied=tuple(applied))
     work.after = work.executor.after(work.snapshot, plan.actions, applied)
     follow_through(work)

@@ -34,7 +34,7 @@ class Work:
     snapshot: Snapshot | None = None
     plan: Plan = field(default_factory=Plan)
     after: Snapshot | None = None  # the root as the applied actions leave it
-    proposed: tuple[Action, ...] = ()  # the actions this run leaves for review
+    proposed: tuple[int, ...] = ()  # where the actions this run leaves for review stand
     declined: frozenset[Declined] = frozenset()
     tx: Transaction | None = None
     paths_looked_up: dict[str, bool] = field(default_factory=dict)  # project path -> missing

@@ -117,3 +117,106 @@ def test_report_output_file_may_not_be_inside_a_root(
     assert code == 2
     assert not (example_copy / "r.md").exists()
     assert "inside the memory dir" in capsys.readouterr().err
+
+
+def _markdown(capsys: pytest.CaptureFixture[str], example_copy: Path, *args: str) -> str:
+    code = main(["report", "--memory-dir", str(example_copy),
+                 "--project-root", str(example_copy.parent / "project"), *args])
+    out = capsys.readouterr().out
+    assert code == 0
+    return out
+
+
+def _headings(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("#")]
+
+
+def _section(text: str, title: str) -> str:
+    """The text under ``### title`` (its ``####`` parts included) up to the next ``###``."""
+    start = text.index(f"\n### {title}\n") + len(title) + 6
+    ends = [i for i in (text.find("\n### ", start), text.find("\n## ", start)) if i >= 0]
+    return text[start : min(ends, default=len(text))]
+
+
+def test_the_markdown_report_of_the_example_reads_summary_first_memories_last(
+    capsys: pytest.CaptureFixture[str], example_copy: Path
+) -> None:
+    text = _markdown(capsys, example_copy)
+    assert _headings(text) == [
+        _headings(text)[0],
+        f"## {example_copy}",
+        "### Summary",
+        "### What a run would apply",
+        "### What would wait for review",
+        "### Findings that did not become an action",
+        "#### Conflicts",
+        "#### Stale, not archived",
+        "#### Not memories (left untouched)",
+        "### Index",
+        "### Gates",
+        "### Memories",
+    ]
+    assert _headings(text)[0].startswith("# Dream Consolidator report `")
+    summary = _section(text, "Summary")
+    assert "- Status: **planned**" in summary
+    assert "- A run would apply: 2 merges, links updated in 1 memory, index rebuilt" in summary
+    assert "- Would wait for review: 4 judgments (2 archives, 2 relative-date rewrites)" in summary
+    assert "`consolidator proposals`" in summary and "`consolidator apply`" in summary
+    assert ("- Found: 2 duplicates (2 became actions), 1 conflict, 3 stale memories "
+            "(2 became actions)") in summary
+    assert "1 unparsed file (left alone)" in summary
+    assert _section(text, "Memories").strip() == (
+        "20 memories, no warnings: `consolidator report --verbose` lists them")
+
+
+def test_the_example_shows_each_action_and_finding_once(
+    capsys: pytest.CaptureFixture[str], example_copy: Path
+) -> None:
+    text = _markdown(capsys, example_copy)
+    applied = _section(text, "What a run would apply")
+    waiting = _section(text, "What would wait for review")
+    findings = _section(text, "Findings that did not become an action")  # with its ####
+    assert "- **merge** `feedback_no_mocks.md` into `feedback_real_db_tests.md` (safe)" in applied
+    assert "- **merge** `project_deploy_notes.md` into `project_deploy.md` (safe)" in applied
+    numbered = [line.split(" (")[0] for line in waiting.splitlines() if line[:1].isdigit()]
+    assert numbered == [
+        "1. **archive** `project_migration_v2.md`",
+        "2. **archive** `project_release_freeze.md`",
+        "3. **rewrite** `feedback_commit_messages_zh.md`",
+        "4. **rewrite** `project_demo.md`",
+    ]
+    # Merged duplicates and archived stale memories are their actions, not findings too.
+    for name in ("feedback_no_mocks.md", "project_deploy_notes.md", "project_migration_v2.md",
+                 "project_release_freeze.md"):
+        assert name not in findings, name
+    assert "- `project_db_port.md` vs `reference_database.md`" in findings
+    assert "- `project_auth_module.md` (10 days old; about a part of it)" in findings
+    assert "- `notes/2026-11-02-daily-log.md`: no frontmatter" in findings
+    assert text.count("> Status: SUPERSEDED by the v3 migration plan.") == 1
+
+
+def test_the_example_with_verbose_lists_every_memory_with_its_age_once(
+    capsys: pytest.CaptureFixture[str], example_copy: Path
+) -> None:
+    text = _markdown(capsys, example_copy, "--verbose")
+    memories = _section(text, "Memories")
+    rows = [line for line in memories.splitlines() if line.startswith("| `")]
+    assert len(rows) == 20
+    assert "| `user_role.md` | user | 10 days ago |  |" in rows
+    assert "This memory is" not in text
+    assert text.rstrip("\n").endswith(rows[-1]), "the memories come last"
+
+
+@pytest.mark.parametrize("apply, applied, waiting", [
+    ("all", "2 merges, 2 archives, 2 relative-date rewrites, links updated in 1 memory, "
+            "index rebuilt", "none"),
+    ("none", "nothing", "6 changes, 4 of them judgments (2 merges, 2 archives, "
+                        "2 relative-date rewrites)"),
+])
+def test_the_example_summary_follows_the_apply_setting(
+    capsys: pytest.CaptureFixture[str], example_copy: Path, apply: str, applied: str,
+    waiting: str
+) -> None:
+    summary = _section(_markdown(capsys, example_copy, "--apply", apply), "Summary")
+    assert f"- A run would apply: {applied}\n" in summary
+    assert f"- Would wait for review: {waiting}" in summary

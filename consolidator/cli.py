@@ -19,6 +19,7 @@ from consolidator.errors import ConfigError, ConsolidatorError, LockHeld, UsageE
 
 if TYPE_CHECKING:
     from consolidator.stop import StopToken
+    from consolidator.stores import Store
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_LOCKED = 0, 1, 2, 75
 
@@ -245,14 +246,20 @@ def _warner() -> Callable[[str, str], None]:
 def _roots_and_state(
     args: argparse.Namespace, cfg: Any, env: Mapping[str, str],
     warn: Callable[[str, str], None] | None = None,
-) -> tuple[list[Path], Path]:
-    """The roots and the state dir, refused (exit 2) when one lies inside the other."""
+) -> tuple[list[Store], Path]:
+    """The roots (each a store of its kind) and the state dir, refused (exit 2) when one lies
+    inside the other, or when ``--project-root`` is given for several roots (each root's
+    project comes from its own transcripts)."""
     from consolidator import paths
 
-    roots = paths.roots(args.memory_dir, cfg, env, warn or _warner())
+    found = paths.roots(args.memory_dir, cfg, env, warn or _warner())
     state = paths.state_dir(args.state_dir, cfg, env)
-    paths.check_state_dir(state, roots)
-    return roots, state
+    paths.check_state_dir(state, [s.path for s in found])
+    if getattr(args, "project_root", None) and len(found) > 1:
+        raise UsageError(f"--project-root belongs to one memory dir, and {len(found)} were "
+                         "found: name one with --memory-dir (each root's project comes from "
+                         "its own transcripts otherwise)")
+    return found, state
 
 
 def _open_output(output: str, roots: list[Path]) -> TextIO:
@@ -279,7 +286,8 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
     cfg = _load_config(args, env)
     _setup_logging(cfg, args.debug, quiet=True)
-    roots, state = _roots_and_state(args, cfg, env)
+    found, state = _roots_and_state(args, cfg, env)
+    roots = [s.path for s in found]
     if args.output:
         paths.check_output(args.output, roots)  # before any work
     opts = runner.RunOptions(
@@ -292,7 +300,7 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         debug=args.debug,
         apply=args.apply,
     )
-    result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
+    result = runner.run_all(found, cfg, opts, datetime.now(UTC))
     if args.output:
         with _open_output(args.output, roots) as stream:
             _render(report, result, args.format, stream, args.verbose)
@@ -406,7 +414,8 @@ def _cmd_undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     cfg = _load_config(args, env)
     state = paths.state_dir(args.state_dir, cfg, env)
     run_dirs = statedir.find_runs(state, args.run_id)  # exact names only: an id is never a pattern
-    wanted = {str(p) for p in paths.roots(args.memory_dir, cfg, env)} if args.memory_dir else None
+    wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)} \
+        if args.memory_dir else None
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     failed = locked = False
     for run_dir in run_dirs:
@@ -462,7 +471,7 @@ def _cmd_history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     cfg = _load_config(args, env)
     entries = history.read_all(paths.state_dir(args.state_dir, cfg, env))
     if args.memory_dir:
-        wanted = {str(p) for p in paths.roots(args.memory_dir, cfg, env)}
+        wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)}
         entries = [e for e in entries if e.get("memory_dir") in wanted]
     if args.json:
         for entry in entries:
@@ -491,12 +500,13 @@ def _cmd_status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                              project_root=args.project_root, env=env, trigger="status")
     now = datetime.now(UTC)
     rows: list[dict[str, Any]] = []
-    for root in roots:
-        ctx = runner.context_for(root, cfg, opts, now, "status")
+    for store in roots:
+        ctx = runner.context_for(store, cfg, opts, now, "status")
         gates, _ok = evaluate(ctx, all_of_them=True)
-        last = lock.last_consolidated_ns(root, ctx.now_ns, ctx.state)
+        last = lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state)
         rows.append({
-            "memory_dir": str(root),
+            "memory_dir": str(ctx.root),
+            "kind": ctx.kind,
             "gates": [{"id": g.id, "name": g.name, "passed": g.passed, "reason": g.reason}
                       for g in gates],
             "last_consolidated": iso(last) if last else None,
@@ -507,7 +517,7 @@ def _cmd_status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return EXIT_OK
     for row in rows:
-        print(row["memory_dir"])
+        print(f"{row['memory_dir']} ({row['kind']})")
         print(f"  last consolidated: {row['last_consolidated'] or 'never'}")
         last_run = row["last_run"]
         print("  last run: " + (f"{last_run['run_id']} {last_run['status']}" if last_run else "none"))
@@ -537,7 +547,7 @@ def _cmd_proposals(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
     cfg = _load_config(args, env)
     roots, state = _roots_and_state(args, cfg, env)
-    found = review.waiting(state, roots)
+    found = review.waiting(state, [s.path for s in roots])
     if args.json:
         _write(lambda out: out.write(json.dumps(
             [{"memory_dir": str(root), "run_id": p.run_id, "created_at": p.created_at,
@@ -578,7 +588,7 @@ def _cmd_apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     _setup_logging(cfg, args.debug, quiet=True)
     roots, state = _roots_and_state(args, cfg, env)
     numbered = bool(args.only or args.without)
-    targets = review.target(state, roots, args.run_id, numbered)
+    targets = review.target(state, [s.path for s in roots], args.run_id, numbered)
     if not targets:
         print("nothing waits for review")
         return EXIT_OK
@@ -625,7 +635,7 @@ def _cmd_reject(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
     cfg = _load_config(args, env)
     roots, state = _roots_and_state(args, cfg, env)
-    targets = review.target(state, roots, args.run_id, bool(args.only))
+    targets = review.target(state, [s.path for s in roots], args.run_id, bool(args.only))
     if not targets:
         print("nothing waits for review")
         return EXIT_OK

@@ -33,7 +33,7 @@ CRON_HORIZON_DAYS = 5 * 366  # a cron expression must fire within this many days
 
 @dataclass(frozen=True)
 class MemorySection:
-    roots: tuple[str, ...] = ("~/.claude/projects/*/memory",)
+    roots: tuple[str, ...] = ()  # none: every store Claude Code keeps (see stores.py)
     transcripts_dir: str | None = None
     project_root: str | None = None
 
@@ -236,8 +236,9 @@ def from_mapping(data: typing.Mapping[str, Any], source: str) -> Config:
     if "memory" in sections:
         for i, pattern in enumerate(cfg.memory.roots):
             problems.extend(_check_glob(f"memory.roots[{i}]", pattern))
-        if not cfg.memory.roots:
-            problems.append("memory.roots: needs at least one pattern")
+        if not cfg.memory.roots and "roots" in data["memory"]:
+            problems.append("memory.roots: needs at least one pattern (leave it out to "
+                            "consolidate every store Claude Code keeps)")
     schedule_given = data.get("schedule", {}) if isinstance(data.get("schedule"), dict) else {}
     if "cron" in schedule_given and "interval_seconds" in schedule_given:
         problems.append("schedule: set either cron or interval_seconds, not both")

@@ -35,6 +35,10 @@ class RootContext:
     stop: StopToken = field(default_factory=StopToken, compare=False)
     llm: Any = field(default=None, compare=False)  # the run's backend (llm.base.Backend)
     apply: str | None = None  # --apply: which actions this run applies (None: the config's)
+    kind: str = "auto"  # the kind of store (see consolidator.stores)
+    sessions: tuple[Path, ...] = ()  # folders whose session transcripts count (default: transcripts)
+    off: str | None = None  # why Claude Code's auto memory is off for this store
+    ended: str | None = None  # the session that just ended (Claude Code's SessionEnd hook)
     after_record: Callable[[], None] | None = field(default=None, compare=False)  # journal hook
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -47,6 +51,10 @@ class RootContext:
             self.memo["listing"] = listing(self.root)
         found: list[Listed] = self.memo["listing"]
         return found
+
+    @property
+    def session_folders(self) -> tuple[Path, ...]:
+        return self.sessions or (self.transcripts,)
 
     @property
     def project(self) -> ProjectRoot:
@@ -67,8 +75,16 @@ class RootContext:
         return epoch_ns(self.now)
 
     @property
+    def settled(self) -> bool:
+        """The session that just ended was the only one at work (gate G3 found no other):
+        what it wrote is settled, not in a live session's hands."""
+        return bool(self.memo.get("settled"))
+
+    @property
     def hot_after_ns(self) -> int:
         """Memories with a later mtime may be in a live session's hands: never touched."""
+        if self.settled:
+            return self.now_ns
         return self.now_ns - self.cfg.gates.idle_minutes * 60 * 1_000_000_000
 
     @property

@@ -68,13 +68,16 @@ class Found:
     notes: tuple[str, ...] = ()
     answers: tuple[Answer, ...] = ()  # the model's checked answers
     declined: frozenset[Declined] = field(default_factory=frozenset)
+    settled: bool = False  # the only session at work just ended: no memory is in its hands
+    across: tuple[Duplicate, ...] = ()  # the same memory in this root and another scope
 
 
 def decide(found: Found, cfg: Config, now: datetime) -> Plan:
     """The plan for one root: its findings, and every action with its kind and payload."""
     snapshot = found.snapshot
     by_file = snapshot.by_file()
-    hot_after = epoch_ns(now) - cfg.gates.idle_minutes * 60 * 1_000_000_000
+    hot_after = epoch_ns(now) - (0 if found.settled else
+                                 cfg.gates.idle_minutes * 60 * 1_000_000_000)
     hot, pinned = hands_off(snapshot, hot_after)
     notes = list(found.notes)
     if hot:
@@ -102,6 +105,7 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
         stale=_stale(found, by_file, now, kept),
         actions=tuple(actions),
         notes=tuple(notes),
+        across=found.across,
     )
 
 

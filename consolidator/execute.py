@@ -150,7 +150,7 @@ def imagine(snapshot: Snapshot, actions: Sequence[Action]) -> Snapshot:
             memories.pop(action.file, None)
             unparsed[action.file] = Unparsed(action.file, str(exc), action.after())
     return Snapshot(snapshot.root, tuple(memories.values()), tuple(unparsed.values()), index,
-                    frozenset(names))
+                    frozenset(names), snapshot.outside)
 
 
 def _index_after(index: IndexFile, action: Written) -> IndexFile:

@@ -24,6 +24,7 @@ class RootReport:
     duration_s: float = 0.0
     skipped: tuple[str, ...] = ()
     lock_held: bool = False
+    kind: str = "auto"  # the kind of store (see consolidator.stores)
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,14 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from consolidator import stores
 from consolidator.config import Config
 from consolidator.errors import UsageError
+from consolidator.stores import Store
 
 APP = "dream-consolidator"
 
@@ -61,15 +63,18 @@ SHAPE_HEAD_BYTES = 4096
 
 def roots(
     cli_dirs: list[str] | None, cfg: Config, env: Mapping[str, str], warn: Warn | None = None
-) -> list[Path]:
-    """The memory roots: ``--memory-dir`` values, else the configured globs expanded.
+) -> list[Store]:
+    """The memory roots, each with its kind: ``--memory-dir`` values, else the configured
+    globs expanded, else every store Claude Code keeps (:func:`stores.discover`).
 
-    A ``--memory-dir`` that does not exist or is not a folder is a :class:`UsageError`; one
-    that holds no memory-shaped file (see :func:`holds_memories`) is used, as asked, with a
-    warning. A configured glob that matches nothing gives no root, and neither does a match
-    that holds no memory-shaped file (a home folder, a blog, a project's docs): the tool
-    would otherwise write a ``MEMORY.md`` there. The same folder reached twice (a symlinked
-    alias) is one root.
+    A ``--memory-dir`` that does not exist or is not a folder is a :class:`UsageError`, and
+    so is one that holds no memory file but is a place a user names by mistake (a project
+    folder holding ``memory/``, a Claude Code home): the error names the folder meant.
+    Another that holds no memory-shaped file (see :func:`holds_memories`) is used, as asked,
+    with a warning. A configured glob that matches nothing gives no root, and neither does a
+    match that holds no memory-shaped file (a home folder, a blog, a project's docs): the
+    tool would otherwise write a ``MEMORY.md`` there. The same folder reached twice (a
+    symlinked alias) is one root.
     """
     if cli_dirs:
         found: list[Path] = []
@@ -79,11 +84,18 @@ def roots(
                 raise UsageError(f"--memory-dir {raw}: no such directory")
             if not path.is_dir():
                 raise UsageError(f"--memory-dir {raw}: not a directory")
-            if warn is not None and not holds_memories(path):
-                warn("warning", f"--memory-dir {raw}: holds no memory file (no MEMORY.md, no "
-                     "top-level .md with name/description/type frontmatter); used as asked")
+            if not holds_memories(path):
+                hint = stores.meant(path, env)
+                if hint is not None:
+                    raise UsageError(f"--memory-dir {raw}: not a memory directory; {hint}")
+                if warn is not None:
+                    warn("warning", f"--memory-dir {raw}: holds no memory file (no MEMORY.md, "
+                         "no top-level .md with name/description/type frontmatter); used as "
+                         "asked")
             found.append(path.absolute())
-        return _unique(found)
+        return [stores.describe(p, env) for p in _unique(found)]
+    if not cfg.memory.roots:
+        return stores.discover(env, warn)
     matches: list[Path] = []
     home = str(_home(env))
     for pattern in cfg.memory.roots:
@@ -99,7 +111,7 @@ def roots(
                          "--memory-dir to use it anyway")
                 continue
             matches.append(Path(hit).absolute())
-    return _unique(matches)
+    return [stores.describe(p, env) for p in _unique(matches)]
 
 
 def holds_memories(root: Path) -> bool:

@@ -228,6 +228,7 @@ class Plan:
     index: IndexPlan | None = None
     notes: tuple[str, ...] = field(default=())  # run-level remarks, e.g. a skipped check
     proposal: Waiting | None = None
+    across: tuple[Duplicate, ...] = ()  # duplicates across scopes: reported, never merged
 
     def done(self) -> tuple[Action, ...]:
         """The actions applied (or that a real run would apply)."""

@@ -100,6 +100,7 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
     mask = mask or mask_for(root)
     return {
         "memory_dir": str(root.memory_dir),
+        "kind": root.kind,
         "status": root.status,
         **({"error": mask(root.error)} if root.error else {}),
         "gates": [
@@ -121,6 +122,10 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
         "duplicates": [
             {"files": list(d.files), "keep": d.keep, "similarity": round(d.similarity, 3)}
             for d in plan.duplicates
+        ],
+        "across_scopes": [
+            {"files": list(d.files), "similarity": round(d.similarity, 3)}
+            for d in plan.across
         ],
         "conflicts": [
             {
@@ -436,6 +441,8 @@ def _found(root: RootReport, rest: _Rest, index_name: str) -> str:
     unlinked = plan.index.unlinked if plan.index else ()
     more = [
         ("relative date", "relative dates", dates, " (all in rewrites)"),
+        ("duplicate across scopes", "duplicates across scopes", len(plan.across),
+         " (never merged)"),
         ("unparsed file", "unparsed files", len(unparsed), " (left alone)"),
         ("index pointer to a missing file", "index pointers to missing files",
          sum(1 for _f, state in unlinked if state == "missing"), ""),
@@ -543,6 +550,10 @@ def _findings_md(root: RootReport, rest: _Rest, mask: Mask) -> list[str]:
             f"- {_files(others)} {'duplicates' if len(others) == 1 else 'duplicate'} "
             f"`{d.keep}` (line similarity {d.similarity:.2f}); not merged in this run"
             for d in rest.duplicates for others in [[f for f in d.files if f != d.keep]]]),
+        ("The same memory in another scope (reported, never merged)", [
+            f"- {_files(list(d.files))}: a private memory and the team's say the same "
+            f"(line similarity {d.similarity:.2f}); team memory is shared with the whole "
+            "team, so nothing crosses between the two" for d in root.plan.across]),
         ("Not memories (left untouched)", [
             f"- `{u.rel}`: {_inline(mask(u.error))}" for u in unparsed]),
     ]

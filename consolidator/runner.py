@@ -18,7 +18,7 @@ from typing import Any
 
 import structlog
 
-from consolidator import history, progress, statedir
+from consolidator import history, progress, statedir, stores
 from consolidator.config import Config
 from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError, LockHeld
@@ -29,6 +29,7 @@ from consolidator.paths import transcripts_dir
 from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import Waiting
 from consolidator.stop import Stopped, StopToken
+from consolidator.stores import Store
 
 log = structlog.get_logger("consolidator.runner")
 
@@ -58,10 +59,19 @@ class RunOptions:
 
 
 def context_for(
-    root: Path, cfg: Config, opts: RunOptions, now: datetime, run_id: str
+    root: Path | Store, cfg: Config, opts: RunOptions, now: datetime, run_id: str
 ) -> RootContext:
-    transcripts = transcripts_dir(opts.transcripts_dir, cfg, root)
+    """The facts of one root's run. ``root``: a store, or a folder (its kind told by where
+    it lies). Its sessions are those of its own project, unless transcripts are named."""
+    store = root if isinstance(root, Store) else stores.describe(root, opts.env)
+    root = store.path
+    named = opts.transcripts_dir or cfg.memory.transcripts_dir
+    transcripts = transcripts_dir(opts.transcripts_dir, cfg, root) if named or not \
+        store.sessions else store.sessions[0]
     return RootContext(
+        kind=store.kind,
+        sessions=() if named else store.sessions,
+        off=store.off,
         root=root,
         cfg=cfg,
         state=statedir.root_state(opts.state_dir, root),
@@ -139,6 +149,7 @@ def run_root(ctx: RootContext, *, debug: bool = False) -> RootReport:
         _log_failure(bound, exc, error, debug)
         report = RootReport(ctx.root, "failed", not_evaluated(), error=error,
                             duration_s=time.monotonic() - started)
+    report = dataclasses.replace(report, kind=ctx.kind)
     if ctx.trigger != "report":
         try:
             history.record(ctx.state, history_entry(ctx, report),
@@ -299,6 +310,7 @@ def history_entry(ctx: RootContext, report: RootReport) -> dict[str, object]:
     return {
         "run_id": ctx.run_id,
         "memory_dir": str(ctx.root),
+        "kind": ctx.kind,
         "started_at": ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "trigger": ctx.trigger,
         "status": report.status,
@@ -315,18 +327,19 @@ def history_entry(ctx: RootContext, report: RootReport) -> dict[str, object]:
 
 
 def run_all(
-    roots: list[Path], cfg: Config, opts: RunOptions, now: datetime
+    roots: list[Path] | list[Store], cfg: Config, opts: RunOptions, now: datetime
 ) -> RunReport:
     """Every root in turn; one failing root does not stop the others."""
     run_id = new_run_id(now)
     progress.enable(opts.progress)
     reports = []
     try:
-        for root in roots:
+        for given in roots:
             opts.stop.check()
+            root = given.path if isinstance(given, Store) else given
             structlog.contextvars.bind_contextvars(run_id=run_id, root=str(root))
             try:
-                ctx = context_for(root, cfg, opts, now, run_id)
+                ctx = context_for(given, cfg, opts, now, run_id)
             except Exception as exc:  # noqa: BLE001 - this root fails, the others run
                 error = describe_error(exc)
                 log.error("root failed", run_id=run_id, root=str(root), error=error)

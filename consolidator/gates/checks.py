@@ -34,6 +34,8 @@ def enabled(ctx: RootContext) -> tuple[bool, str]:
             return False, f"disabled by {var}={ctx.env[var]}"
     if not ctx.cfg.gates.enabled:
         return False, "disabled by config gates.enabled = false"
+    if ctx.off is not None:
+        return False, ctx.off
     return True, "enabled"
 
 
@@ -74,8 +76,9 @@ def _sessions(folder: Path) -> list[os.DirEntry[str]]:
     return [e for e in os.scandir(folder) if is_session_transcript(e.name) and e.is_file()]
 
 
-def _recent_session(folder: Path, after_ns: int) -> str | None:
-    """A session transcript changed after ``after_ns``, if any.
+def _recent_session(folder: Path, after_ns: int, ended: str | None = None) -> str | None:
+    """A session transcript changed after ``after_ns``, if any (``ended``: the file name of
+    one that is over, passed over).
 
     The folder can hold hundreds of transcripts, so each is stat'ed first and only a recent
     one has its name checked: on an idle root the pattern is never run.
@@ -86,7 +89,8 @@ def _recent_session(folder: Path, after_ns: int) -> str | None:
         return None  # an unreadable transcripts folder is G6's to report
     for entry in entries:
         if (entry.name.endswith(".jsonl") and _mtime_ns(entry) > after_ns
-                and is_session_transcript(entry.name) and entry.is_file()):
+                and entry.name != ended and is_session_transcript(entry.name)
+                and entry.is_file()):
             return entry.name
     return None
 
@@ -147,11 +151,23 @@ def _written_by_a_run(state: Path, mtime_ns: int) -> bool:
 
 
 def idle(ctx: RootContext) -> tuple[bool, str]:
+    """No session, memory or index changed within ``idle_minutes``.
+
+    A session that just ended (``ctx.ended``, named by Claude Code's SessionEnd hook) is not
+    live: its transcript is passed over, and when no other session of the store's projects
+    changed within the window, what it wrote counts as settled (:attr:`RootContext.settled`).
+    """
     window = ctx.cfg.gates.idle_minutes
     after = ctx.now_ns - window * 60 * NS
-    busy = _recent_session(ctx.transcripts, after)
-    if busy is not None:
-        return False, f"session {busy} changed in the last {window} min"
+    ended = f"{ctx.ended}.jsonl" if ctx.ended else None
+    for folder in ctx.session_folders:
+        busy = _recent_session(folder, after, ended)
+        if busy is not None:
+            return False, f"session {busy} changed in the last {window} min"
+    if ended is not None:
+        ctx.memo["settled"] = True
+        return True, (f"session {ctx.ended} ended and no other changed in the last {window} "
+                      "min: what it wrote is settled")
     index = busy_index(ctx)
     if index is not None:
         return False, index
@@ -207,10 +223,13 @@ def record_scan(ctx: RootContext) -> None:
 
 def sessions(ctx: RootContext) -> tuple[bool, str]:
     last = lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state) or 0
-    try:
-        count = sum(1 for e in _sessions(ctx.transcripts) if e.stat().st_mtime_ns > last)
-    except OSError as exc:
-        return False, f"transcripts folder {ctx.transcripts} unreadable: {exc.strerror or exc}"
+    count = 0
+    for folder in ctx.session_folders:
+        try:
+            count += sum(1 for e in _sessions(folder) if e.stat().st_mtime_ns > last)
+        except OSError as exc:
+            if len(ctx.session_folders) == 1:
+                return False, f"transcripts folder {folder} unreadable: {exc.strerror or exc}"
     need = ctx.cfg.gates.min_sessions
     since = "since the last consolidation" if last else "in all"
     verdict = count >= need

@@ -17,10 +17,14 @@ from consolidator.detect.duplicates import Together, find_duplicates
 from consolidator.detect.perfile import both, study_all
 from consolidator.detect.similar import find_similar
 from consolidator.detect.stale import ProjectPaths
+from consolidator.detect.text import normal_set
+from consolidator.findings import Duplicate
 from consolidator.llm.base import Answer, Question
 from consolidator.phases.context import Work
 from consolidator.plan import Plan
 from consolidator.store.model import Memory, Snapshot
+from consolidator.store.scan import scan
+from consolidator.stores import TEAM
 
 
 def find(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None,
@@ -45,12 +49,34 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
     )
     ctx.stop.check()
     conflicting = {frozenset(c.files) for c in conflicts}
+    across = across_scopes(snapshot, ctx, sets)
     return Found(
         snapshot=snapshot, per_file=findings, clusters=tuple(clusters),
         conflicts=tuple(conflicts),
         similar=tuple(s for s in similar if frozenset(s.files) not in conflicting),
-        notes=tuple(notes), declined=declined,
+        notes=tuple(notes), declined=declined, settled=ctx.settled, across=across,
     )
+
+
+def across_scopes(snapshot: Snapshot, ctx: RootContext,
+                  sets: dict[str, frozenset[str]]) -> tuple[Duplicate, ...]:
+    """The memories an auto memory directory and its team scope both hold: reported, never
+    merged (team memory is synced to the whole team; a merge would publish a private memory,
+    or take a shared one from colleagues). The team's memories are only read."""
+    team = ctx.root / TEAM
+    if ctx.kind != "auto" or team.is_symlink() or not team.is_dir():
+        return ()
+    theirs = [Memory(dataclasses.replace(m.stat, rel=f"{TEAM}/{m.file}"), m.doc)
+              for m in scan(team).memories]
+    if not theirs:
+        return ()
+    lines = {**sets, **{m.file: normal_set(m.body) for m in theirs}}
+    out = []
+    for cluster in find_duplicates([*snapshot.memories, *theirs], lines):
+        mine = [f for f in cluster.files if not f.startswith(f"{TEAM}/")]
+        if mine and len(mine) < len(cluster.files):
+            out.append(Duplicate(cluster.files, "", cluster.similarity))
+    return tuple(out)
 
 
 def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None) -> Plan:

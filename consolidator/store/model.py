@@ -88,6 +88,8 @@ class Snapshot:
     unparsed: tuple[Unparsed, ...]
     index: IndexFile
     names: frozenset[str] = frozenset()  # every entry of the root's top folder, by name
+    # .md files in the folders set apart (team/, logs/): not this root's memories, but there
+    outside: frozenset[str] = frozenset()
 
     def by_file(self) -> dict[str, Memory]:
         return {m.file: m for m in self.memories}
@@ -95,10 +97,11 @@ class Snapshot:
     def without_bodies(self) -> Snapshot:
         """What a report needs of a finished scan: the index and the unparsed files, not the
         memories themselves (on a large root they are most of the memory in use)."""
-        return Snapshot(self.root, (), self.unparsed, self.index, self.names)
+        return Snapshot(self.root, (), self.unparsed, self.index, self.names, self.outside)
 
     def existing_files(self) -> set[str]:
         """Every ``.md`` entry present, relative to the root: memories and everything the scan
         listed but did not parse (a symlink, a file over the size cap, one it could not read
-        or parse). Existing is existing: a pointer to any of them is not a dead link."""
-        return {m.file for m in self.memories} | {u.rel for u in self.unparsed}
+        or parse), and the files of the folders set apart (``team/``, ``logs/``). Existing is
+        existing: a pointer to any of them is not a dead link."""
+        return {m.file for m in self.memories} | {u.rel for u in self.unparsed} | self.outside

@@ -32,6 +32,10 @@ MAX_FILE_BYTES = 1024 * 1024
 # An index far past Claude Code's 25 KB is exactly what the rebuild is for: read it up to here.
 MAX_INDEX_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 32
+# Top-level folders that hold no memory of this root: the team scope (a root of its own,
+# synced to the whole team: nothing crosses between the two) and assistant mode's daily logs
+# (raw material for a later distillation, not memories).
+APART = ("team", "logs")
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _INDEX_KEY = fold(INDEX_NAME)
 
@@ -146,7 +150,7 @@ def walk(
                     yield rel, entry, "symbolic link, not followed"
                 continue
             if entry.is_dir(follow_symlinks=False):
-                if entry.name.startswith("."):
+                if entry.name.startswith(".") or (depth == 0 and entry.name in APART):
                     continue
                 if depth + 1 >= MAX_DEPTH:
                     yield rel, None, f"folder nested deeper than {MAX_DEPTH} levels, not read"
@@ -230,7 +234,25 @@ def scan(root: Path) -> Snapshot:
             continue
         result = read_memory(root, rel)
         (memories if isinstance(result, Memory) else unparsed).append(result)  # type: ignore[arg-type]
-    return Snapshot(root, tuple(memories), tuple(unparsed), index, _top_names(root))
+    return Snapshot(root, tuple(memories), tuple(unparsed), index, _top_names(root),
+                    _apart(root))
+
+
+def _apart(root: Path) -> frozenset[str]:
+    """The ``.md`` files in the folders set apart (:data:`APART`), by name only: a link to
+    one of them is not a dead link, and none of them is ever read or changed here."""
+    out: set[str] = set()
+    for name in APART:
+        base = root / name
+        if base.is_symlink() or not base.is_dir():
+            continue
+        for folder, dirs, files in os.walk(base):
+            depth = Path(folder).relative_to(root).parts
+            if len(depth) >= MAX_DEPTH:
+                dirs[:] = []
+            rel = "/".join(depth)
+            out.update(f"{rel}/{f}" for f in files if f.endswith(".md"))
+    return frozenset(out)
 
 
 def _top_names(root: Path) -> frozenset[str]:

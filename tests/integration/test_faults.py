@@ -860,7 +860,7 @@ API = ("- The public API is versioned in the URL path.\n"
 
 def small_root(base: Path, mode: int = 0o644) -> Path:
     """A root whose run merges (survivor rewritten), archives and rewrites, at the top and in
-    ``team/``; every memory with ``mode``."""
+    ``ops/``; every memory with ``mode``."""
     root = base / "memory"
     (base / "project").mkdir(parents=True)
     _put(root, "project_api.md", _memory("project_api", API + "- Pagination uses cursors.\n"),
@@ -871,9 +871,9 @@ def small_root(base: Path, mode: int = 0o644) -> Path:
          6, mode)
     _put(root, "user_role.md", _memory("user_role", "The user maintains the billing service.\n"),
          40, mode)
-    _put(root, "team/project_oncall.md",
+    _put(root, "ops/project_oncall.md",
          _memory("project_oncall", "The on-call rota changed last week.\n"), 8, mode)
-    _put(root, "team/project_freeze.md",
+    _put(root, "ops/project_freeze.md",
          _memory("project_freeze", "Status: SUPERSEDED by the new release plan.\n"), 30, mode)
     _put(root, "MEMORY.md", "# Memory\n\n- [API](project_api.md) — the public API\n", 5)
     return root
@@ -882,12 +882,12 @@ def small_root(base: Path, mode: int = 0o644) -> Path:
 def test_a_read_only_folder_fails_the_root_cleanly_and_undo_restores_every_byte(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """EACCES in ``team/`` (simulated: chmod does not stop root) after changes at the top."""
+    """EACCES in ``ops/`` (simulated: chmod does not stop root) after changes at the top."""
     root, state = small_root(tmp_path), tmp_path / "state"
     before = {rel: (data, (root / rel).stat().st_mtime_ns) for rel, data in tree(root).items()}
     original = tree(root)
     with monkeypatch.context() as patch:
-        denied = _read_only(patch, root / "team")
+        denied = _read_only(patch, root / "ops")
         code, out, err = main_captured(run_argv(root, state, "--json"))
 
     assert denied, "the run never touched the read-only folder"
@@ -896,8 +896,8 @@ def test_a_read_only_folder_fails_the_root_cleanly_and_undo_restores_every_byte(
     report = json.loads(out)["roots"][0]
     assert report["status"] == "failed"
     assert "Permission denied" in (report.get("error") or "")
-    assert tree(root)["team/project_oncall.md"] == original["team/project_oncall.md"]
-    assert tree(root)["team/project_freeze.md"] == original["team/project_freeze.md"]
+    assert tree(root)["ops/project_oncall.md"] == original["ops/project_oncall.md"]
+    assert tree(root)["ops/project_freeze.md"] == original["ops/project_freeze.md"]
     assert temp_files(root) == []
     assert lost_lines(original, root, state) == []
     assert journals(state), "nothing was changed before the read-only folder"
@@ -978,7 +978,7 @@ def test_a_rewritten_or_merged_memory_keeps_mode_0600_and_the_state_folders_are_
     assert ("merge", "project_api.md") in actions
     assert ("rewrite", "project_demo.md") in actions
     after = tree(root)
-    for rel in ("project_demo.md", "team/project_oncall.md"):
+    for rel in ("project_demo.md", "ops/project_oncall.md"):
         assert after[rel] != original[rel], f"{rel} was not rewritten"
         assert (root / rel).stat().st_mode & 0o7777 == 0o600, rel
     # The survivor of the merge was rewritten (it takes its newest source's mtime).

@@ -428,7 +428,7 @@ def test_status_shows_each_gate_and_the_last_run(tmp_path: Path) -> None:
     proc = consolidator("status", "--memory-dir", str(root), "--state-dir", str(state))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == str(root)
+    assert lines[0] == f"{root} (auto)"
     for gid, name in (("G1", "enabled"), ("G2", "memory-dir"), ("G3", "idle"),
                       ("G4", "interval"), ("G5", "scan-throttle"), ("G6", "sessions"),
                       ("G7", "lock")):

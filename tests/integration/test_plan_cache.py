@@ -277,7 +277,8 @@ def test_each_root_has_its_own_cache_and_only_a_changed_root_is_planned_again(
     other = setup.base / "other" / "memory"
     other.mkdir(parents=True)
     shutil.copy2(setup.root / "user_role.md", other / "user_role.md")
-    argv = [*setup.args(), "--memory-dir", str(other)]
+    # Two roots: each finds its project in its own transcripts (--project-root names one).
+    argv = [*setup.args(project_flag=False), "--memory-dir", str(other)]
     first = setup.report_doc(args=argv)
     assert planned == [setup.root, other]
     assert (setup.state / root_key(other) / PLAN_CACHE).is_file()

@@ -127,7 +127,8 @@ def test_configured_globs_expand_to_each_matching_memory_folder(tmp_path: Path) 
     (projects / "-home-c").mkdir()
     (projects / "-home-d" / "memory").mkdir(parents=True)  # empty: not a root
     found = paths.roots(None, config.Config(), {"HOME": str(tmp_path)})
-    assert [p.parent.name for p in found] == ["-home-a", "-home-b"]
+    assert [s.path.parent.name for s in found] == ["-home-a", "-home-b"]
+    assert {s.kind for s in found} == {"auto"}
 
 
 MEMORY_SHAPED = {
@@ -196,7 +197,7 @@ def test_a_folder_reached_twice_through_a_symlink_is_one_root(tmp_path: Path) ->
     (root / "MEMORY.md").write_text("# index\n")
     (tmp_path / "alias").symlink_to(root)
     found = paths.roots([str(root), str(tmp_path / "alias")], config.Config(), {})
-    assert found == [root]
+    assert [s.path for s in found] == [root]
 
 
 def test_is_within_sees_through_dot_dot_and_symlinks(tmp_path: Path) -> None:

@@ -85,7 +85,7 @@ def build_root(tmp_path: Path, count: int = 20) -> tuple[Path, Path]:
     root.mkdir()
     for i in range(count):
         kind, body = BODIES[i % len(BODIES)]
-        folder = "team/" if i % 7 == 6 else ""
+        folder = "sub/" if i % 7 == 6 else ""
         description = f"memory {i} ({kind})"
         if i == 11:
             description += "; api_key: sk-proj-abcdefghijklmnopqrstuvwx"  # a secret in the head
@@ -171,7 +171,7 @@ def test_the_serial_study_finds_every_kind_of_evidence(
     assert missing is not None
     assert missing.reasons == ("references missing path src/legacy/auth.py",)
     assert found["m05_secret.md"].secrets == ("password",)
-    assert found["team/m06_aws.md"].secrets == found["m16_aws.md"].secrets == ("AWS access key",)
+    assert found["sub/m06_aws.md"].secrets == found["m16_aws.md"].secrets == ("AWS access key",)
     assert "OpenAI key" in found["m11_tomorrow-zh.md"].secrets
     assert found["m07_plain.md"].stale is None and found["m07_plain.md"].relative == ()
     assert len(found["m07_plain.md"].lines) == 3

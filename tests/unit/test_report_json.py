@@ -336,9 +336,9 @@ def test_each_memory_gate_and_action_is_on_a_line_of_its_own(
 
 def test_the_json_report_of_a_real_run_on_hostile_file_names(tmp_path: Path) -> None:
     root = tmp_path / "memory"
-    (root / "team").mkdir(parents=True)
+    (root / "sub").mkdir(parents=True)
     names = ['a}, {"file": b.md', 'quote"d.md', "back\\slash.md", "集成测试.md",
-             "team/メモ.md", "plain.md"]
+             "sub/メモ.md", "plain.md"]
     for i, name in enumerate(names):
         if i % 2:  # a description that looks like the JSON around it, and stale evidence
             head = f"name: n{i}\ndescription: '}}, {{\"file\": {i}'"

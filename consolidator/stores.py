@@ -1,0 +1,222 @@
+"""Every memory store Claude Code keeps, found and told apart.
+
+Claude Code keeps five kinds of memory directory, each with its own ``MEMORY.md`` loaded
+under the same 200-line / 25 KB limits:
+
+- ``auto``: ``<claude>/projects/<sanitized project path>/memory/``, where ``<claude>`` is
+  ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``; an ``autoMemoryDirectory`` in the user's settings
+  (``<claude>/settings.json``) or a project's local settings
+  (``<project>/.claude/settings.local.json``) moves it. A project's shared settings
+  (``.claude/settings.json``, in its repository) are never trusted with a path: a repository
+  could point it anywhere.
+- ``team``: ``<auto memory>/team/``, synced to every member of the team: its own scope.
+- ``agent-user``: ``<claude>/agent-memory/<agent>/``, a subagent's memory across projects.
+- ``agent-project``: ``<project>/.claude/agent-memory/<agent>/`` (checked into git).
+- ``agent-local``: ``<project>/.claude/agent-memory-local/<agent>/``.
+
+Each store counts the sessions of its own project (a user-scope agent memory: of every
+project) and is switched off with auto memory (``autoMemoryEnabled: false`` in the user's or
+the project's settings). Projects are found from the session folders under
+``<claude>/projects``: the ``cwd`` their newest transcript names.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+KINDS = ("auto", "team", "agent-user", "agent-project", "agent-local")
+TEAM = "team"  # the team scope's folder inside an auto memory directory
+AGENT_DIRS = {"agent-memory": "agent-project", "agent-memory-local": "agent-local"}
+SETTINGS_BYTES = 1 << 20
+
+Warn = Callable[[str, str], None]  # (level, message)
+
+
+@dataclass(frozen=True)
+class Store:
+    """One memory directory and what kind of store it is.
+
+    ``sessions``: the folders whose session transcripts count for its gates.
+    ``project``: the project folder it belongs to, when known.
+    ``off``: why Claude Code's auto memory is switched off for it (gate G1), if it is.
+    """
+
+    path: Path
+    kind: str = "auto"
+    sessions: tuple[Path, ...] = ()
+    project: Path | None = None
+    off: str | None = None
+
+
+def claude_home(env: Mapping[str, str]) -> Path:
+    """``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    if env.get("CLAUDE_CONFIG_DIR"):
+        return Path(env["CLAUDE_CONFIG_DIR"]).expanduser().absolute()
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".claude"
+
+
+def sanitize(path: Path | str) -> str:
+    """A project path as Claude Code names its folder: every character outside
+    ``[A-Za-z0-9]`` becomes ``-``."""
+    return re.sub(r"[^A-Za-z0-9]", "-", str(path))
+
+
+def read_settings(path: Path, warn: Warn | None = None) -> dict[str, Any]:
+    """A Claude Code settings file as a mapping; a missing one is empty, and one that is not
+    a JSON object is empty with a warning (Claude Code would not read it either)."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(SETTINGS_BYTES + 1)
+    except OSError:
+        return {}
+    try:
+        if len(raw) > SETTINGS_BYTES:
+            raise ValueError("larger than 1 MiB")
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as exc:
+        if warn is not None:
+            warn("warning", f"{path}: not read ({str(exc).splitlines()[0]})")
+        return {}
+    return data
+
+
+def memory_dir_setting(value: object, home: Path) -> Path | None:
+    """An ``autoMemoryDirectory`` value as Claude Code takes it: ``~/`` expanded, absolute,
+    never the home folder itself or a path too short to be a memory folder."""
+    if not isinstance(value, str) or not value or "\0" in value:
+        return None
+    if value.startswith(("~/", "~\\")):
+        rest = posixpath.normpath(value[2:] or ".")
+        if rest in (".", "..") or rest.startswith("../"):
+            return None
+        value = str(home / rest)
+    normal = posixpath.normpath(value).rstrip("/")
+    if not posixpath.isabs(normal) or len(normal) < 3 or normal.startswith("//"):
+        return None
+    return Path(normal)
+
+
+def _off(settings: Iterable[tuple[Path, Mapping[str, Any]]]) -> str | None:
+    for path, data in settings:
+        if data.get("autoMemoryEnabled") is False:
+            return f"auto memory is off: autoMemoryEnabled is false in {path}"
+    return None
+
+
+def _dirs(folder: Path) -> list[Path]:
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(Path(e.path) for e in entries if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+
+
+def _is_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def _store_at(path: Path) -> bool:
+    """A folder that holds memories (an empty one Claude Code made is not a store yet)."""
+    from consolidator.paths import holds_memories
+
+    return _is_dir(path) and holds_memories(path)
+
+
+def discover(env: Mapping[str, str], warn: Warn | None = None) -> list[Store]:
+    """Every store Claude Code keeps for this user, each once, in a stable order."""
+    from consolidator.paths import newest_transcript_cwd
+
+    claude = claude_home(env)
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    user_file = claude / "settings.json"
+    user = read_settings(user_file, warn)
+    off_everywhere = _off([(user_file, user)])
+    user_dir = memory_dir_setting(user.get("autoMemoryDirectory"), home)
+    folders = _dirs(claude / "projects")
+    found: list[Store] = []
+    for folder in folders:
+        cwd = newest_transcript_cwd(folder)
+        local_file = cwd / ".claude" / "settings.local.json" if cwd else None
+        shared_file = cwd / ".claude" / "settings.json" if cwd else None
+        local = read_settings(local_file, warn) if local_file else {}
+        shared = read_settings(shared_file, warn) if shared_file else {}
+        off = off_everywhere or _off([(p, d) for p, d in ((local_file, local),
+                                                           (shared_file, shared)) if p])
+        auto = memory_dir_setting(local.get("autoMemoryDirectory"), home) or user_dir \
+            or folder / "memory"
+        if _store_at(auto):
+            found.append(Store(auto, "auto", (folder,), cwd, off))
+        if _store_at(auto / TEAM):
+            found.append(Store(auto / TEAM, "team", (folder,), cwd, off))
+        if cwd is None:
+            continue
+        for sub, kind in AGENT_DIRS.items():
+            found += [Store(d, kind, (folder,), cwd, off)
+                      for d in _dirs(cwd / ".claude" / sub) if _store_at(d)]
+    found += [Store(d, "agent-user", tuple(folders), None, off_everywhere)
+              for d in _dirs(claude / "agent-memory") if _store_at(d)]
+    return _merged(found)
+
+
+def _merged(stores: list[Store]) -> list[Store]:
+    """One store per folder (an ``autoMemoryDirectory`` shared by several projects counts
+    the sessions of all of them)."""
+    out: dict[str, Store] = {}
+    for store in stores:
+        key = os.path.realpath(store.path)
+        if key in out:
+            seen = out[key]
+            sessions = tuple(dict.fromkeys(seen.sessions + store.sessions))
+            out[key] = replace(seen, sessions=sessions,
+                               project=seen.project if seen.project == store.project else None)
+        else:
+            out[key] = store
+    return list(out.values())
+
+
+def describe(path: Path, env: Mapping[str, str]) -> Store:
+    """What kind of store a folder named by the user (``--memory-dir``, a configured glob)
+    is, told by where it lies; a folder in no known place is taken as an auto memory
+    directory whose sessions lie beside it, as Claude Code keeps them."""
+    claude = claude_home(env)
+    parent = path.parent
+    if parent.name in AGENT_DIRS and parent.parent.name == ".claude" \
+            and parent.parent != claude and parent != claude / "agent-memory":
+        project = parent.parent.parent
+        return Store(path, AGENT_DIRS[parent.name], (claude / "projects" / sanitize(project),),
+                     project)
+    if parent == claude / "agent-memory" or (parent.name == "agent-memory"
+                                            and parent.parent == claude):
+        return Store(path, "agent-user", tuple(_dirs(claude / "projects")))
+    if path.name == TEAM:
+        return Store(path, "team", (parent.parent,))
+    return Store(path, "auto", (parent,))
+
+
+def meant(path: Path, env: Mapping[str, str]) -> str | None:
+    """For a folder named as a memory dir that holds no memory: the hint naming the memory
+    dir the user probably meant, when ``path`` is a project folder holding ``memory/``, a
+    Claude Code home or its ``projects`` folder; else ``None``. A second ``MEMORY.md`` there
+    would be one Claude Code never reads."""
+    claude = claude_home(env)
+    real = os.path.realpath(path)
+    if _is_dir(path / "memory"):
+        return f"did you mean {path / 'memory'}?"
+    if real in (os.path.realpath(claude), os.path.realpath(claude / "projects")) or (
+            _is_dir(path / "projects") and (path / "settings.json").exists()) or any(
+            _is_dir(d / "memory") for d in _dirs(path)[:50]):
+        like = path / "projects" if _is_dir(path / "projects") else path
+        return ("it holds Claude Code's projects, not memories: name one, like "
+                f"{like / '<project>' / 'memory'}, or leave out --memory-dir to consolidate "
+                "every store found")
+    return None

@@ -62,6 +62,14 @@ def _numbers(text: str) -> list[int]:
     return numbers
 
 
+def _session_id(text: str) -> str:
+    from consolidator.paths import is_session_transcript
+
+    if not is_session_transcript(f"{text}.jsonl"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a session id (a UUID)")
+    return text
+
+
 def _apply_option(parser: argparse.ArgumentParser) -> None:
     from consolidator.config import APPLY_MODES
 
@@ -108,8 +116,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--force", action="store_true", help="skip gates G1-G6 (never the lock)")
     run.add_argument("--dry-run", action="store_true", help="plan and report; change nothing")
     run.add_argument("--json", action="store_true", help="print the JSON report")
+    run.add_argument("--ended-session", metavar="SESSION_ID", type=_session_id,
+                     help="a session that just ended (as the SessionEnd hook passes it): its "
+                     "transcript is not a live session's")
     _apply_option(run)
     _common(run, suppress=True)
+
+    hook = sub.add_parser("hook", help="Claude Code hooks: consolidation after a session ends")
+    hook.add_argument("event", choices=("session-end",),
+                      help="the hook event: session-end reads SessionEnd's JSON on stdin")
+    hook.add_argument("--wait", action="store_true",
+                      help="run the pass here and wait for it (default: start it in the "
+                      "background and return at once)")
+    _common(hook, suppress=True)
 
     serve = sub.add_parser("serve", help="the long-running service (APScheduler)")
     _common(serve, suppress=True)
@@ -152,7 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     config_sub = config.add_subparsers(dest="config_command", metavar="ACTION",
                                        parser_class=_Parser)
     config_sub.required = True
-    check = config_sub.add_parser("check", help="validate the config; list every problem")
+    check = config_sub.add_parser(
+        "check", help="validate the config; list every problem, then the roots it finds")
     _common(check, suppress=True)
     _common(config, suppress=True)
     return parser
@@ -351,6 +371,7 @@ def _cmd_run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         debug=args.debug,
         apply=args.apply,
         after_record=_journal_hook(env),
+        ended=args.ended_session,
     )
     restore = _stop_on_signals(opts.stop)
     try:
@@ -647,12 +668,55 @@ def _cmd_reject(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 
 def _cmd_config(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    import glob
+
     from consolidator import paths
 
     path = paths.config_path(args.config, env)
-    _load_config(args, env)
+    cfg = _load_config(args, env)
     print(f"{path or 'built-in defaults'}: ok")
+    home = str(Path(env.get("HOME") or os.path.expanduser("~")))
+    for pattern in () if args.memory_dir else cfg.memory.roots:
+        expanded = home + pattern[1:] if pattern.startswith("~") else pattern
+        if not glob.glob(expanded):
+            print(f"warning: memory.roots pattern {pattern!r} matches nothing")
+    found = paths.roots(args.memory_dir, cfg, env, _warner())
+    where = "configured" if cfg.memory.roots and not args.memory_dir else "found"
+    print(f"{len(found)} memory dir(s) {where}:" if found else
+          "no memory dir found (Claude Code keeps none yet, or memory.roots matches none)")
+    for store in found:
+        print(f"  {store.path} ({store.kind})" + (f": {store.off}" if store.off else ""))
     return EXIT_OK
+
+
+def _cmd_hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """``hook session-end``: the pass for the project of the session that just ended, as a
+    Claude Code SessionEnd hook runs it (its JSON input on stdin). Quiet: it prints nothing
+    unless the input is wrong, and by default it starts the pass in the background and
+    returns at once, so it never holds Claude Code up; the gates still decide."""
+    import subprocess
+
+    from consolidator import hooks, runner
+
+    ended = hooks.read_session_end(sys.stdin.buffer)
+    cfg = _load_config(args, env)
+    found, state = _roots_and_state(args, cfg, env)
+    stores = hooks.stores_of(ended, found)
+    if not stores:
+        return EXIT_OK
+    if not args.wait:
+        argv = hooks.run_argv(ended, stores, args.config, str(state))
+        subprocess.Popen([sys.executable, "-m", "consolidator", *argv],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+                         env=dict(env))
+        return EXIT_OK
+    _setup_logging(cfg, args.debug, quiet=True)
+    opts = runner.RunOptions(state_dir=state, transcripts_dir=str(ended.transcript.parent),
+                             env=env, dry_run=False, trigger="hook", ended=ended.session_id,
+                             debug=args.debug)
+    result = runner.run_all(stores, cfg, opts, datetime.now(UTC))
+    return EXIT_FAILED if result.failed else EXIT_OK
 
 
 _HANDLERS: dict[str, Callable[[argparse.Namespace, Mapping[str, str]], int]] = {
@@ -666,4 +730,5 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace, Mapping[str, str]], int]] = {
     "proposals": _cmd_proposals,
     "apply": _cmd_apply,
     "reject": _cmd_reject,
+    "hook": _cmd_hook,
 }

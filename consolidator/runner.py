@@ -56,6 +56,7 @@ class RunOptions:
     debug: bool = False  # log a failed root's traceback (else its one line only)
     apply: str | None = None  # --apply safe|all|none (None: the config's)
     after_record: Callable[[], None] | None = None  # called after each journal record (tests)
+    ended: str | None = None  # the session Claude Code's SessionEnd hook says just ended
 
 
 def context_for(
@@ -87,6 +88,7 @@ def context_for(
         llm=opts.llm,
         apply=opts.apply,
         after_record=opts.after_record,
+        ended=opts.ended,
     )
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from consolidator.stores import Store
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_LOCKED = 0, 1, 2, 75
+NO_ROOT = "no memory directory found"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -255,6 +256,8 @@ def _warner() -> Callable[[str, str], None]:
         said.add(message)
         if message.startswith("--memory-dir"):
             print(f"consolidator: warning: {message}", file=sys.stderr)
+        elif message.startswith(NO_ROOT):
+            logger.warning(NO_ROOT, detail=message[len(NO_ROOT) + 2:])
         elif level == "warning":
             logger.warning("not a memory directory", detail=message)
         else:
@@ -272,7 +275,13 @@ def _roots_and_state(
     project comes from its own transcripts)."""
     from consolidator import paths
 
-    found = paths.roots(args.memory_dir, cfg, env, warn or _warner())
+    warn = warn or _warner()
+    found = paths.roots(args.memory_dir, cfg, env, warn)
+    if not found:
+        warn("warning", f"{NO_ROOT}: " + ("no configured pattern matches a memory directory"
+                                          if cfg.memory.roots else
+                                          "Claude Code keeps no memory store here yet "
+                                          "(see consolidator config check)"))
     state = paths.state_dir(args.state_dir, cfg, env)
     paths.check_state_dir(state, [s.path for s in found])
     if getattr(args, "project_root", None) and len(found) > 1:
@@ -326,8 +335,6 @@ def _cmd_report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             _render(report, result, args.format, stream, args.verbose)
     else:
         _write(lambda stream: _render(report, result, args.format, stream, args.verbose))
-    if not roots:
-        print("consolidator: no memory directory found", file=sys.stderr)
     return EXIT_FAILED if result.failed else EXIT_OK
 
 

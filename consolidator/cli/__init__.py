@@ -1,0 +1,75 @@
+"""The command line: the only place that exits, and the map from errors to exit codes.
+
+Each command lives in the module that owns its subject (:mod:`.passes`: report, run, serve,
+hook; :mod:`.review`: proposals, apply, reject; :mod:`.state`: status, history, undo;
+:mod:`.settings`: config check) and is imported only when it runs, so ``--help`` and a
+closed-gate pass stay cheap. See :mod:`.codes` for the exit codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+
+from consolidator import pipes
+from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK, EXIT_USAGE
+from consolidator.cli.parser import build_parser
+from consolidator.errors import ConfigError, ConsolidatorError, LockHeld, UsageError
+
+__all__ = ["EXIT_FAILED", "EXIT_LOCKED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
+
+Handler = Callable[[argparse.Namespace, Mapping[str, str]], int]
+_COMMANDS = {  # command -> (module, function)
+    "report": ("passes", "report"),
+    "run": ("passes", "run"),
+    "serve": ("passes", "serve"),
+    "hook": ("passes", "hook"),
+    "status": ("state", "status"),
+    "history": ("state", "history"),
+    "undo": ("state", "undo"),
+    "proposals": ("review", "proposals"),
+    "apply": ("review", "apply"),
+    "reject": ("review", "reject"),
+    "config": ("settings", "check"),
+}
+
+
+def handler(command: str) -> Handler:
+    """The function that carries out ``command``, imported now."""
+    module, name = _COMMANDS[command]
+    found: Handler = getattr(importlib.import_module(f"consolidator.cli.{module}"), name)
+    return found
+
+
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
+    """Run the command line; return the exit code (never raises for an expected error)."""
+    env = os.environ if env is None else env
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args_list
+    try:
+        args = build_parser().parse_args(args_list)
+        return handler(args.command)(args, env)
+    except ConfigError as exc:
+        print(f"consolidator: config error in {exc.source}:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    except UsageError as exc:
+        print(f"consolidator: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except LockHeld as exc:
+        print(f"consolidator: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
+    except BrokenPipeError:
+        pipes.stdout_closed()  # the reader of a listing went away (`history | head`)
+        return EXIT_OK
+    except (ConsolidatorError, OSError) as exc:
+        if debug:
+            raise
+        print(f"consolidator: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 128 + 2

@@ -1,0 +1,127 @@
+"""What every command shares: config, logging, roots, writing results."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from consolidator import pipes
+from consolidator.errors import UsageError
+
+if TYPE_CHECKING:
+    from consolidator.stores import Store
+
+NO_ROOT = "no memory directory found"
+
+
+def write_out(produce: Callable[[TextIO], object]) -> None:
+    """Write a command's result on stdout; a reader that went away does not change the exit
+    code."""
+    try:
+        produce(sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pipes.stdout_closed()
+
+
+def render(report: Any, result: Any, fmt: str, out: TextIO, verbose: bool = False) -> None:
+    if fmt == "json":
+        report.write_json(result, out)
+    else:
+        out.write(report.to_markdown(result, verbose=verbose))
+
+
+def load_config(args: argparse.Namespace, env: Mapping[str, str]):  # type: ignore[no-untyped-def]
+    from consolidator import config, paths
+
+    return config.load(paths.config_path(args.config, env))
+
+
+def setup_logging(cfg, debug: bool, stream=None, quiet: bool = False) -> None:  # type: ignore[no-untyped-def]
+    from consolidator import log
+
+    level = "debug" if debug else ("warning" if quiet else cfg.log.level)
+    log.configure(cfg.log.format, level, stream)
+
+
+def warner() -> Callable[[str, str], None]:
+    """How a command hears about roots that do not look like memory directories: a named
+    ``--memory-dir`` gets one warning line on stderr, a skipped configured folder a log line;
+    each once per process (``serve`` lists its roots on every tick)."""
+    import structlog
+
+    said: set[str] = set()
+    logger = structlog.get_logger("consolidator.paths")
+
+    def warn(level: str, message: str) -> None:
+        if message in said:
+            return
+        said.add(message)
+        if message.startswith("--memory-dir"):
+            print(f"consolidator: warning: {message}", file=sys.stderr)
+        elif message.startswith(NO_ROOT):
+            logger.warning(NO_ROOT, detail=message[len(NO_ROOT) + 2:])
+        elif level == "warning":
+            logger.warning("not a memory directory", detail=message)
+        else:
+            logger.info("not a memory directory", detail=message)
+
+    return warn
+
+
+def roots_and_state(
+    args: argparse.Namespace, cfg: Any, env: Mapping[str, str],
+    warn: Callable[[str, str], None] | None = None,
+) -> tuple[list[Store], Path]:
+    """The roots (each a store of its kind) and the state dir, refused (exit 2) when one lies
+    inside the other, or when ``--project-root`` is given for several roots (each root's
+    project comes from its own transcripts)."""
+    from consolidator import paths
+
+    warn = warn or warner()
+    found = paths.roots(args.memory_dir, cfg, env, warn)
+    if not found:
+        warn("warning", f"{NO_ROOT}: " + ("no configured pattern matches a memory directory"
+                                          if cfg.memory.roots else
+                                          "Claude Code keeps no memory store here yet "
+                                          "(see consolidator config check)"))
+    state = paths.state_dir(args.state_dir, cfg, env)
+    paths.check_state_dir(state, [s.path for s in found])
+    if getattr(args, "project_root", None) and len(found) > 1:
+        raise UsageError(f"--project-root belongs to one memory dir, and {len(found)} were "
+                         "found: name one with --memory-dir (each root's project comes from "
+                         "its own transcripts otherwise)")
+    return found, state
+
+
+def open_output(output: str, roots: list[Path]) -> TextIO:
+    """Open ``--output`` for the report without truncating first: the path is checked once
+    more against every root, then the file is emptied (a pipe or a device is written as is)."""
+    import stat
+
+    from consolidator import paths
+
+    fd = os.open(output, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOCTTY", 0), 0o666)
+    try:
+        paths.check_output(output, roots)  # again: the path may have changed during the run
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.ftruncate(fd, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    return open(fd, "w", encoding="utf-8")
+
+
+def journal_hook(env: Mapping[str, str]) -> Callable[[], None] | None:
+    """Fault injection for tests: ``CONSOLIDATOR_FAULT_AFTER_STEP=N`` ends the process hard
+    right after the N-th journal record; read once, here."""
+    limit = env.get("CONSOLIDATOR_FAULT_AFTER_STEP", "")
+    if not limit.isdigit():
+        return None
+    from consolidator.store.journal import crash_after
+
+    return crash_after(int(limit))

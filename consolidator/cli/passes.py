@@ -1,0 +1,181 @@
+"""The commands that make a pass over the roots: report, run, serve, and the SessionEnd
+hook."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from consolidator.cli.common import (
+    journal_hook,
+    load_config,
+    open_output,
+    render,
+    roots_and_state,
+    setup_logging,
+    warner,
+    write_out,
+)
+from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
+
+if TYPE_CHECKING:
+    from consolidator.stop import StopToken
+
+
+def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import paths, runner
+    from consolidator import report as reporting
+    from consolidator.llm import make_backend
+
+    cfg = load_config(args, env)
+    setup_logging(cfg, args.debug, quiet=True)
+    found, state = roots_and_state(args, cfg, env)
+    roots = [s.path for s in found]
+    if args.output:
+        paths.check_output(args.output, roots)  # before any work
+    opts = runner.RunOptions(
+        state_dir=state,
+        transcripts_dir=args.transcripts_dir,
+        project_root=args.project_root,
+        dry_run=True,
+        env=env,
+        llm=make_backend(cfg.llm, env, enabled=args.llm),
+        debug=args.debug,
+        apply=args.apply,
+    )
+    result = runner.run_all(found, cfg, opts, datetime.now(UTC))
+    if args.output:
+        with open_output(args.output, roots) as stream:
+            render(reporting, result, args.format, stream, args.verbose)
+    else:
+        write_out(lambda stream: render(reporting, result, args.format, stream, args.verbose))
+    return EXIT_FAILED if result.failed else EXIT_OK
+
+
+def stop_on_signals(token: StopToken) -> Callable[[], None]:
+    """SIGTERM and SIGINT ask the run to stop at the next step boundary.
+
+    Returns a function that puts the previous handlers back.
+    """
+    import signal
+
+    def handler(signum: int, _frame: object) -> None:
+        token.request(signum)
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def restore() -> None:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+    return restore
+
+
+def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import runner
+    from consolidator.llm import make_backend
+    from consolidator.stop import Stopped
+
+    cfg = load_config(args, env)
+    setup_logging(cfg, args.debug, stream=sys.stderr if args.json else sys.stdout)
+    roots, state = roots_and_state(args, cfg, env)
+    opts = runner.RunOptions(
+        state_dir=state,
+        transcripts_dir=args.transcripts_dir,
+        project_root=args.project_root,
+        dry_run=args.dry_run,
+        force=args.force,
+        trigger="run",
+        env=env,
+        progress=not args.json,
+        llm=make_backend(cfg.llm, env, enabled=True),
+        debug=args.debug,
+        apply=args.apply,
+        after_record=journal_hook(env),
+        ended=args.ended_session,
+    )
+    restore = stop_on_signals(opts.stop)
+    try:
+        result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
+    except Stopped as exc:
+        print(f"consolidator: stopped by signal {exc.signum}; rolled back", file=sys.stderr)
+        return 128 + exc.signum
+    finally:
+        restore()
+    if args.json:
+        from consolidator import report as reporting
+
+        write_out(lambda out: reporting.write_json(result, out))
+    for root in result.roots:
+        if root.status == "failed":
+            print(f"consolidator: {root.memory_dir}: {root.error}", file=sys.stderr)
+    if result.failed:
+        return EXIT_FAILED
+    if args.force and result.lock_held:
+        held = [str(r.memory_dir) for r in result.roots if r.lock_held]
+        print(f"consolidator: lock held, not consolidated: {', '.join(held)}", file=sys.stderr)
+        return EXIT_LOCKED
+    return EXIT_OK
+
+
+def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import runner
+    from consolidator.llm import make_backend
+    from consolidator.scheduler import Service
+
+    cfg = load_config(args, env)
+    setup_logging(cfg, args.debug, stream=sys.stdout)
+    warn = warner()
+    roots_and_state(args, cfg, env, warn)  # a bad --memory-dir or state dir fails now, exit 2
+    hook = journal_hook(env)
+
+    def one_pass(current, stop):  # type: ignore[no-untyped-def]
+        roots, state = roots_and_state(args, current, env, warn)
+        opts = runner.RunOptions(
+            state_dir=state,
+            transcripts_dir=args.transcripts_dir,
+            project_root=args.project_root,
+            dry_run=False,
+            trigger="serve",
+            env=env,
+            stop=stop,
+            llm=make_backend(current.llm, env, enabled=True),
+            debug=args.debug,
+            after_record=hook,
+        )
+        return runner.run_all(roots, current, opts, datetime.now(UTC))
+
+    return Service(lambda: load_config(args, env), one_pass).serve()
+
+
+def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """``hook session-end``: the pass for the project of the session that just ended, as a
+    Claude Code SessionEnd hook runs it (its JSON input on stdin). Quiet: it prints nothing
+    unless the input is wrong, and by default it starts the pass in the background and
+    returns at once, so it never holds Claude Code up; the gates still decide."""
+    import subprocess
+
+    from consolidator import hooks, runner
+
+    ended = hooks.read_session_end(sys.stdin.buffer)
+    cfg = load_config(args, env)
+    found, state = roots_and_state(args, cfg, env)
+    stores = hooks.stores_of(ended, found)
+    if not stores:
+        return EXIT_OK
+    if not args.wait:
+        argv = hooks.run_argv(ended, stores, args.config, str(state))
+        subprocess.Popen([sys.executable, "-m", "consolidator", *argv],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+                         env=dict(env))
+        return EXIT_OK
+    setup_logging(cfg, args.debug, quiet=True)
+    opts = runner.RunOptions(state_dir=state, transcripts_dir=str(ended.transcript.parent),
+                             env=env, dry_run=False, trigger="hook", ended=ended.session_id,
+                             debug=args.debug)
+    result = runner.run_all(stores, cfg, opts, datetime.now(UTC))
+    return EXIT_FAILED if result.failed else EXIT_OK

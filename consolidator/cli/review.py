@@ -1,0 +1,131 @@
+"""Review before apply: proposals, apply, reject."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
+from consolidator.cli.common import journal_hook, load_config, roots_and_state, setup_logging, write_out
+from consolidator.errors import ConsolidatorError, LockHeld, UsageError
+
+
+def waiting_count(state: Path) -> int:
+    """How many actions of the root's proposal wait (a damaged proposal counts none)."""
+    from consolidator import proposal
+
+    try:
+        found = proposal.load(state)
+    except ConsolidatorError:
+        return 0
+    return len(found.waiting()) if found is not None else 0
+
+
+def proposals(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    import json
+
+    from consolidator import review
+
+    cfg = load_config(args, env)
+    roots, state = roots_and_state(args, cfg, env)
+    found = review.waiting(state, [s.path for s in roots])
+    if args.json:
+        write_out(lambda out: out.write(json.dumps(
+            [{"memory_dir": str(root), "run_id": p.run_id, "created_at": p.created_at,
+              "actions": [{"number": i.number, **i.action.to_json(payload=False)}
+                          for i in p.waiting()]}
+             for root, p in found], ensure_ascii=False, indent=2) + "\n"))
+        return EXIT_OK
+    if not found:
+        print("nothing waits for review")
+        return EXIT_OK
+    write_out(lambda out: out.write(proposals_text(found)))
+    return EXIT_OK
+
+
+def proposals_text(found: list[tuple[Path, Any]]) -> str:
+    from consolidator.report import Mask
+
+    lines = []
+    for root, p in found:
+        items = p.waiting()
+        mask = Mask(t for i in items for t in (i.action.reason, *i.action.evidence))
+        lines += [f"{root}", f"  run {p.run_id} ({p.created_at}): {len(items)} change(s) wait"]
+        for item in items:
+            action = item.action
+            lines.append(f"  {item.number:>3}. {action.op} {action.file}: {mask(action.reason)}")
+            lines += [f"       > {mask(line)}" for line in action.evidence[:6]]
+            if len(action.evidence) > 6:
+                lines.append(f"       > ... {len(action.evidence) - 6} more line(s)")
+        lines += [f"  apply: consolidator apply {p.run_id} [--only N,M | --except N]",
+                  f"  decline: consolidator reject {p.run_id} [--only N,M]", ""]
+    return "\n".join(lines)
+
+
+def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import review, runner
+
+    cfg = load_config(args, env)
+    setup_logging(cfg, args.debug, quiet=True)
+    roots, state = roots_and_state(args, cfg, env)
+    numbered = bool(args.only or args.without)
+    targets = review.target(state, [s.path for s in roots], args.run_id, numbered)
+    if not targets:
+        print("nothing waits for review")
+        return EXIT_OK
+    now = datetime.now(UTC)
+    run_id = runner.new_run_id(now)
+    opts = runner.RunOptions(state_dir=state, transcripts_dir=args.transcripts_dir,
+                             project_root=args.project_root, dry_run=False, trigger="apply",
+                             env=env, debug=args.debug, after_record=journal_hook(env))
+    failed = locked = False
+    for root, found in targets:
+        try:
+            done = review.apply(root, found, cfg, opts, now, run_id, args.only,
+                                args.without or ())
+        except LockHeld as exc:
+            print(f"consolidator: {exc}; nothing applied", file=sys.stderr)
+            locked = True
+            continue
+        except UsageError:
+            raise
+        except (ConsolidatorError, OSError) as exc:
+            if args.debug:
+                raise
+            text = " ".join(str(exc).split())
+            print(f"consolidator: {root}: {text}", file=sys.stderr)
+            failed = True
+            continue
+        print(f"{root}: applied {listed(done.applied)} of run {found.run_id}"
+              + (f"; undo: consolidator undo {run_id}" if done.applied else ""))
+        for number, why in sorted(done.refused.items()):
+            print(f"  {number}: refused, {why}")
+    if failed:
+        return EXIT_FAILED
+    return EXIT_LOCKED if locked else EXIT_OK
+
+
+def listed(numbers: list[int]) -> str:
+    if not numbers:
+        return "nothing"
+    return ("action " if len(numbers) == 1 else "actions ") + ", ".join(map(str, numbers))
+
+
+def reject(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import review, statedir
+
+    cfg = load_config(args, env)
+    roots, state = roots_and_state(args, cfg, env)
+    targets = review.target(state, [s.path for s in roots], args.run_id, bool(args.only))
+    if not targets:
+        print("nothing waits for review")
+        return EXIT_OK
+    for root, found in targets:
+        done = review.reject(statedir.root_state(state, root), root, found, args.only)
+        print(f"{root}: declined {listed(done.declined)} of run {found.run_id}; "
+              "not proposed again while their files are unchanged")
+    return EXIT_OK

@@ -1,0 +1,139 @@
+"""What the state dir knows: status, history, undo."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
+from consolidator.cli.common import load_config, roots_and_state, setup_logging
+from consolidator.cli.review import waiting_count
+from consolidator.errors import ConsolidatorError, LockHeld
+
+
+def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from consolidator import history, paths, statedir
+    from consolidator.store.journal import JournalDamaged, load
+    from consolidator.store.undo import undo_run
+
+    cfg = load_config(args, env)
+    state = paths.state_dir(args.state_dir, cfg, env)
+    run_dirs = statedir.find_runs(state, args.run_id)  # exact names only: an id is never a pattern
+    wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)} \
+        if args.memory_dir else None
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    failed = locked = False
+    for run_dir in run_dirs:
+        where = str(run_dir)
+        try:
+            meta = load(run_dir).meta
+            memory_dir = meta.get("memory_dir")
+            if not isinstance(memory_dir, str) or not os.path.isabs(memory_dir) \
+                    or statedir.root_key(Path(memory_dir)) != statedir.state_of_run(run_dir).name:
+                raise JournalDamaged(statedir.journal(run_dir), 1,
+                                     "it names no memory dir, or not the one it is kept for")
+            root = Path(memory_dir)
+            where = str(root)
+            if wanted is not None and memory_dir not in wanted:
+                continue
+            done = undo_run(root, run_dir, force=args.force, when=now,
+                            stale_minutes=cfg.gates.lock_stale_minutes)
+        except LockHeld as exc:
+            print(f"consolidator: {exc}; not undone", file=sys.stderr)
+            locked = True
+            continue
+        except (ConsolidatorError, OSError) as exc:
+            if args.debug:
+                raise
+            text = " ".join(str(exc).split())
+            print(f"consolidator: {text if text.startswith(where) else where + ': ' + text}",
+                  file=sys.stderr)
+            failed = True
+            continue
+        result = done.result
+        if result is None:
+            print(f"{root}: run {args.run_id} was already undone")
+            continue
+        history.record(statedir.state_of_run(run_dir), {
+            "run_id": args.run_id, "memory_dir": str(root), "started_at": now,
+            "trigger": "undo", "status": "undone", "dry_run": False,
+            "counts": {"restored": len(result.restored)}, "conflicts": result.conflicts,
+        })
+        print(f"{root}: restored {len(result.restored)} file(s)"
+              + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))
+        for rel, kept in sorted(result.displaced.items()):
+            print(f"  the newer bytes of {rel} are kept in {kept}")
+    if failed:
+        return EXIT_FAILED
+    return EXIT_LOCKED if locked else EXIT_OK
+
+
+def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    import json
+
+    from consolidator import history, paths
+
+    cfg = load_config(args, env)
+    entries = history.read_all(paths.state_dir(args.state_dir, cfg, env))
+    if args.memory_dir:
+        wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)}
+        entries = [e for e in entries if e.get("memory_dir") in wanted]
+    if args.json:
+        for entry in entries:
+            print(json.dumps(entry, ensure_ascii=False))
+        return EXIT_OK
+    print(f"{'run_id':<22} {'trigger':<7} {'status':<12} {'dry':<4} merges archives rewrites  memory_dir")
+    for e in entries:
+        c = e.get("counts", {})
+        print(f"{e.get('run_id', ''):<22} {e.get('trigger', ''):<7} {e.get('status', ''):<12} "
+              f"{'yes' if e.get('dry_run') else 'no':<4} {c.get('merges', 0):>6} "
+              f"{c.get('archives', 0):>8} {c.get('rewrites', 0):>8}  {e.get('memory_dir', '')}")
+    return EXIT_OK
+
+
+def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    import json
+
+    from consolidator import history, lock, runner
+    from consolidator.freshness import iso
+    from consolidator.gates import evaluate
+
+    cfg = load_config(args, env)
+    setup_logging(cfg, args.debug, quiet=True)
+    roots, state_dir = roots_and_state(args, cfg, env)
+    opts = runner.RunOptions(state_dir=state_dir, transcripts_dir=args.transcripts_dir,
+                             project_root=args.project_root, env=env, trigger="status")
+    now = datetime.now(UTC)
+    rows: list[dict[str, Any]] = []
+    for store in roots:
+        ctx = runner.context_for(store, cfg, opts, now, "status")
+        gates, _ok = evaluate(ctx, all_of_them=True)
+        last = lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state)
+        rows.append({
+            "memory_dir": str(ctx.root),
+            "kind": ctx.kind,
+            "gates": [{"id": g.id, "name": g.name, "passed": g.passed, "reason": g.reason}
+                      for g in gates],
+            "last_consolidated": iso(last) if last else None,
+            "last_run": history.last_for(ctx.state),
+            "waiting": waiting_count(ctx.state),
+        })
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for row in rows:
+        print(f"{row['memory_dir']} ({row['kind']})")
+        print(f"  last consolidated: {row['last_consolidated'] or 'never'}")
+        last_run = row["last_run"]
+        print("  last run: " + (f"{last_run['run_id']} {last_run['status']}" if last_run else "none"))
+        if row["waiting"]:
+            print(f"  waiting for review: {row['waiting']} change(s) (consolidator proposals)")
+        for g in row["gates"]:
+            mark = {True: "pass", False: "FAIL", None: "-"}[g["passed"]]
+            print(f"  {g['id']} {g['name']:<14} {mark:<5} {g['reason']}")
+    return EXIT_OK

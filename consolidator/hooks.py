@@ -66,9 +66,9 @@ def stores_of(ended: SessionEnd, stores: Iterable[Store]) -> list[Store]:
 
 def run_argv(ended: SessionEnd, stores: Iterable[Store], config: str | None,
              state_dir: str | None) -> list[str]:
-    """The ``consolidator`` arguments of the pass the hook starts in the background."""
-    argv = ["run", "--ended-session", ended.session_id,
-            "--transcripts-dir", str(ended.transcript.parent)]
+    """The ``consolidator`` arguments of the pass the hook starts in the background (it finds
+    each store's sessions again, as discovery knows them)."""
+    argv = ["run", "--ended-session", ended.session_id]
     for store in stores:
         argv += ["--memory-dir", str(store.path)]
     if config:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import json
 import os
@@ -93,7 +94,13 @@ def roots(
                          "no top-level .md with name/description/type frontmatter); used as "
                          "asked")
             found.append(path.absolute())
-        return [stores.describe(p, env) for p in _unique(found)]
+        # A store Claude Code keeps is known best as discovery finds it (its sessions, its
+        # project's settings); any other folder by where it lies.
+        known = {os.path.realpath(s.path): s for s in stores.discover(env)} \
+            if not cfg.memory.roots else {}
+        return [dataclasses.replace(known[at], path=p)
+                if (at := os.path.realpath(p)) in known else stores.describe(p, env)
+                for p in _unique(found)]
     if not cfg.memory.roots:
         return stores.discover(env, warn)
     matches: list[Path] = []

@@ -55,18 +55,66 @@ class Store:
     off: str | None = None
 
 
+def home_of(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or os.path.expanduser("~"))
+
+
 def claude_home(env: Mapping[str, str]) -> Path:
     """``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    if env.get("CLAUDE_CONFIG_DIR"):
-        return Path(env["CLAUDE_CONFIG_DIR"]).expanduser().absolute()
-    home = env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".claude"
+    named = env.get("CLAUDE_CONFIG_DIR")
+    if named:
+        if named == "~" or named.startswith("~/"):
+            named = str(home_of(env)) + named[1:]
+        return Path(named).absolute()
+    return home_of(env) / ".claude"
+
+
+MAX_NAME = 200  # Claude Code cuts a longer folder name and adds a hash of the path
 
 
 def sanitize(path: Path | str) -> str:
     """A project path as Claude Code names its folder: every character outside
-    ``[A-Za-z0-9]`` becomes ``-``."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(path))
+    ``[A-Za-z0-9]`` becomes ``-`` (one per UTF-16 code unit, as JavaScript counts them); a
+    name longer than 200 is cut there and gets ``-`` and a hash of the path (the hash of
+    Claude Code's Node.js build; :func:`project_folder` also finds the other builds')."""
+    text = str(path)
+    units = len(text.encode("utf-16-le")) // 2
+    name = re.sub(r"[^A-Za-z0-9]", lambda m: "-" * (len(m[0].encode("utf-16-le")) // 2), text)
+    assert len(name) == units
+    if len(name) <= MAX_NAME:
+        return name
+    return f"{name[:MAX_NAME]}-{_base36(abs(_djb2(text)))}"
+
+
+def _djb2(text: str) -> int:
+    value = 0
+    data = text.encode("utf-16-le")
+    for i in range(0, len(data), 2):
+        value = (value * 31 + int.from_bytes(data[i:i + 2], "little")) & 0xFFFFFFFF
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        number, rest = divmod(number, 36)
+        out = digits[rest] + out
+        if not number:
+            return out
+
+
+def project_folder(claude: Path, project: Path) -> Path:
+    """The folder under ``<claude>/projects`` that holds ``project``'s sessions. A long path's
+    name ends in a hash that depends on the Claude Code build: the one folder whose name
+    starts with the cut name is taken then."""
+    name = sanitize(project)
+    exact = claude / "projects" / name
+    if len(name) <= MAX_NAME or exact.is_dir():
+        return exact
+    prefix = name[:MAX_NAME] + "-"
+    hits = [d for d in _dirs(claude / "projects") if d.name.startswith(prefix)]
+    return hits[0] if len(hits) == 1 else exact
 
 
 def read_settings(path: Path, warn: Warn | None = None) -> dict[str, Any]:
@@ -101,7 +149,8 @@ def memory_dir_setting(value: object, home: Path) -> Path | None:
             return None
         value = str(home / rest)
     normal = posixpath.normpath(value).rstrip("/")
-    if not posixpath.isabs(normal) or len(normal) < 3 or normal.startswith("//"):
+    if not posixpath.isabs(normal) or len(normal) < 3 or normal.startswith("//") \
+            or normal == posixpath.normpath(str(home)):
         return None
     return Path(normal)
 
@@ -125,11 +174,25 @@ def _is_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
-def _store_at(path: Path) -> bool:
-    """A folder that holds memories (an empty one Claude Code made is not a store yet)."""
+def _store_at(path: Path) -> Path | None:
+    """The folder of a store at ``path`` (a symbolic link to one is followed, as Claude Code
+    follows it, and the store is known by its real path), if it holds memories: an empty
+    folder Claude Code made is not a store yet."""
     from consolidator.paths import holds_memories
 
-    return _is_dir(path) and holds_memories(path)
+    real = Path(os.path.realpath(path)) if path.is_symlink() else path
+    return real if _is_dir(real) and holds_memories(real) else None
+
+
+def _stores_in(folder: Path) -> list[Path]:
+    """The stores among ``folder``'s sub-folders (and links to folders), by name."""
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(e.name for e in entries
+                           if e.is_dir(follow_symlinks=False) or e.is_symlink())
+    except OSError:
+        return []
+    return [p for name in names if (p := _store_at(folder / name)) is not None]
 
 
 def discover(env: Mapping[str, str], warn: Warn | None = None) -> list[Store]:
@@ -137,7 +200,7 @@ def discover(env: Mapping[str, str], warn: Warn | None = None) -> list[Store]:
     from consolidator.paths import newest_transcript_cwd
 
     claude = claude_home(env)
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    home = home_of(env)
     user_file = claude / "settings.json"
     user = read_settings(user_file, warn)
     off_everywhere = _off([(user_file, user)])
@@ -154,23 +217,24 @@ def discover(env: Mapping[str, str], warn: Warn | None = None) -> list[Store]:
                                                            (shared_file, shared)) if p])
         auto = memory_dir_setting(local.get("autoMemoryDirectory"), home) or user_dir \
             or folder / "memory"
-        if _store_at(auto):
-            found.append(Store(auto, "auto", (folder,), cwd, off))
-        if _store_at(auto / TEAM):
-            found.append(Store(auto / TEAM, "team", (folder,), cwd, off))
+        for path, kind in ((auto, "auto"), (auto / TEAM, "team")):
+            real = _store_at(path)
+            if real is not None:
+                found.append(Store(real, kind, (folder,), cwd, off))
         if cwd is None:
             continue
         for sub, kind in AGENT_DIRS.items():
             found += [Store(d, kind, (folder,), cwd, off)
-                      for d in _dirs(cwd / ".claude" / sub) if _store_at(d)]
+                      for d in _stores_in(cwd / ".claude" / sub)]
     found += [Store(d, "agent-user", tuple(folders), None, off_everywhere)
-              for d in _dirs(claude / "agent-memory") if _store_at(d)]
+              for d in _stores_in(claude / "agent-memory")]
     return _merged(found)
 
 
 def _merged(stores: list[Store]) -> list[Store]:
-    """One store per folder (an ``autoMemoryDirectory`` shared by several projects counts
-    the sessions of all of them)."""
+    """One store per folder: an ``autoMemoryDirectory`` shared by several projects counts
+    the sessions of all of them, and is off only when auto memory is off for every one of
+    them (the others still write there)."""
     out: dict[str, Store] = {}
     for store in stores:
         key = os.path.realpath(store.path)
@@ -178,7 +242,8 @@ def _merged(stores: list[Store]) -> list[Store]:
             seen = out[key]
             sessions = tuple(dict.fromkeys(seen.sessions + store.sessions))
             out[key] = replace(seen, sessions=sessions,
-                               project=seen.project if seen.project == store.project else None)
+                               project=seen.project if seen.project == store.project else None,
+                               off=seen.off if seen.off and store.off else None)
         else:
             out[key] = store
     return list(out.values())
@@ -189,18 +254,21 @@ def describe(path: Path, env: Mapping[str, str]) -> Store:
     is, told by where it lies; a folder in no known place is taken as an auto memory
     directory whose sessions lie beside it, as Claude Code keeps them."""
     claude = claude_home(env)
+    user_file = claude / "settings.json"
+    off = _off([(user_file, read_settings(user_file))])
     parent = path.parent
     if parent.name in AGENT_DIRS and parent.parent.name == ".claude" \
             and parent.parent != claude and parent != claude / "agent-memory":
         project = parent.parent.parent
-        return Store(path, AGENT_DIRS[parent.name], (claude / "projects" / sanitize(project),),
-                     project)
+        settings = [parent.parent / "settings.local.json", parent.parent / "settings.json"]
+        return Store(path, AGENT_DIRS[parent.name], (project_folder(claude, project),),
+                     project, off or _off([(p, read_settings(p)) for p in settings]))
     if parent == claude / "agent-memory" or (parent.name == "agent-memory"
                                             and parent.parent == claude):
-        return Store(path, "agent-user", tuple(_dirs(claude / "projects")))
+        return Store(path, "agent-user", tuple(_dirs(claude / "projects")), off=off)
     if path.name == TEAM:
-        return Store(path, "team", (parent.parent,))
-    return Store(path, "auto", (parent,))
+        return Store(path, "team", (parent.parent,), off=off)
+    return Store(path, "auto", (parent,), off=off)
 
 
 def meant(path: Path, env: Mapping[str, str]) -> str | None:

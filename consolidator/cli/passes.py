@@ -88,7 +88,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         project_root=args.project_root,
         dry_run=args.dry_run,
         force=args.force,
-        trigger="run",
+        trigger="hook" if args.ended_session else "run",
         env=env,
         progress=not args.json,
         llm=make_backend(cfg.llm, env, enabled=True),
@@ -159,6 +159,7 @@ def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     import subprocess
 
     from consolidator import hooks, runner
+    from consolidator.llm import make_backend
 
     ended = hooks.read_session_end(sys.stdin.buffer)
     cfg = load_config(args, env)
@@ -174,8 +175,9 @@ def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                          env=dict(env))
         return EXIT_OK
     setup_logging(cfg, args.debug, quiet=True)
-    opts = runner.RunOptions(state_dir=state, transcripts_dir=str(ended.transcript.parent),
-                             env=env, dry_run=False, trigger="hook", ended=ended.session_id,
-                             debug=args.debug)
+    opts = runner.RunOptions(state_dir=state, transcripts_dir=args.transcripts_dir, env=env,
+                             dry_run=False, trigger="hook", ended=ended.session_id,
+                             llm=make_backend(cfg.llm, env, enabled=True), debug=args.debug,
+                             after_record=journal_hook(env))
     result = runner.run_all(stores, cfg, opts, datetime.now(UTC))
     return EXIT_FAILED if result.failed else EXIT_OK

@@ -235,10 +235,6 @@ def write_config(path: Path, text: str) -> Path:
     return write(path, text)
 
 
-def md_files(base: Path) -> set[str]:
-    return {str(p) for p in base.rglob("*.md")}
-
-
 # --------------------------------------------------------------------------- 1. discovery
 
 
@@ -311,3 +307,710 @@ def test_a_real_subprocess_finds_the_same_stores(sim: Home, tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr
     found = {r["memory_dir"]: r["kind"] for r in json.loads(proc.stdout)["roots"]}
     assert found == sim.expected()
+
+
+# --------------------------------------------------------------------------- 2. where the home is
+
+
+def test_claude_config_dir_moves_the_home(
+        tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # ~/.claude holds a store of its own, which CLAUDE_CONFIG_DIR makes someone else's
+    decoy = isolated_home / ".claude" / "projects" / "-decoy" / "memory"
+    write(decoy / "MEMORY.md", "# decoy\n")
+    write(decoy / "decoy.md", memory_text("decoy", "Never found."))
+    write_transcript(decoy.parent, SESSION_IDS[5], tmp_path)
+    write(isolated_home / ".claude" / "agent-memory" / "decoy-agent" / "MEMORY.md", "# decoy\n")
+    claude = tmp_path / "config-dir"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    sim = build_home(tmp_path / "sim", isolated_home, claude)
+
+    ran = main(capsys, "report", "--format", "json", "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0, ran.err
+    found = {r["memory_dir"]: r["kind"] for r in ran.json()["roots"]}
+    assert found == sim.expected()
+    assert not any(path.startswith(str(isolated_home / ".claude")) for path in found)
+
+    # the environment handed to main() is the one read, not the process's
+    without = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
+    check = main(capsys, "config", "check", env=without)
+    assert check.code == 0, check.err
+    assert check.out.splitlines()[1:] == [
+        "2 memory dir(s) found:", f"  {decoy} (auto)",
+        f"  {isolated_home / '.claude' / 'agent-memory' / 'decoy-agent'} (agent-user)"]
+
+
+def with_user_memory_dir(sim: Home, value: str) -> Path:
+    """A shared auto memory folder at ``~/mem`` (a memory and a team scope), named in the
+    user's settings as ``value``."""
+    mem = sim.home / "mem"
+    write(mem / "project_shared.md", memory_text("shared", "Every project shares this folder."))
+    write(mem / "team" / "reference_wiki.md", memory_text("wiki", "The wiki is at wiki.example."))
+    age_tree(mem, days=10)
+    write_json(sim.claude / "settings.json", {"autoMemoryDirectory": value})
+    return mem
+
+
+def test_auto_memory_directory_in_user_settings_is_honoured_with_its_tilde(
+        tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    claude = tmp_path / "config-dir"  # the second config dir variant
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    sim = build_home(tmp_path / "sim", isolated_home, claude)
+    mem = with_user_memory_dir(sim, "~/mem")
+
+    ran = main(capsys, "report", "--format", "json", "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0, ran.err
+    roots = by_dir(ran.json())
+    assert {path: r["kind"] for path, r in roots.items()} == {
+        str(mem): "auto", str(mem / "team"): "team",
+        str(sim.agent_user): "agent-user", str(sim.agent_project): "agent-project",
+        str(sim.agent_local): "agent-local",
+    }
+    # one store for every project: the sessions of all three count
+    assert gate(roots[str(mem)], "G6")["reason"].startswith("3 session(s)")
+    assert gate(roots[str(mem / "team")], "G6")["reason"].startswith("3 session(s)")
+
+
+def test_auto_memory_directory_in_local_settings_wins_over_the_users(
+        tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    claude = tmp_path / "config-dir"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    sim = build_home(tmp_path / "sim", isolated_home, claude)
+    mem = with_user_memory_dir(sim, "~/mem")
+    local = tmp_path / "alpha-local-memory"
+    write(local / "project_local.md", memory_text("local", "Alpha keeps its memory here."))
+    age_tree(local, days=10)
+    write_json(sim.alpha / ".claude" / "settings.local.json",
+               {"autoMemoryDirectory": str(local)})
+
+    ran = main(capsys, "report", "--format", "json", "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0, ran.err
+    roots = by_dir(ran.json())
+    assert roots[str(local)]["kind"] == "auto"
+    assert gate(roots[str(local)], "G6")["reason"].startswith("1 session(s)")  # alpha's only
+    assert gate(roots[str(mem)], "G6")["reason"].startswith("2 session(s)")  # beta's, gamma's
+    assert str(sim.auto_a) not in roots and str(sim.hostile) not in roots
+
+
+@pytest.mark.parametrize("value", ["~", "~/", "~/.", "~/..", "mem", "./mem", "", "/"])
+@pytest.mark.parametrize("where", ["user", "local"])
+def test_a_bare_tilde_or_relative_auto_memory_directory_is_ignored(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str,
+        where: str) -> None:
+    # memories at ~ and at ./mem (the process's cwd) would be found if the value were used
+    write(sim.home / "MEMORY.md", "# the home folder is never a memory dir\n")
+    write(sim.home / "mem" / "MEMORY.md", "# not named by an absolute path\n")
+    settings = (sim.claude / "settings.json" if where == "user"
+                else sim.alpha / ".claude" / "settings.local.json")
+    write_json(settings, {"autoMemoryDirectory": value})
+
+    ran = main(capsys, "report", "--format", "json", "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0, ran.err
+    assert {r["memory_dir"]: r["kind"] for r in ran.json()["roots"]} == sim.expected()
+
+
+# --------------------------------------------------------------------------- 3. auto memory off
+
+
+def test_auto_memory_off_in_user_settings_closes_g1_for_every_root(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    settings = write_json(sim.claude / "settings.json", {"autoMemoryEnabled": False})
+
+    ran = main(capsys, "report", "--format", "json", "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0, ran.err
+    roots = by_dir(ran.json())
+    assert set(roots) == set(sim.expected())
+    for root in roots.values():
+        g1 = gate(root, "G1")
+        assert g1["passed"] is False, root["memory_dir"]
+        assert str(settings) in g1["reason"] and "autoMemoryEnabled" in g1["reason"]
+
+
+@pytest.mark.parametrize("name", ["settings.json", "settings.local.json"])
+def test_auto_memory_off_in_a_projects_settings_closes_g1_for_its_roots_only(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    settings = sim.alpha / ".claude" / name
+    current = json.loads(settings.read_text()) if settings.exists() else {}
+    write_json(settings, {**current, "autoMemoryEnabled": False})
+
+    ran = main(capsys, "report", "--format", "json", "--state-dir", str(tmp_path / "st"))
+    status = main(capsys, "status", "--json", "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0 and status.code == 0, ran.err + status.err
+    assert set(by_dir(ran.json())) == set(sim.expected())
+    for rows in (ran.json()["roots"], status.json()):
+        for root in rows:
+            g1 = gate(root, "G1")
+            if root["memory_dir"] in sim.alpha_roots():
+                assert g1["passed"] is False, root["memory_dir"]
+                assert str(settings) in g1["reason"]
+            else:
+                assert g1 == {"id": "G1", "name": "enabled", "passed": True,
+                              "reason": "enabled"}, root["memory_dir"]
+
+
+def test_a_run_leaves_every_root_alone_when_auto_memory_is_off(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_json(sim.claude / "settings.json", {"autoMemoryEnabled": False})
+    config = write_config(tmp_path / "config.toml", "[gates]\nmin_sessions = 0\n")
+    before = snapshot_tree(sim.claude), snapshot_tree(sim.alpha)
+
+    ran = main(capsys, "run", "--json", "--config", str(config),
+               "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0, ran.err
+    assert {(r["status"], closed(r)) for r in ran.json()["roots"]} == {("skipped", "G1")}
+    assert (snapshot_tree(sim.claude), snapshot_tree(sim.alpha)) == before
+
+
+def test_auto_memory_off_in_user_settings_closes_g1_for_a_configured_root_too(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_json(sim.claude / "settings.json", {"autoMemoryEnabled": False})
+    config = write_config(tmp_path / "config.toml",
+                          f'[memory]\nroots = ["{sim.claude}/projects/*/memory"]\n')
+
+    ran = main(capsys, "report", "--format", "json", "--config", str(config),
+               "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0, ran.err
+    roots = by_dir(ran.json())
+    assert set(roots) == {str(sim.auto_a), str(sim.auto_b)}
+    assert all(gate(r, "G1")["passed"] is False for r in roots.values())
+
+
+# --------------------------------------------------------------------------- 4, 5. scopes, logs
+
+
+def test_a_private_team_duplicate_is_reported_never_merged_and_indexes_stay_apart(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the team scope holds more memories than the index limit allows: only its own index
+    # pays for them
+    for i in range(12):
+        write(sim.team_a / f"reference_service_{i:02d}.md",
+              memory_text(f"service {i:02d}", f"Service {i:02d} runs in region r{i}, owned by "
+                          f"squad {chr(65 + i)} since release {100 + i}.", "reference"))
+    age_tree(sim.team_a, days=10)
+    config = write_config(tmp_path / "config.toml", "[index]\nmax_lines = 10\n")
+    private, team = sim.auto_a / "project_deploy.md", sim.team_a / "project_deploy_team.md"
+    kept = {p: p.read_bytes() for p in (private, team)}
+    private_index_before = (sim.auto_a / "MEMORY.md").read_text(encoding="utf-8")
+    team_pointer = "- [Team deploy](team/project_deploy_team.md) - the team's deploy notes"
+    assert team_pointer in private_index_before.splitlines()
+    state = str(tmp_path / "st")
+
+    report = main(capsys, "report", "--format", "json", "--config", str(config),
+                  "--state-dir", state)
+    ran = main(capsys, "run", "--force", "--apply", "all", "--json", "--config", str(config),
+               "--state-dir", state)
+
+    assert report.code == 0 and ran.code == 0, report.err + ran.err
+    for doc in (report.json(), ran.json()):
+        roots = by_dir(doc)
+        across = roots[str(sim.auto_a)]["across_scopes"]
+        assert [(sorted(d["files"]), d["similarity"]) for d in across] == [
+            (["project_deploy.md", "team/project_deploy_team.md"], 1.0)]
+        assert all(r["across_scopes"] == [] for p, r in roots.items() if p != str(sim.auto_a))
+        assert roots[str(sim.auto_a)]["duplicates"] == []
+        assert roots[str(sim.team_a)]["duplicates"] == []
+    roots = by_dir(ran.json())
+    assert roots[str(sim.auto_a)]["status"] == roots[str(sim.team_a)]["status"] == "consolidated"
+    for path, data in kept.items():
+        assert path.read_bytes() == data, f"{path} changed"
+    for root in (roots[str(sim.auto_a)], roots[str(sim.team_a)]):
+        assert not [a for a in root["actions"] if a["op"] in ("merge", "archive")]
+        assert root["index"]["within_limits"] is True
+        assert root["index"]["unlinked"] == [] and root["index"]["removed"] == []
+        assert not [f for f in root["index"]["added"] if "/" in f or f.startswith(".")]
+
+    private_index = (sim.auto_a / "MEMORY.md").read_text(encoding="utf-8")
+    team_index = (sim.team_a / "MEMORY.md").read_text(encoding="utf-8")
+    for text in (private_index, team_index):
+        assert len(text.splitlines()) <= 10 and len(text.encode()) <= 25000
+    # the private index keeps its pointer to the team file as written, and gains no other
+    assert team_pointer in private_index.splitlines()
+    assert [line for line in private_index.splitlines() if "team/" in line] == [team_pointer]
+    assert "(missing)" not in private_index and "archived" not in private_index
+    assert "project_deploy.md" in private_index
+    # the team index never points out of its scope
+    assert "project_deploy.md)" not in team_index and "../" not in team_index
+    assert "user_prefers_tabs" not in team_index and "project_build" not in team_index
+    assert not any(p.name == "MEMORY.md" for p in sim.auto_a.glob("*/*/MEMORY.md"))
+
+
+def test_daily_logs_are_never_memories_read_changed_or_indexed(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sim.logs}
+    config = write_config(tmp_path / "config.toml", "[gates]\nmin_sessions = 0\n")
+
+    report = main(capsys, "report", "--format", "json", "--state-dir", str(tmp_path / "st"))
+    ran = main(capsys, "run", "--force", "--apply", "all", "--json", "--config", str(config),
+               "--state-dir", str(tmp_path / "st"))
+
+    assert report.code == 0 and ran.code == 0, report.err + ran.err
+    for doc in (report.json(), ran.json()):
+        for root in doc["roots"]:
+            files = [m["file"] for m in root["memories"]] + [u["file"] for u in root["unparsed"]]
+            assert not [f for f in files if f.startswith("logs/") or "2026-11-2" in f], root
+            assert not [f for f in root["index"]["added"] if "2026-11-2" in f]
+            assert not [a for a in root["actions"]
+                        if "2026-11-2" in a["file"] or any("logs/" in s for s in a["sources"])]
+        assert str(sim.auto_a / "logs") not in by_dir(doc)
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sim.logs} == before
+    assert sorted(p.name for p in (sim.auto_a / "logs").rglob("*")) == [
+        "11", "2026", "2026-11-20.md", "2026-11-21.md"]
+    for index in sim.auto_a.rglob("MEMORY.md"):
+        text = index.read_text(encoding="utf-8")
+        assert "2026-11-2" not in text and "logs/" not in text, index
+
+
+# --------------------------------------------------------------------------- 6. wrong --memory-dir
+
+
+def everything(sim: Home, tmp_path: Path) -> dict[str, Any]:
+    return {**snapshot_tree(sim.home), **snapshot_tree(tmp_path)}
+
+
+@pytest.mark.parametrize("command", [["report"], ["run", "--force"]])
+def test_a_project_folder_as_memory_dir_is_refused_naming_its_memory_folder(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        command: list[str]) -> None:
+    before = everything(sim, tmp_path)
+
+    ran = main(capsys, *command, "--memory-dir", str(sim.alpha_sessions),
+               "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 2
+    assert ran.out == ""
+    assert len(ran.err.splitlines()) == 1
+    assert f"did you mean {sim.auto_a}" in ran.err
+    assert everything(sim, tmp_path) == before
+    assert not (sim.alpha_sessions / "MEMORY.md").exists()
+    assert not (tmp_path / "st").exists()
+
+
+@pytest.mark.parametrize("which", ["claude", "projects"])
+@pytest.mark.parametrize("command", [["report"], ["run", "--force"], ["status"]])
+def test_the_claude_home_or_its_projects_folder_as_memory_dir_is_refused_with_a_hint(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str], which: str,
+        command: list[str]) -> None:
+    folder = sim.claude if which == "claude" else sim.claude / "projects"
+    before = everything(sim, tmp_path)
+
+    ran = main(capsys, *command, "--memory-dir", str(folder), "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 2
+    assert len(ran.err.splitlines()) == 1
+    assert "not a memory directory" in ran.err and "projects, not memories" in ran.err
+    assert str(sim.claude / "projects" / "<project>" / "memory") in ran.err
+    assert everything(sim, tmp_path) == before
+    assert not (folder / "MEMORY.md").exists()
+
+
+def test_a_wrong_memory_dir_is_refused_by_a_real_subprocess(sim: Home, tmp_path: Path) -> None:
+    before = everything(sim, tmp_path)
+    proc = consolidator("run", "--force", "--memory-dir", str(sim.alpha_sessions),
+                        "--state-dir", str(tmp_path / "st"))
+
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip() == (
+        f"consolidator: error: --memory-dir {sim.alpha_sessions}: not a memory directory; "
+        f"did you mean {sim.auto_a}?")
+    assert everything(sim, tmp_path) == before
+
+
+def test_an_empty_folder_named_as_memory_dir_is_used_with_a_warning(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    ran = main(capsys, "report", "--format", "json", "--memory-dir", str(empty),
+               "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0, ran.err
+    assert "holds no memory file" in ran.err and "used as asked" in ran.err
+    assert [r["memory_dir"] for r in ran.json()["roots"]] == [str(empty)]
+    assert list(empty.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- 7. --project-root
+
+
+@pytest.mark.parametrize("command", [["report"], ["run", "--force"], ["status"]])
+def test_project_root_with_every_store_found_is_refused(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        command: list[str]) -> None:
+    before = everything(sim, tmp_path)
+
+    ran = main(capsys, *command, "--project-root", str(sim.alpha),
+               "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 2
+    assert len(ran.err.splitlines()) == 1
+    assert "--project-root belongs to one memory dir" in ran.err
+    assert f"{len(sim.expected())} were found" in ran.err
+    assert everything(sim, tmp_path) == before
+
+
+def test_project_root_with_two_memory_dirs_is_refused(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ran = main(capsys, "report", "--project-root", str(sim.alpha),
+               "--memory-dir", str(sim.auto_a), "--memory-dir", str(sim.team_a),
+               "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 2
+    assert "--project-root belongs to one memory dir, and 2 were found" in ran.err
+
+
+def test_project_root_with_one_memory_dir_is_fine(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ran = main(capsys, "report", "--format", "json", "--project-root", str(sim.alpha),
+               "--memory-dir", str(sim.team_a), "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0, ran.err
+    roots = ran.json()["roots"]
+    assert [(r["memory_dir"], r["kind"]) for r in roots] == [(str(sim.team_a), "team")]
+
+
+def test_project_root_with_the_same_folder_named_twice_is_one_root(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ran = main(capsys, "report", "--format", "json", "--project-root", str(sim.alpha),
+               "--memory-dir", str(sim.auto_a), "--memory-dir", str(sim.auto_a / "."),
+               "--state-dir", str(tmp_path / "st"))
+
+    assert ran.code == 0, ran.err
+    assert [r["memory_dir"] for r in ran.json()["roots"]] == [str(sim.auto_a)]
+
+
+# --------------------------------------------------------------------------- 8. the SessionEnd hook
+
+
+@dataclass
+class Ended:
+    """A session of alpha that ended seconds ago, having written a memory."""
+
+    transcript: Path
+    fresh: Path
+    config: Path
+    state: Path
+
+    def event(self, **changes: Any) -> bytes:
+        data = {"session_id": ENDED, "transcript_path": str(self.transcript),
+                "cwd": str(self.transcript.parent), "hook_event_name": "SessionEnd",
+                "reason": "exit", **changes}
+        return json.dumps(data).encode()
+
+    def argv(self, *more: str) -> list[str]:
+        return ["hook", "session-end", *more, "--config", str(self.config),
+                "--state-dir", str(self.state)]
+
+
+def end_session(sim: Home, tmp_path: Path) -> Ended:
+    transcript = write_transcript(sim.alpha_sessions, ENDED, sim.alpha, age_s=5)
+    fresh = write(sim.auto_a / "project_fresh.md",
+                  memory_text("fresh", "The queue drains every night at midnight."))
+    stamp = time.time() - 4
+    os.utime(fresh, (stamp, stamp))
+    assert not (sim.auto_a / ".consolidate-lock").exists()
+    config = write_config(tmp_path / "config.toml", "[gates]\nmin_sessions = 1\n")
+    return Ended(transcript, fresh, config, tmp_path / "st")
+
+
+def history_of(state: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    ran = main(capsys, "history", "--json", "--state-dir", str(state))
+    assert ran.code == 0, ran.err
+    return ran.lines()
+
+
+def hook_env(sim: Home) -> dict[str, str]:
+    env = dict(os.environ)
+    env["HOME"] = str(sim.home)
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    return env
+
+
+def test_the_session_end_hook_consolidates_the_ended_sessions_project_only(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ended = end_session(sim, tmp_path)
+    others = {p: snapshot_tree(p) for p in (sim.auto_b, sim.agent_user)}
+
+    proc = consolidator(*ended.argv("--wait"), stdin=ended.event(), env=hook_env(sim))
+
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b"" and proc.stderr == b""
+    entries = history_of(ended.state, capsys)
+    assert {e["memory_dir"]: e["kind"] for e in entries} == {
+        str(sim.auto_a): "auto", str(sim.team_a): "team",
+        str(sim.agent_project): "agent-project", str(sim.agent_local): "agent-local"}
+    for entry in entries:
+        assert (entry["trigger"], entry["status"]) == ("hook", "consolidated"), entry
+        g3 = gate(entry, "G3")
+        assert g3["passed"] is True and ENDED in g3["reason"] and "ended" in g3["reason"]
+    # what the ended session wrote seconds ago is settled: the index now points at it
+    assert "(project_fresh.md)" in (sim.auto_a / "MEMORY.md").read_text(encoding="utf-8")
+    assert {p: snapshot_tree(p) for p in others} == others
+
+
+def test_the_hook_closes_g3_when_another_session_of_the_project_is_live(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    ended = end_session(sim, tmp_path)
+    write_transcript(sim.alpha_sessions, OTHER, sim.alpha, age_s=3)
+    before = snapshot_tree(sim.auto_a)
+
+    ran = main(capsys, *ended.argv("--wait"), stdin=ended.event(), monkeypatch=monkeypatch)
+
+    assert ran.code == 0, ran.err
+    entries = history_of(ended.state, capsys)
+    assert {e["memory_dir"] for e in entries} == sim.alpha_roots()
+    for entry in entries:
+        assert (entry["trigger"], entry["status"], closed(entry)) == ("hook", "skipped", "G3")
+        assert f"session {OTHER}.jsonl changed" in gate(entry, "G3")["reason"]
+    assert snapshot_tree(sim.auto_a) == before
+
+
+def test_the_hook_for_a_session_whose_project_keeps_no_memory_runs_nothing(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    ended = end_session(sim, tmp_path)
+    gamma = sim.empty_memory.parent
+    transcript = write_transcript(gamma, ENDED, tmp_path / "work" / "gamma", age_s=2)
+
+    ran = main(capsys, *ended.argv("--wait"), stdin=ended.event(transcript_path=str(transcript)),
+               monkeypatch=monkeypatch)
+
+    assert (ran.code, ran.out, ran.err) == (0, "", "")
+    assert history_of(ended.state, capsys) == []
+
+
+def test_the_hook_returns_at_once_and_the_pass_lands_in_the_background(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ended = end_session(sim, tmp_path)
+
+    started = time.monotonic()
+    proc = consolidator(*ended.argv(), stdin=ended.event(), env=hook_env(sim))
+    took = time.monotonic() - started
+
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b"" and proc.stderr == b""
+    assert took < 2.0, f"the hook held Claude Code up for {took:.2f} s"
+    entries = wait_for_history(ended.state, capsys, len(sim.alpha_roots()))
+    assert {e["memory_dir"] for e in entries} == sim.alpha_roots()
+    assert {e["status"] for e in entries} == {"consolidated"}
+    assert all(ENDED in gate(e, "G3")["reason"] for e in entries)
+    assert "(project_fresh.md)" in (sim.auto_a / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_the_background_pass_of_the_hook_is_recorded_as_the_hooks(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ended = end_session(sim, tmp_path)
+    proc = consolidator(*ended.argv(), stdin=ended.event(), env=hook_env(sim))
+    assert proc.returncode == 0, proc.stderr
+    entries = wait_for_history(ended.state, capsys, len(sim.alpha_roots()))
+
+    assert {e["trigger"] for e in entries} == {"hook"}
+
+
+def test_the_background_pass_of_the_hook_honours_auto_memory_off(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_json(sim.claude / "settings.json", {"autoMemoryEnabled": False})
+    ended = end_session(sim, tmp_path)
+    before = snapshot_tree(sim.auto_a)
+    proc = consolidator(*ended.argv(), stdin=ended.event(), env=hook_env(sim))
+    assert proc.returncode == 0, proc.stderr
+    entries = wait_for_history(ended.state, capsys, len(sim.alpha_roots()))
+
+    assert {(e["status"], closed(e)) for e in entries} == {("skipped", "G1")}
+    assert snapshot_tree(sim.auto_a) == before
+
+
+def test_the_hook_with_wait_honours_auto_memory_off(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = write_json(sim.claude / "settings.json", {"autoMemoryEnabled": False})
+    ended = end_session(sim, tmp_path)
+    before = snapshot_tree(sim.auto_a)
+
+    ran = main(capsys, *ended.argv("--wait"), stdin=ended.event(), monkeypatch=monkeypatch)
+
+    assert ran.code == 0, ran.err
+    entries = history_of(ended.state, capsys)
+    assert {e["memory_dir"] for e in entries} == sim.alpha_roots()
+    assert {(e["status"], closed(e)) for e in entries} == {("skipped", "G1")}
+    assert all(str(settings) in gate(e, "G1")["reason"] for e in entries)
+    assert snapshot_tree(sim.auto_a) == before
+
+
+def wait_for_history(state: Path, capsys: pytest.CaptureFixture[str], count: int,
+                     seconds: float = 20) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        entries = history_of(state, capsys)
+        if len(entries) >= count:
+            time.sleep(0.2)  # let the pass finish its last root
+            return history_of(state, capsys)
+        time.sleep(0.1)
+    return entries
+
+
+BAD_EVENTS: dict[str, Any] = {
+    "not JSON": b"session ended\n",
+    "not an object": b"[1, 2]",
+    "empty": b"",
+    "another event": {"hook_event_name": "Stop"},
+    "bad session id": {"session_id": "../../etc/passwd"},
+    "no session id": {"session_id": None},
+    "relative transcript": {"transcript_path": "projects/x/session.jsonl"},
+    "no transcript": {"transcript_path": None},
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_EVENTS))
+def test_bad_hook_input_is_a_one_line_usage_error_and_runs_nothing(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    ended = end_session(sim, tmp_path)
+    bad = BAD_EVENTS[case]
+    stdin = bad if isinstance(bad, bytes) else ended.event(**bad)
+    before = everything(sim, tmp_path)
+
+    for wait in (["--wait"], []):
+        ran = main(capsys, *ended.argv(*wait), stdin=stdin, monkeypatch=monkeypatch)
+
+        assert ran.code == 2, case
+        assert ran.out == ""
+        assert len(ran.err.splitlines()) == 1 and ran.err.startswith("consolidator: error: hook"), \
+            ran.err
+    assert everything(sim, tmp_path) == before
+    assert not ended.state.exists()
+
+
+def test_bad_hook_input_to_a_real_subprocess_is_refused(sim: Home, tmp_path: Path) -> None:
+    ended = end_session(sim, tmp_path)
+
+    proc = consolidator(*ended.argv(), stdin=ended.event(hook_event_name="PreToolUse"),
+                        env=hook_env(sim))
+
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == ("consolidator: error: hook input: event 'PreToolUse', "
+                                    "not SessionEnd\n")
+    assert not ended.state.exists()
+
+
+# --------------------------------------------------------------------------- 9. deploy/
+
+
+def test_the_claude_code_settings_snippet_runs_the_session_end_hook() -> None:
+    snippet = REPO / "deploy" / "claude-code" / "settings.json"
+    if not snippet.is_file():
+        pytest.skip("deploy/claude-code/settings.json is not there yet")
+    data = json.loads(snippet.read_text(encoding="utf-8"))
+
+    assert isinstance(data, dict) and isinstance(data.get("hooks"), dict)
+    groups = data["hooks"]["SessionEnd"]
+    assert isinstance(groups, list) and groups
+    commands = [hook["command"] for group in groups for hook in group["hooks"]
+                if hook.get("type", "command") == "command"]
+    assert any("consolidator hook session-end" in c for c in commands), commands
+    assert not any("--wait" in c for c in commands), "the hook would hold Claude Code up"
+
+
+# --------------------------------------------------------------------------- the hook and the model
+
+
+SHARED_LINES = ["- The billing service deploys from the main branch only.",
+                "- Every deploy needs a green staging run first.",
+                "- Rollbacks use the previous container image tag.",
+                "- Deploy windows are announced in the ops channel."]
+
+
+def with_model(sim: Home, ended: Ended, monkeypatch: pytest.MonkeyPatch, api: Any) -> None:
+    """Two similar memories in alpha's auto memory, and the anthropic backend configured
+    against the stand-in Messages API: a pass with the model asks it about them."""
+    from tests.llm_server import decide
+
+    write(sim.auto_a / "project_deploy_rules.md",
+          memory_text("deploy rules", "\n".join([*SHARED_LINES, "- Migrations run first."])))
+    write(sim.auto_a / "project_deploy_notes.md",
+          memory_text("deploy notes", "\n".join([*SHARED_LINES, "- Flags default to off."])))
+    for name, days in (("project_deploy_rules.md", 20), ("project_deploy_notes.md", 5)):
+        stamp = time.time() - days * DAY
+        os.utime(sim.auto_a / name, (stamp, stamp))
+    ended.config.write_text('[gates]\nmin_sessions = 1\n[llm]\nbackend = "anthropic"\n'
+                            'timeout_seconds = 2\n', encoding="utf-8")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-real-7f3a9c2e")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+        monkeypatch.setenv(name.lower(), "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    api.always(decide("keep_both", reason="they say different things"))
+
+
+def test_the_pass_the_hook_starts_in_the_background_asks_the_configured_model(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, messages_api: Any) -> None:
+    ended = end_session(sim, tmp_path)
+    with_model(sim, ended, monkeypatch, messages_api)
+
+    # what hooks.run_argv starts, run here
+    ran = main(capsys, "run", "--ended-session", ENDED, "--transcripts-dir",
+               str(sim.alpha_sessions), "--memory-dir", str(sim.auto_a),
+               "--config", str(ended.config), "--state-dir", str(ended.state))
+
+    assert ran.code == 0, ran.err
+    assert len(messages_api.messages) >= 1
+    [entry] = history_of(ended.state, capsys)
+    assert entry["status"] == "consolidated" and entry["counts"]["llm_calls"] >= 1
+
+
+def test_the_hook_with_wait_asks_the_configured_model_like_the_background_pass(
+        sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, messages_api: Any) -> None:
+    ended = end_session(sim, tmp_path)
+    with_model(sim, ended, monkeypatch, messages_api)
+
+    ran = main(capsys, *ended.argv("--wait"), stdin=ended.event(), monkeypatch=monkeypatch)
+
+    assert ran.code == 0, ran.err
+    auto = next(e for e in history_of(ended.state, capsys) if e["memory_dir"] == str(sim.auto_a))
+    assert auto["status"] == "consolidated"
+    assert len(messages_api.messages) >= 1 and auto["counts"]["llm_calls"] >= 1
+
+
+@pytest.mark.parametrize("wait", [True, False], ids=["wait", "background"])
+def test_the_hook_sees_a_live_session_of_another_project_sharing_the_store(
+        tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], wait: bool) -> None:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    sim = build_home(tmp_path / "sim", isolated_home)
+    mem = with_user_memory_dir(sim, "~/mem")
+    ended = end_session(sim, tmp_path)
+    # beta is at work right now, writing into the shared folder
+    write_transcript(sim.beta_sessions, OTHER, sim.beta, age_s=2)
+    write(mem / "project_beta_live.md", memory_text("beta live", "Beta is writing this now."))
+    before = snapshot_tree(mem)
+
+    if wait:
+        ran = main(capsys, *ended.argv("--wait"), stdin=ended.event(), monkeypatch=monkeypatch)
+        assert ran.code == 0, ran.err
+        entries = history_of(ended.state, capsys)
+    else:
+        proc = consolidator(*ended.argv(), stdin=ended.event(), env=hook_env(sim))
+        assert proc.returncode == 0, proc.stderr
+        entries = wait_for_history(ended.state, capsys, 4)
+
+    shared = {e["memory_dir"]: e for e in entries if e["memory_dir"] in (str(mem),
+                                                                        str(mem / "team"))}
+    assert set(shared) == {str(mem), str(mem / "team")}
+    for entry in shared.values():
+        assert (entry["status"], closed(entry)) == ("skipped", "G3"), gate(entry, "G3")
+    assert snapshot_tree(mem) == before

@@ -86,6 +86,13 @@ class ConsolidateSection:
 @dataclass(frozen=True)
 class StateSection:
     dir: str | None = None
+    keep_days: int = field(default=180, metadata=_meta(minimum=1, maximum=36500))
+    keep_runs: int = field(default=200, metadata=_meta(minimum=1, maximum=1_000_000))
+
+
+@dataclass(frozen=True)
+class MetricsSection:
+    textfile: str | None = None  # a Prometheus textfile written after each pass
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,7 @@ class Config:
     consolidate: ConsolidateSection = ConsolidateSection()
     state: StateSection = StateSection()
     log: LogSection = LogSection()
+    metrics: MetricsSection = MetricsSection()
     source: str = field(default="built-in defaults", compare=False)
 
 

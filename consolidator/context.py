@@ -36,7 +36,7 @@ class RootContext:
     llm: Any = field(default=None, compare=False)  # the run's backend (llm.base.Backend)
     apply: str | None = None  # --apply: which actions this run applies (None: the config's)
     kind: str = "auto"  # the kind of store (see consolidator.stores)
-    sessions: tuple[Path, ...] = ()  # folders whose session transcripts count (default: transcripts)
+    sessions: tuple[Path, ...] = ()  # folders whose transcripts count (default: transcripts)
     off: str | None = None  # why Claude Code's auto memory is off for this store
     ended: str | None = None  # the session that just ended (Claude Code's SessionEnd hook)
     after_record: Callable[[], None] | None = field(default=None, compare=False)  # journal hook

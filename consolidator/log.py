@@ -17,8 +17,10 @@ from consolidator import pipes
 BRIDGED = ("apscheduler", "filelock", "httpx", "httpx2", "httpcore", "anthropic")
 
 
-def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = None) -> None:
-    """Route every log line to ``stream`` (stderr by default) in the chosen format."""
+def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = None,
+              colors: bool = False) -> None:
+    """Route every log line to ``stream`` (stderr by default) in the chosen format;
+    ``colors``: console lines on a terminal may be coloured."""
     stream = stream or sys.stderr
     use_json = fmt == "json" or (fmt == "auto" and not _isatty(stream))
     shared: list[Any] = [
@@ -30,7 +32,7 @@ def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = No
     renderer: Any = (
         structlog.processors.JSONRenderer()
         if use_json
-        else structlog.dev.ConsoleRenderer(colors=False)
+        else structlog.dev.ConsoleRenderer(colors=colors and _isatty(stream) and _colorama())
     )
     formatter = structlog.stdlib.ProcessorFormatter(
         foreign_pre_chain=shared,
@@ -67,6 +69,11 @@ class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
             self.stream = pipes.stdout_closed() if self.stream is sys.stdout else pipes.devnull()
             return
         super().handleError(record)
+
+
+def _colorama() -> bool:
+    """structlog colours through colorama on Windows only; elsewhere it needs nothing."""
+    return sys.platform != "win32"
 
 
 def _isatty(stream: TextIO) -> bool:

@@ -33,7 +33,9 @@ _COMMANDS = {  # command -> (module, function)
     "proposals": ("review", "proposals"),
     "apply": ("review", "apply"),
     "reject": ("review", "reject"),
-    "config": ("settings", "check"),
+    "config": ("settings", "config"),
+    "prune": ("state", "prune"),
+    "completion": ("completion", "completion"),
 }
 
 
@@ -51,6 +53,9 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     debug = "--debug" in args_list
     try:
         args = build_parser().parse_args(args_list)
+        if args.command is None:
+            build_parser().print_help(sys.stdout)  # bare `consolidator`: what it can do
+            return EXIT_OK
         return handler(args.command)(args, env)
     except ConfigError as exc:
         print(f"consolidator: config error in {exc.source}:", file=sys.stderr)

@@ -41,11 +41,32 @@ def load_config(args: argparse.Namespace, env: Mapping[str, str]):  # type: igno
     return config.load(paths.config_path(args.config, env))
 
 
-def setup_logging(cfg, debug: bool, stream=None, quiet: bool = False) -> None:  # type: ignore[no-untyped-def]
+def setup_logging(cfg: Any, args: argparse.Namespace, stream: TextIO | None = None,
+                  quiet: bool = False, env: Mapping[str, str] | None = None) -> None:
+    """Log lines as ``[log]`` says, unless the command line says otherwise: ``--debug`` or
+    ``-v`` (debug), ``-q`` (warnings only); ``quiet`` commands log warnings only unless
+    asked for more. Colour only on a terminal, never with ``NO_COLOR`` or ``--no-color``."""
     from consolidator import log
 
-    level = "debug" if debug else ("warning" if quiet else cfg.log.level)
-    log.configure(cfg.log.format, level, stream)
+    louder = bool(getattr(args, "debug", False)) or bool(getattr(args, "verbose", None))
+    if louder:
+        level = "debug"
+    elif getattr(args, "quiet", False) or quiet:
+        level = "warning"
+    else:
+        level = cfg.log.level
+    log.configure(cfg.log.format, level, stream, colors=colors(args, env))
+
+
+def colors(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> bool:
+    """Whether terminal output may be coloured (the NO_COLOR convention, ``--no-color``)."""
+    env = os.environ if env is None else env
+    return not getattr(args, "no_color", False) and not env.get("NO_COLOR")
+
+
+def listed_verbose(args: argparse.Namespace) -> bool:
+    """``-v``: list everything (every memory in a report)."""
+    return bool(getattr(args, "verbose", None))
 
 
 def warner() -> Callable[[str, str], None]:

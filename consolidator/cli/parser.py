@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+from typing import Any
 
 from consolidator import __version__
 from consolidator.errors import UsageError
@@ -32,6 +34,12 @@ def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
     group.add_argument(
         "--debug", action="store_true", default=default, help="show tracebacks on errors"
     )
+    group.add_argument("-v", "--verbose", action="count", default=default,
+                       help="more log lines (-v: debug)")
+    group.add_argument("-q", "--quiet", action="store_true", default=default,
+                       help="warnings and errors only")
+    group.add_argument("--no-color", action="store_true", default=default,
+                       help="no colour in terminal output (also: NO_COLOR set)")
 
 
 def _numbers(text: str) -> list[int]:
@@ -63,6 +71,31 @@ def _apply_option(parser: argparse.ArgumentParser) -> None:
              "of [consolidate] apply), all, or none (only propose)")
 
 
+def command(parent: Any, name: str, help: str) -> argparse.ArgumentParser:
+    """A sub-command whose ``--help`` opens with what it does (its line in the list)."""
+    made: argparse.ArgumentParser = parent.add_parser(
+        name, help=help, description=help[0].upper() + help[1:] + ".")
+    return made
+
+
+def _days(text: str) -> int:
+    try:
+        days = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
+    if days < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: days cannot be negative")
+    return days
+
+
+def _since(text: str) -> str:
+    """A date (``2026-11-01``), a time (``2026-11-01T10:00:00Z``) or an age (``7d``,
+    ``12h``): checked here, turned into a moment by the history command."""
+    if re.fullmatch(r"\d+[dhm]|\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?", text):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date (2026-11-01) or an age (7d, 12h)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="consolidator",
@@ -70,22 +103,20 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 done or nothing to do, 1 a root failed, 2 usage or config "
         "error, 75 run --force could not take a lock",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     _common(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
+    sub.required = False  # bare `consolidator` lists the commands
 
-    report = sub.add_parser("report", help="the dry-run report: gates and the full plan")
+    report = command(sub, "report", help="the dry-run report: gates and the full plan")
     report.add_argument("--format", choices=("markdown", "json"), default="markdown")
     report.add_argument("--output", metavar="FILE", help="write the report here, not stdout")
     report.add_argument("--llm", action="store_true",
                         help="ask the configured LLM backend too (costs API calls)")
-    report.add_argument("-v", "--verbose", action="store_true",
-                        help="list every memory with its age and warnings")
     _apply_option(report)
     _common(report, suppress=True)
 
-    run = sub.add_parser("run", help="one pass over every root: gates, then phases")
+    run = command(sub, "run", help="one pass over every root: gates, then phases")
     run.add_argument("--force", action="store_true", help="skip gates G1-G6 (never the lock)")
     run.add_argument("--dry-run", action="store_true", help="plan and report; change nothing")
     run.add_argument("--json", action="store_true", help="print the JSON report")
@@ -95,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     _apply_option(run)
     _common(run, suppress=True)
 
-    hook = sub.add_parser("hook", help="Claude Code hooks: consolidation after a session ends")
+    hook = command(sub, "hook", help="Claude Code hooks: consolidation after a session ends")
     hook.add_argument("event", choices=("session-end",),
                       help="the hook event: session-end reads SessionEnd's JSON on stdin")
     hook.add_argument("--wait", action="store_true",
@@ -103,28 +134,32 @@ def build_parser() -> argparse.ArgumentParser:
                       "background and return at once)")
     _common(hook, suppress=True)
 
-    serve = sub.add_parser("serve", help="the long-running service (APScheduler)")
+    serve = command(sub, "serve", help="the long-running service (APScheduler)")
     _common(serve, suppress=True)
 
-    status = sub.add_parser("status", help="each root's gates and last run, reading no memory")
+    status = command(sub, "status", help="each root's gates and last run, reading no memory")
     status.add_argument("--json", action="store_true", help="print JSON")
     _common(status, suppress=True)
 
-    hist = sub.add_parser("history", help="past runs with their counts")
+    hist = command(sub, "history", help="past runs with their counts")
     hist.add_argument("--json", action="store_true", help="one JSON object per line")
+    hist.add_argument("--root", metavar="DIR", help="only this memory dir's runs")
+    hist.add_argument("--since", metavar="WHEN", type=_since,
+                      help="only runs since a date (2026-11-01) or within an age (7d, 12h)")
+    hist.add_argument("--limit", metavar="N", type=int, help="only the newest N runs")
     _common(hist, suppress=True)
 
-    undo = sub.add_parser("undo", help="restore a root to its bytes before a run")
+    undo = command(sub, "undo", help="restore a root to its bytes before a run")
     undo.add_argument("run_id", metavar="RUN_ID")
     undo.add_argument("--force", action="store_true",
                       help="undo even over files changed since (their bytes are kept aside)")
     _common(undo, suppress=True)
 
-    proposals = sub.add_parser("proposals", help="the judgments waiting for review, per root")
+    proposals = command(sub, "proposals", help="the judgments waiting for review, per root")
     proposals.add_argument("--json", action="store_true", help="print JSON")
     _common(proposals, suppress=True)
 
-    apply = sub.add_parser("apply", help="apply a proposal's actions (all, or the chosen ones)")
+    apply = command(sub, "apply", help="apply a proposal's actions (all, or the chosen ones)")
     apply.add_argument("run_id", metavar="RUN_ID", nargs="?",
                        help="the run whose proposal to apply (default: every waiting one)")
     choice = apply.add_mutually_exclusive_group()
@@ -133,19 +168,31 @@ def build_parser() -> argparse.ArgumentParser:
                         help="apply all but these actions")
     _common(apply, suppress=True)
 
-    reject = sub.add_parser("reject", help="decline a proposal's actions (all, or the chosen)")
+    reject = command(sub, "reject", help="decline a proposal's actions (all, or the chosen)")
     reject.add_argument("run_id", metavar="RUN_ID", nargs="?",
                         help="the run whose proposal to decline (default: every waiting one)")
     reject.add_argument("--only", metavar="N,M", type=_numbers,
                         help="decline only these actions")
     _common(reject, suppress=True)
 
-    config = sub.add_parser("config", help="config tools")
+    prune = command(sub, "prune", help="remove old run folders and their archives, saying what")
+    prune.add_argument("--older-than", metavar="DAYS", type=_days, required=True,
+                       help="runs that started more than DAYS days ago")
+    prune.add_argument("--dry-run", action="store_true", help="say what would go; remove nothing")
+    _common(prune, suppress=True)
+
+    completion = command(sub, "completion", help="a shell completion script")
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"))
+
+    config = command(sub, "config", help="config tools")
     config_sub = config.add_subparsers(dest="config_command", metavar="ACTION",
                                        parser_class=_Parser)
     config_sub.required = True
-    check = config_sub.add_parser(
-        "check", help="validate the config; list every problem, then the roots it finds")
+    check = command(config_sub, "check",
+                    help="validate the config; list every problem, then the roots it finds")
     _common(check, suppress=True)
+    show = command(config_sub, "show",
+                   help="the effective config, each value with where it came from")
+    _common(show, suppress=True)
     _common(config, suppress=True)
     return parser

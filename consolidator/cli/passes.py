@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from consolidator.cli.common import (
     journal_hook,
+    listed_verbose,
     load_config,
     open_output,
     render,
@@ -31,7 +32,7 @@ def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator.llm import make_backend
 
     cfg = load_config(args, env)
-    setup_logging(cfg, args.debug, quiet=True)
+    setup_logging(cfg, args, quiet=True, env=env)
     found, state = roots_and_state(args, cfg, env)
     roots = [s.path for s in found]
     if args.output:
@@ -49,9 +50,10 @@ def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     result = runner.run_all(found, cfg, opts, datetime.now(UTC))
     if args.output:
         with open_output(args.output, roots) as stream:
-            render(reporting, result, args.format, stream, args.verbose)
+            render(reporting, result, args.format, stream, listed_verbose(args))
     else:
-        write_out(lambda stream: render(reporting, result, args.format, stream, args.verbose))
+        verbose = listed_verbose(args)
+        write_out(lambda stream: render(reporting, result, args.format, stream, verbose))
     return EXIT_FAILED if result.failed else EXIT_OK
 
 
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator.stop import Stopped
 
     cfg = load_config(args, env)
-    setup_logging(cfg, args.debug, stream=sys.stderr if args.json else sys.stdout)
+    setup_logging(cfg, args, stream=sys.stderr if args.json else sys.stdout, env=env)
     roots, state = roots_and_state(args, cfg, env)
     opts = runner.RunOptions(
         state_dir=state,
@@ -127,7 +129,7 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator.scheduler import Service
 
     cfg = load_config(args, env)
-    setup_logging(cfg, args.debug, stream=sys.stdout)
+    setup_logging(cfg, args, stream=sys.stdout, env=env)
     warn = warner()
     roots_and_state(args, cfg, env, warn)  # a bad --memory-dir or state dir fails now, exit 2
     hook = journal_hook(env)
@@ -174,7 +176,7 @@ def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                          stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
                          env=dict(env))
         return EXIT_OK
-    setup_logging(cfg, args.debug, quiet=True)
+    setup_logging(cfg, args, quiet=True, env=env)
     opts = runner.RunOptions(state_dir=state, transcripts_dir=args.transcripts_dir, env=env,
                              dry_run=False, trigger="hook", ended=ended.session_id,
                              llm=make_backend(cfg.llm, env, enabled=True), debug=args.debug,

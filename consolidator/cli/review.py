@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
-from consolidator.cli.common import journal_hook, load_config, roots_and_state, setup_logging, write_out
+from consolidator.cli.common import (
+    journal_hook,
+    load_config,
+    roots_and_state,
+    setup_logging,
+    write_out,
+)
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
 
 
@@ -70,7 +76,7 @@ def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator import review, runner
 
     cfg = load_config(args, env)
-    setup_logging(cfg, args.debug, quiet=True)
+    setup_logging(cfg, args, quiet=True, env=env)
     roots, state = roots_and_state(args, cfg, env)
     numbered = bool(args.only or args.without)
     targets = review.target(state, [s.path for s in roots], args.run_id, numbered)

@@ -104,7 +104,7 @@ def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator.gates import evaluate
 
     cfg = load_config(args, env)
-    setup_logging(cfg, args.debug, quiet=True)
+    setup_logging(cfg, args, quiet=True, env=env)
     roots, state_dir = roots_and_state(args, cfg, env)
     opts = runner.RunOptions(state_dir=state_dir, transcripts_dir=args.transcripts_dir,
                              project_root=args.project_root, env=env, trigger="status")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import MutableMapping
 from typing import Any, TextIO
 
 import structlog
 
-from consolidator import pipes
+from consolidator import pipes, progress
 
 BRIDGED = ("apscheduler", "filelock", "httpx", "httpx2", "httpcore", "anthropic")
 
@@ -34,9 +35,11 @@ def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = No
         if use_json
         else structlog.dev.ConsoleRenderer(colors=colors and _isatty(stream) and _colorama())
     )
+    plain: list[Any] = [] if use_json else [plain_summary]
     formatter = structlog.stdlib.ProcessorFormatter(
         foreign_pre_chain=shared,
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *plain,
+                    renderer],
     )
     handler = _Handler(stream)
     handler.setFormatter(formatter)
@@ -58,11 +61,60 @@ def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = No
     )
 
 
+# The keys a console line keeps; a root's summary line says its counts in words instead.
+_KEPT = ("timestamp", "level", "logger")
+
+
+def plain_summary(_logger: Any, _name: str, event: MutableMapping[str, Any]
+                  ) -> MutableMapping[str, Any]:
+    """On a terminal, a root's closing line in a few words a person reads at a glance
+    (``skipped: G4 interval, …``; ``consolidated: 2 merged, 1 archived; undo: …``) instead
+    of its dozen counters; off a terminal the JSON line keeps every field."""
+    if event.get("event") not in ("root done", "root skipped"):
+        return event
+    root, status = event.get("root", ""), event.get("status", "")
+    if status == "skipped":
+        from consolidator.gates import GATE_NAMES
+
+        gate = event.get("gate", "")
+        name = dict(GATE_NAMES).get(gate, "")
+        text = f"skipped: {gate} {name}, {event.get('reason', '')}".rstrip(", ")
+    elif status == "failed":
+        text = f"failed: {event.get('error', 'see the lines above')}"
+    else:
+        text = f"{status}: {summary_of(event)}"
+        if status == "consolidated" and any(event.get(k) for k in _CHANGES):
+            text += f"; undo: consolidator undo {event.get('run_id', 'RUN_ID')}"
+    kept = {k: event[k] for k in _KEPT if k in event}
+    return {**kept, "event": f"{root}: {text}"}
+
+
+_CHANGES = {"merges": "merged", "archives": "archived", "rewrites": "rewritten",
+            "creates": "created"}
+
+
+def summary_of(counts: MutableMapping[str, Any]) -> str:
+    """What a pass changed (or, dry, would change), in words."""
+    parts = [f"{counts[k]} {word}" for k, word in _CHANGES.items() if counts.get(k)]
+    added, removed = counts.get("index_added", 0), counts.get("index_removed", 0)
+    if added or removed:
+        parts.append(f"index +{added}/-{removed} pointers")
+    if counts.get("proposed"):
+        parts.append(f"{counts['proposed']} wait for review (consolidator proposals)")
+    if counts.get("skipped"):
+        parts.append(f"{counts['skipped']} left alone (changed on disk)")
+    return ", ".join(parts) or "nothing to change"
+
+
 class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
     """A stream handler that goes quiet when its reader has gone (``run | head``).
 
     The run itself carries on: a closed pipe must never stop a consolidation half way.
     """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        progress.clear()  # a log line starts on a line of its own, never after the progress
+        super().emit(record)
 
     def handleError(self, record: logging.LogRecord) -> None:  # the stdlib name
         if isinstance(sys.exc_info()[1], BrokenPipeError):

@@ -39,19 +39,36 @@ def config_path(cli_value: str | None, env: Mapping[str, str]) -> Path | None:
 
 
 def state_dir(cli_value: str | None, cfg: Config, env: Mapping[str, str]) -> Path:
-    """The state directory (journal, archive, throttle times, history)."""
+    """The state directory (journal, archive, throttle times, history).
+
+    ``--state-dir`` > ``$CONSOLIDATOR_STATE_DIR`` > ``[state] dir`` > ``$STATE_DIRECTORY``
+    (systemd) > ``$XDG_STATE_HOME/dream-consolidator`` > ``~/.local/state/dream-consolidator``.
+
+    ``$STATE_DIRECTORY`` is passed over when it is the config's folder or lies inside it
+    (``$XDG_CONFIG_HOME/dream-consolidator``, ``~/.config/dream-consolidator``): systemd
+    before 254 gives a user unit's ``StateDirectory=`` under ``$XDG_CONFIG_HOME``, and the
+    state (copies of memories, journals) must never share the config's folder. The XDG
+    state dir is used instead.
+    """
     if cli_value:
         return Path(cli_value).expanduser().absolute()
     if env.get("CONSOLIDATOR_STATE_DIR"):
         return Path(env["CONSOLIDATOR_STATE_DIR"]).expanduser().absolute()
     if cfg.state.dir:
         return Path(cfg.state.dir).expanduser().absolute()
-    if env.get("STATE_DIRECTORY"):
-        # systemd may pass several, colon-separated; the first is ours.
-        return Path(env["STATE_DIRECTORY"].split(":")[0]).absolute()
+    home = _home(env)
+    # systemd may pass several, colon-separated; the first is ours.
+    systemd = env.get("STATE_DIRECTORY", "").split(":")[0]
+    if systemd:
+        given = Path(systemd).absolute()
+        config_homes = [home / ".config"]
+        if env.get("XDG_CONFIG_HOME"):
+            config_homes.insert(0, Path(env["XDG_CONFIG_HOME"]).absolute())
+        if not any(is_within(given, base / APP) for base in config_homes):
+            return given
     if env.get("XDG_STATE_HOME"):
         return Path(env["XDG_STATE_HOME"]) / APP
-    return _home(env) / ".local" / "state" / APP
+    return home / ".local" / "state" / APP
 
 
 Warn = Callable[[str, str], None]  # (level, message): "warning" or "info"

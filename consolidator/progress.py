@@ -1,4 +1,6 @@
-"""Progress on a terminal for runs that take more than a couple of seconds; silent otherwise."""
+"""Progress on a terminal (stderr) for passes that take more than a couple of seconds: which
+root, which phase. Silent off a terminal. A log line first clears it (:func:`clear`), so the
+two never share a line; the pass's end clears it for good (:func:`done`)."""
 
 from __future__ import annotations
 
@@ -23,8 +25,16 @@ def phase(root: Path, name: str) -> None:
     _state["shown"] = True
 
 
-def done() -> None:
+def clear() -> None:
+    """Take the progress text off its line (the next :func:`phase` shows it again)."""
     if _state["shown"]:
-        sys.stderr.write("\r\x1b[K")
-        sys.stderr.flush()
+        try:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
     _state["shown"] = False
+
+
+def done() -> None:
+    clear()

@@ -59,8 +59,9 @@ class Proposal:
         numbers = {i.number: i for i in self.items}
         for n in [*(only or ()), *without]:
             if n not in numbers:
-                raise UsageError(f"run {self.run_id} has no action {n} "
-                                 f"(it has 1-{len(self.items)})")
+                count = len(self.items)
+                raise UsageError(f"run {self.run_id} has no action {n} (it has "
+                                 + (f"1-{count})" if count > 1 else "only action 1)"))
         for n in only or ():
             if numbers[n].status != WAITING:
                 raise UsageError(f"action {n} of run {self.run_id} is {numbers[n].status}, "

@@ -514,8 +514,9 @@ def _plan_md(report: RunReport, root: RootReport, mask: Mask, actions: _Actions)
     if actions.waiting:
         run_id = plan.proposal.run_id if plan.proposal is not None else None
         if dry or run_id is None:
-            out += ["A run keeps these as its proposal, numbered as here; "
-                    "`consolidator apply RUN_ID --only N,M` applies the chosen ones.", ""]
+            out += ["A real run would keep these as its proposal, numbered as here, replacing "
+                    "any proposal waiting now (`consolidator proposals` shows what waits and "
+                    "its numbers; apply and reject go by those).", ""]
         else:
             out += [f"Proposal `{run_id}`: `consolidator apply {run_id} [--only N,M | "
                     f"--except N]` applies them, `consolidator reject {run_id} "
@@ -641,7 +642,7 @@ def to_markdown(report: RunReport, *, verbose: bool = False) -> str:
         mask = mask_for(root)
         index_name = root.snapshot.index.name if root.snapshot else "MEMORY.md"
         actions, rest = _split(plan), _rest(plan)
-        out += ["", f"## {root.memory_dir}"]
+        out += ["", f"## {root.memory_dir} ({root.kind})"]
         out += _summary_md(report, root, mask, actions, rest, index_name)
         if root.status != "skipped":
             out += _plan_md(report, root, mask, actions)

@@ -45,36 +45,59 @@ class Answered:
     follow_ups: int = 0  # safe steps applied after the chosen actions
 
 
-def waiting(state_dir: Path, roots: Sequence[Path]) -> list[tuple[Path, Proposal]]:
-    """Each root's proposal that still has actions waiting."""
+def proposals(state_dir: Path, roots: Sequence[Path] | None) -> list[tuple[Path, Proposal]]:
+    """Every proposal kept in the state dir, with its memory dir (``roots``: only theirs).
+
+    The state dir is where proposals live, so a root needs no config or discovery to be
+    found here; a proposal kept under another root's folder is damaged and refused.
+    """
+    if roots is not None:
+        folders = [(root, statedir.root_state(state_dir, root)) for root in roots]
+    else:
+        folders = []
+        for state in statedir.root_folders(state_dir):
+            found = proposal.load(state)
+            if found is not None:
+                folders.append((Path(found.memory_dir), state))
     out = []
-    for root in roots:
-        found = proposal.load(statedir.root_state(state_dir, root))
-        if found is not None and found.waiting():
-            out.append((root, found))
+    for root, state in folders:
+        found = proposal.load(state)
+        if found is None:
+            continue
+        if statedir.root_key(Path(found.memory_dir)) != state.name:
+            raise proposal.ProposalDamaged(f"{statedir.proposal(state)} is damaged: it names "
+                                           f"{found.memory_dir}, not the root it is kept for")
+        out.append((root, found))
     return out
 
 
-def target(state_dir: Path, roots: Sequence[Path], run_id: str | None,
+def waiting(state_dir: Path, roots: Sequence[Path] | None) -> list[tuple[Path, Proposal]]:
+    """Each proposal that still has actions waiting (``roots``: only theirs)."""
+    return [(r, p) for r, p in proposals(state_dir, roots) if p.waiting()]
+
+
+def target(state_dir: Path, roots: Sequence[Path] | None, run_id: str | None,
            numbered: bool) -> list[tuple[Path, Proposal]]:
-    """The proposals an ``apply``/``reject`` is about: the one of ``run_id``, else every
-    root's. :class:`UsageError` for an id with no proposal (or none left waiting), and for
-    action numbers given while several roots have a proposal."""
+    """The proposals an ``apply``/``reject`` is about: those of ``run_id``, else every one
+    waiting (``roots``: only theirs). :class:`UsageError` for an id with no proposal (or none
+    left waiting), and for action numbers that could mean more than one proposal (one pass
+    over several roots leaves one proposal per root, each numbered from 1)."""
     if run_id is not None:
         statedir.check_run_id(run_id)
-        found = [(r, p) for r in roots
-                 if (p := proposal.load(statedir.root_state(state_dir, r))) is not None
-                 and p.run_id == run_id]
+        found = [(r, p) for r, p in proposals(state_dir, roots) if p.run_id == run_id]
         if not found:
             raise UsageError(f"no proposal of run {run_id!r} (see consolidator proposals)")
-        if not any(p.waiting() for _r, p in found):
+        found = [(r, p) for r, p in found if p.waiting()]
+        if not found:
             raise UsageError(f"run {run_id}: nothing waits any more (already applied or "
                              "declined)")
-        return [(r, p) for r, p in found if p.waiting()]
-    found = waiting(state_dir, roots)
+    else:
+        found = waiting(state_dir, roots)
     if numbered and len(found) > 1:
-        raise UsageError("action numbers belong to one proposal: name its RUN_ID "
-                         "(see consolidator proposals)")
+        where = ", ".join(str(r) for r, _p in found)
+        raise UsageError(f"action numbers belong to one proposal, and {len(found)} wait "
+                         f"({where}): name one with --memory-dir"
+                         + ("" if run_id else " and its RUN_ID"))
     return found
 
 

@@ -45,13 +45,18 @@ class Service:
         self,
         load_config: Callable[[], Config],
         one_pass: Callable[[Config, StopToken], object],
+        configure: Callable[[Config], dict[str, object]] = lambda cfg: {},
     ) -> None:
+        """``configure``: applies a config's ``[log]`` (at start and on every reload) and
+        returns what the start and reload lines say of it (config file, roots, state dir)."""
         from apscheduler.executors.pool import ThreadPoolExecutor
         from apscheduler.schedulers.blocking import BlockingScheduler
 
         self.load_config = load_config
         self.one_pass = one_pass
+        self.configure = configure
         self.cfg = load_config()
+        self.unusable: dict[str, str] = {}  # root -> why it cannot be used (said once)
         self.stop = StopToken()
         self.busy = threading.Lock()
         self.failing: dict[str, int] = {}  # root -> ticks in a row it failed
@@ -82,6 +87,7 @@ class Service:
         error by the runner)."""
         for root in getattr(result, "roots", ()):
             key = str(root.memory_dir)
+            self._note_unusable(key, root)
             if root.status != "failed":
                 if self.failing.pop(key, 0) > 1:
                     log.info("root recovered", root=key)
@@ -90,6 +96,20 @@ class Service:
             self.failing[key] = count
             if count > 1:
                 log.warning("root keeps failing", root=key, ticks=count, error=root.error)
+
+    def _note_unusable(self, key: str, root: object) -> None:
+        """A root the service cannot use (gate G2: gone, not readable or not writable, as
+        under a ReadWritePaths= that leaves it out) is a warning once per change of reason,
+        not a skip line on every tick."""
+        closed = next((g for g in getattr(root, "gates", ()) if g.id == "G2" and g.passed
+                       is False), None)
+        if closed is None:
+            if self.unusable.pop(key, None) is not None:
+                log.info("root usable again", root=key)
+            return
+        if self.unusable.get(key) != closed.reason:
+            self.unusable[key] = closed.reason
+            log.warning("root cannot be used", root=key, reason=closed.reason)
 
     def _on_stop(self, signum: int, _frame: object) -> None:
         log.info("stopping", signal=signum)
@@ -104,7 +124,17 @@ class Service:
             return
         self.cfg = cfg
         self.scheduler.reschedule_job(JOB_ID, trigger=trigger_for(cfg))
-        log.info("config reloaded", source=cfg.source)
+        log.info("config reloaded", **self._described(cfg))
+
+    def _described(self, cfg: Config) -> dict[str, object]:
+        """What the start and reload lines say: the config file, the schedule, and what
+        ``configure`` adds (the roots found, the state dir); its ``[log]`` applied first."""
+        try:
+            found = self.configure(cfg)
+        except (ConsolidatorError, OSError) as exc:
+            found = {"problem": str(exc)}
+        return {"config": cfg.source, "schedule": cfg.schedule.cron
+                or f"every {cfg.schedule.interval_seconds} s", **found}
 
     def serve(self) -> int:
         """Run until SIGTERM or SIGINT; return 0 once the pass in progress has unwound."""
@@ -116,8 +146,7 @@ class Service:
             self.tick, trigger_for(self.cfg), id=JOB_ID, name="consolidate",
             next_run_time=datetime.now(UTC),
         )
-        log.info("serving", schedule=self.cfg.schedule.cron
-                 or f"every {self.cfg.schedule.interval_seconds} s")
+        log.info("serving", **self._described(self.cfg))
         self.scheduler.start()
         with self.busy:  # wait for a pass in progress to finish or roll back
             pass

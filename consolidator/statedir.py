@@ -4,7 +4,8 @@
 
     <state dir>/
       <root key>/                 one folder per memory directory (see :func:`root_key`)
-        history.jsonl             one line per pass (appended, fsynced)
+        history.jsonl             one line per pass (appended under a lock, fsynced; lines
+                                  older than [state] keep_days are dropped)
         last-scan                 its mtime: the last session scan (gate G5)
         lock-previous.json        what .consolidate-lock was before a run still holding it
         plan-cache.pickle         a dry run's plan, reused while nothing changed
@@ -19,15 +20,25 @@
 
 Everything is private to the user: folders 0700, files 0600. Nothing here is a ``.md`` file
 under a root (the state dir is never inside one; see :func:`consolidator.paths.check_state_dir`).
+
+A run folder goes only through :func:`remove_run`: retention removes one that holds nothing
+but the tool's own files (journal, backups); ``consolidator prune`` also one whose archive
+holds users' memories.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
 import secrets
+import shutil
 import stat as stat_mod
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from consolidator.errors import UsageError
@@ -40,6 +51,12 @@ PROPOSAL = "proposal.json"
 DECLINED = "declined.jsonl"
 RUNS = "runs"
 JOURNAL = "journal.jsonl"
+BACKUP = "backup"
+ARCHIVE = "archive"
+UNDONE = "undone"
+DISPLACED = "displaced"
+OWN = frozenset({JOURNAL, BACKUP})  # what a run folder holds that is the tool's alone
+USERS = (ARCHIVE, UNDONE, DISPLACED)  # what holds users' bytes, moved out of a root
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 
 
@@ -272,3 +289,169 @@ def read_private(path: Path, limit: int = 64 << 20) -> bytes | None:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+# ------------------------------------------------------------------- a file many processes write
+
+
+@contextmanager
+def exclusive(path: Path, *, create: bool = True) -> Iterator[int]:
+    """A descriptor of the private file ``path`` (created when missing and ``create``; else
+    :class:`FileNotFoundError`), opened for appending and held under an exclusive ``flock``
+    until the block ends.
+
+    Every writer of the file locks it, so an append never lands between a rewrite's read and
+    its rename. A file renamed over ``path`` while this waited is opened again: the lock is
+    always on the file that ``path`` names now.
+    """
+    if create:
+        private_dir(path.parent)
+    flags = os.O_RDWR | os.O_APPEND | (os.O_CREAT if create else 0) | getattr(os, "O_NOFOLLOW", 0)
+    while True:
+        fd = os.open(path, flags, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                now = os.stat(path, follow_symlinks=False)
+            except FileNotFoundError:
+                now = None
+        except BaseException:
+            os.close(fd)
+            raise
+        if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+            break
+        os.close(fd)  # replaced (or removed) while we waited: lock the file there now
+    try:
+        yield fd
+    finally:
+        os.close(fd)  # lets the lock go
+
+
+def append_locked(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """:func:`append`, under the file's lock (see :func:`exclusive`)."""
+    with exclusive(path) as fd:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        os.write(fd, data)
+        if durable:
+            os.fsync(fd)
+
+
+def rewrite_locked(path: Path, edit: Callable[[bytes], bytes | None],
+                   limit: int = 1 << 30) -> bool:
+    """Replace ``path`` (atomically, see :func:`replace`) by ``edit`` of its bytes, under the
+    file's lock; ``edit`` returns ``None`` to leave it as it is. Returns whether it was
+    replaced (a missing file is left missing); raises :class:`Foreign` for one larger than
+    ``limit`` or not a regular file."""
+    try:
+        with exclusive(path, create=False) as fd:
+            st = os.fstat(fd)
+            if not stat_mod.S_ISREG(st.st_mode) or st.st_size > limit:
+                raise Foreign(f"{path} is not a regular file of at most {limit} bytes")
+            chunks, offset = [], 0
+            while chunk := os.pread(fd, 1 << 20, offset):
+                chunks.append(chunk)
+                offset += len(chunk)
+            new = edit(b"".join(chunks))
+            if new is None:
+                return False
+            replace(path, new)
+            return True
+    except FileNotFoundError:
+        return False
+
+
+# ------------------------------------------------------------------- run folders: age, contents, removal
+
+_RUN_SECOND = re.compile(r"(\d{8}T\d{6}Z)-")
+
+
+def run_id_ns(run_id: str) -> int | None:
+    """When a run started, to the second, as its id says (``20261130T031500Z-3f9a``), in
+    nanoseconds since the epoch; ``None`` for a name that carries no time."""
+    found = _RUN_SECOND.match(run_id)
+    if found is None:
+        return None
+    try:
+        moment = datetime.strptime(found.group(1), "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    return int(moment.timestamp()) * 1_000_000_000
+
+
+def run_started_ns(run: Path) -> int | None:
+    """When a run started: its journal's ``meta.started_ns`` (only the first line is read),
+    else the time in its id; ``None`` when neither says."""
+    import json
+
+    try:
+        with open(journal(run), "rb") as fh:
+            meta = json.loads(fh.readline(64 * 1024)).get("meta")
+    except (OSError, ValueError, AttributeError):
+        meta = None
+    started = meta.get("started_ns") if isinstance(meta, dict) else None
+    if isinstance(started, int) and not isinstance(started, bool) and started > 0:
+        return started
+    return run_id_ns(run.name)
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """What one run folder holds: the files of users' bytes in it (``(folder, path within
+    it, size)``: archived memories, files an undo took out, newer bytes a forced undo put
+    aside), whether it holds anything that is neither those nor the tool's own (journal,
+    backups), and its size in bytes."""
+
+    users: tuple[tuple[str, str, int], ...]
+    other: bool
+    size: int
+
+    @property
+    def own_only(self) -> bool:
+        """Only the journal and backups: retention may remove it."""
+        return not self.users and not self.other
+
+
+def run_files(run: Path) -> RunFiles:
+    """List ``run`` (no link is followed); raises :class:`OSError` when it cannot be listed."""
+    users: list[tuple[str, str, int]] = []
+    other = False
+    size = 0
+    for entry in os.scandir(run):
+        if entry.name not in OWN and entry.name not in USERS:
+            other = True
+        if not entry.is_dir(follow_symlinks=False):
+            size += entry.stat(follow_symlinks=False).st_size
+            continue
+        for folder, dirs, files in os.walk(entry.path, onerror=_raise):
+            dirs.sort()
+            for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+                where = os.path.join(folder, name)
+                bytes_ = os.lstat(where).st_size
+                size += bytes_
+                if entry.name in USERS:
+                    rel = os.path.relpath(where, entry.path).replace(os.sep, "/")
+                    users.append((entry.name, rel, bytes_))
+    return RunFiles(tuple(users), other, size)
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
+
+
+def remove_run(run: Path, *, users_files: bool = False) -> bool:
+    """Remove the run folder ``run``, the one place that does. Without ``users_files``
+    (retention) only a folder that holds nothing but the tool's own files (journal,
+    backups) goes; with it (``consolidator prune``) its archive goes too. Returns whether
+    it was removed; raises :class:`OSError`. Whether the run may go at all (closed, not the
+    current proposal's) is the caller's to check first."""
+    if run.parent.name != RUNS or not RUN_ID.fullmatch(run.name):
+        return False
+    if not stat_mod.S_ISDIR(os.lstat(run).st_mode):
+        return False  # a link is never followed into
+    if not users_files and not run_files(run).own_only:
+        return False
+    shutil.rmtree(run)
+    return True

@@ -280,6 +280,10 @@ def meant(path: Path, env: Mapping[str, str]) -> str | None:
     real = os.path.realpath(path)
     if _is_dir(path / "memory"):
         return f"did you mean {path / 'memory'}?"
+    if path.name in ("agent-memory", *AGENT_DIRS) and any(_store_at(d) for d in _dirs(path)):
+        return ("it holds one memory dir per subagent: name one, like "
+                f"{path / '<agent>'}, or leave out --memory-dir to consolidate every store "
+                "found")
     if real in (os.path.realpath(claude), os.path.realpath(claude / "projects")) or (
             _is_dir(path / "projects") and (path / "settings.json").exists()) or any(
             _is_dir(d / "memory") for d in _dirs(path)[:50]):

@@ -113,9 +113,9 @@ def roots_and_state(
     state = paths.state_dir(args.state_dir, cfg, env)
     paths.check_state_dir(state, [s.path for s in found])
     if getattr(args, "project_root", None) and len(found) > 1:
-        raise UsageError(f"--project-root belongs to one memory dir, and {len(found)} were "
-                         "found: name one with --memory-dir (each root's project comes from "
-                         "its own transcripts otherwise)")
+        raise UsageError(f"--project-root belongs to one memory dir, and {len(found)} are "
+                         "selected: name one with --memory-dir (each root's project comes "
+                         "from its own transcripts otherwise)")
     return found, state
 
 
@@ -146,3 +146,29 @@ def journal_hook(env: Mapping[str, str]) -> Callable[[], None] | None:
     from consolidator.store.journal import crash_after
 
     return crash_after(int(limit))
+
+
+def warn_keyless(cfg: Any, env: Mapping[str, str]) -> None:
+    """A config that asks for the anthropic backend with no key runs offline: a warning line
+    at the start says so (``config check`` calls it an error)."""
+    if cfg.llm.backend == "anthropic" and not env.get("ANTHROPIC_API_KEY", "").strip():
+        import structlog
+
+        structlog.get_logger("consolidator.llm").warning(
+            "llm.backend is anthropic but ANTHROPIC_API_KEY is not set; deciding offline",
+            config=cfg.source)
+
+
+def writable_state(state: Path) -> None:
+    """The state dir exists (made private if need be) and can be written: else one line,
+    exit 2, before any root is touched (a journal must be writable before any change)."""
+    from consolidator import statedir
+
+    try:
+        statedir.private_dir(state)
+        probe = state / f".write-probe.{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"state dir {state}: not writable ({exc.strerror or exc}); choose "
+                         "another with --state-dir or [state] dir") from None

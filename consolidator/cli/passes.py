@@ -17,7 +17,9 @@ from consolidator.cli.common import (
     render,
     roots_and_state,
     setup_logging,
+    warn_keyless,
     warner,
+    writable_state,
     write_out,
 )
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
@@ -83,7 +85,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
     cfg = load_config(args, env)
     setup_logging(cfg, args, stream=sys.stderr if args.json else sys.stdout, env=env)
+    warn_keyless(cfg, env)
     roots, state = roots_and_state(args, cfg, env)
+    writable_state(state)
     opts = runner.RunOptions(
         state_dir=state,
         transcripts_dir=args.transcripts_dir,
@@ -131,8 +135,15 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     cfg = load_config(args, env)
     setup_logging(cfg, args, stream=sys.stdout, env=env)
     warn = warner()
-    roots_and_state(args, cfg, env, warn)  # a bad --memory-dir or state dir fails now, exit 2
+    _found, state = roots_and_state(args, cfg, env, warn)  # a bad --memory-dir: exit 2 now
+    writable_state(state)
     hook = journal_hook(env)
+
+    def configure(current):  # type: ignore[no-untyped-def]
+        setup_logging(current, args, stream=sys.stdout, env=env)  # [log] of this config
+        warn_keyless(current, env)
+        found, state = roots_and_state(args, current, env, warn)
+        return {"roots": [f"{s.path} ({s.kind})" for s in found], "state_dir": str(state)}
 
     def one_pass(current, stop):  # type: ignore[no-untyped-def]
         roots, state = roots_and_state(args, current, env, warn)
@@ -150,7 +161,7 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         )
         return runner.run_all(roots, current, opts, datetime.now(UTC))
 
-    return Service(lambda: load_config(args, env), one_pass).serve()
+    return Service(lambda: load_config(args, env), one_pass, configure).serve()
 
 
 def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -176,7 +187,7 @@ def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                          stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
                          env=dict(env))
         return EXIT_OK
-    setup_logging(cfg, args, quiet=True, env=env)
+    setup_logging(cfg, args, stream=sys.stdout, env=env)  # by hand: say what it did
     opts = runner.RunOptions(state_dir=state, transcripts_dir=args.transcripts_dir, env=env,
                              dry_run=False, trigger="hook", ended=ended.session_id,
                              llm=make_backend(cfg.llm, env, enabled=True), debug=args.debug,

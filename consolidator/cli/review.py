@@ -20,6 +20,18 @@ from consolidator.cli.common import (
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
 
 
+def review_scope(args: argparse.Namespace, cfg: Any,
+                 env: Mapping[str, str]) -> tuple[list[Path] | None, Path]:
+    """Which proposals a review command looks at: those of the ``--memory-dir`` roots, else
+    every one kept in the state dir (a root need not be configured or found to have one)."""
+    from consolidator import paths
+
+    if args.memory_dir:
+        found, state = roots_and_state(args, cfg, env)
+        return [s.path for s in found], state
+    return None, paths.state_dir(args.state_dir, cfg, env)
+
+
 def waiting_count(state: Path) -> int:
     """How many actions of the root's proposal wait (a damaged proposal counts none)."""
     from consolidator import proposal
@@ -37,8 +49,8 @@ def proposals(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator import review
 
     cfg = load_config(args, env)
-    roots, state = roots_and_state(args, cfg, env)
-    found = review.waiting(state, [s.path for s in roots])
+    roots, state = review_scope(args, cfg, env)
+    found = review.waiting(state, roots)
     if args.json:
         write_out(lambda out: out.write(json.dumps(
             [{"memory_dir": str(root), "run_id": p.run_id, "created_at": p.created_at,
@@ -77,9 +89,9 @@ def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
     cfg = load_config(args, env)
     setup_logging(cfg, args, quiet=True, env=env)
-    roots, state = roots_and_state(args, cfg, env)
+    roots, state = review_scope(args, cfg, env)
     numbered = bool(args.only or args.without)
-    targets = review.target(state, [s.path for s in roots], args.run_id, numbered)
+    targets = review.target(state, roots, args.run_id, numbered)
     if not targets:
         print("nothing waits for review")
         return EXIT_OK
@@ -125,8 +137,8 @@ def reject(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator import review, statedir
 
     cfg = load_config(args, env)
-    roots, state = roots_and_state(args, cfg, env)
-    targets = review.target(state, [s.path for s in roots], args.run_id, bool(args.only))
+    roots, state = review_scope(args, cfg, env)
+    targets = review.target(state, roots, args.run_id, bool(args.only))
     if not targets:
         print("nothing waits for review")
         return EXIT_OK

@@ -95,8 +95,9 @@ def run(work: Work) -> None:
 
 
 def _asked(found: Found, ctx: RootContext) -> Found:
-    """``found`` with the model's answers about what the offline decisions leave open."""
-    if ctx.llm is None:
+    """``found`` with the model's answers about what the offline decisions leave open (the
+    offline backend has none to give: nothing is asked)."""
+    if ctx.llm is None or getattr(ctx.llm.usage, "backend", "offline") == "offline":
         return found
     offline = decide(found, ctx.cfg, ctx.now)
     acted = {f for a in offline.actions for f in a.touches()}

@@ -419,7 +419,9 @@ def test_sighup_reloads_the_config_and_keeps_the_old_one_if_the_new_is_broken(
     mark = service.mark()
     service.proc.send_signal(signal.SIGHUP)
     reloaded = service.wait_for(_event("config reloaded"), after=mark)
-    assert reloaded["source"] == str(config)
+    assert reloaded["config"] == str(config)
+    assert reloaded["roots"] == [f"{root} (auto)"]
+    assert reloaded["state_dir"] == str(tmp_path / "state")
     # Under the old hourly schedule nothing would tick now; under the new one it does.
     service.wait_for(_event("root skipped", root=str(root)), after=mark, timeout=5)
 
@@ -432,3 +434,23 @@ def test_sighup_reloads_the_config_and_keeps_the_old_one_if_the_new_is_broken(
 
     code, elapsed = service.stop()
     assert code == 0 and elapsed < STOP_WITHIN_S, (code, elapsed, service.stderr)
+
+
+def test_sighup_applies_the_log_section_too(
+    tmp_path: Path, serve: Callable[..., Serve]
+) -> None:
+    """A reload that lowers [log] level takes effect at once: the skip lines (info) that a
+    warning level kept out appear after SIGHUP, announced by the reload line."""
+    root = _example(tmp_path)
+    config = _config(tmp_path, FAST + '[log]\nformat = "json"\nlevel = "warning"\n')
+    service = serve("--config", str(config), "--state-dir", str(tmp_path / "state"),
+                    "--memory-dir", str(root))
+    time.sleep(2.5)  # a couple of ticks at warning level
+    assert not [e for e in service.events if e.get("level") == "info"], service.events
+
+    config.write_text(FAST + '[log]\nformat = "json"\nlevel = "info"\n', encoding="utf-8")
+    mark = service.mark()
+    service.proc.send_signal(signal.SIGHUP)
+    service.wait_for(_event("config reloaded"), after=mark)
+    service.wait_for(lambda e: e.get("event") in ("root skipped", "root done"), after=mark,
+                     timeout=5)

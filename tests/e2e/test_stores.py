@@ -654,7 +654,7 @@ def test_project_root_with_every_store_found_is_refused(
     assert ran.code == 2
     assert len(ran.err.splitlines()) == 1
     assert "--project-root belongs to one memory dir" in ran.err
-    assert f"{len(sim.expected())} were found" in ran.err
+    assert f"{len(sim.expected())} are selected" in ran.err
     assert everything(sim, tmp_path) == before
 
 
@@ -665,7 +665,7 @@ def test_project_root_with_two_memory_dirs_is_refused(
                "--state-dir", str(tmp_path / "st"))
 
     assert ran.code == 2
-    assert "--project-root belongs to one memory dir, and 2 were found" in ran.err
+    assert "--project-root belongs to one memory dir, and 2 are selected" in ran.err
 
 
 def test_project_root_with_one_memory_dir_is_fine(
@@ -743,7 +743,11 @@ def test_the_session_end_hook_consolidates_the_ended_sessions_project_only(
     proc = consolidator(*ended.argv("--wait"), stdin=ended.event(), env=hook_env(sim))
 
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == b"" and proc.stderr == b""
+    assert proc.stderr == b""
+    # By hand (--wait), it says what it did: one closing line per root (JSON off a terminal).
+    done = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert {e["root"] for e in done if e["event"] in ("root done", "root skipped")} == {
+        str(sim.auto_a), str(sim.team_a), str(sim.agent_project), str(sim.agent_local)}
     entries = history_of(ended.state, capsys)
     assert {e["memory_dir"]: e["kind"] for e in entries} == {
         str(sim.auto_a): "auto", str(sim.team_a): "team",

@@ -144,7 +144,7 @@ def test_the_markdown_report_of_the_example_reads_summary_first_memories_last(
     text = _markdown(capsys, example_copy)
     assert _headings(text) == [
         _headings(text)[0],
-        f"## {example_copy}",
+        f"## {example_copy} (auto)",
         "### Summary",
         "### What a run would apply",
         "### What would wait for review",

@@ -153,7 +153,7 @@ def test_each_root_starts_with_its_summary_and_ends_with_its_memories() -> None:
     text = to_markdown(run_of(root_of(full_plan(), snapshot=snapshot())))
     assert headings(text) == [
         "# Dream Consolidator report `20261130T031500Z-test`",
-        "## /tmp/memory",
+        "## /tmp/memory (auto)",
         "### Summary",
         "### What a run would apply",
         "### What would wait for review",
@@ -391,7 +391,7 @@ def test_a_real_run_says_what_it_applied_and_names_its_proposal() -> None:
 def test_a_skipped_root_shows_its_summary_and_gates_only() -> None:
     root = RootReport(Path("/tmp/memory"), "skipped", gates(closed="G6"))
     text = to_markdown(run_of(root, dry_run=False))
-    assert headings(text)[1:] == ["## /tmp/memory", "### Summary", "### Gates"]
+    assert headings(text)[1:] == ["## /tmp/memory (auto)", "### Summary", "### Gates"]
     assert "- Status: **skipped**; gate G6 sessions is closed (sessions says no)" in text
     assert "force would skip" not in text
     assert text.count("| G") == 7
@@ -415,9 +415,9 @@ def test_several_roots_each_get_their_own_sections() -> None:
     first = root_of(full_plan())
     second = RootReport(Path("/tmp/other"), "skipped", gates(closed="G1"))
     text = to_markdown(run_of(first, second))
-    assert [h for h in headings(text) if h.startswith("## ")] == ["## /tmp/memory",
-                                                                   "## /tmp/other"]
-    assert text.index("### Memories") < text.index("## /tmp/other")
+    assert [h for h in headings(text) if h.startswith("## ")] == ["## /tmp/memory (auto)",
+                                                                   "## /tmp/other (auto)"]
+    assert text.index("### Memories") < text.index("## /tmp/other (auto)")
 
 
 # --- secrets ------------------------------------------------------------------------------------

@@ -1,18 +1,48 @@
-"""Run history: one JSON line per root per run, appended to the root's state folder."""
+"""Run history, and what keeps a root's state folder from only growing.
+
+History is one JSON line per pass, appended to the root's ``history.jsonl``. A line carries
+``started_ns`` (the run's start, exact): lines are ordered by it, so runs started within
+the same second come out in the order they started; an older line without it falls back to
+``started_at`` and then to the order lines were written in. A pass that a gate closed is
+written only when another gate closed it than the root's last line says: a service ticking
+on a shut gate adds one line, not one per tick (``status`` evaluates the gates itself).
+
+Retention (``[state] keep_days``, ``keep_runs``), after each real pass on a root: history
+lines older than ``keep_days`` go, and so do run folders older than ``keep_days`` or beyond
+the newest ``keep_runs``, when they hold only the tool's own files (journal, backups). A run
+whose archive holds users' memories stays (only ``consolidator prune`` removes it), and so
+do an interrupted run (recovery needs it) and the run of the root's current proposal.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import structlog
 
 from consolidator import statedir
+from consolidator.errors import UsageError
 from consolidator.store.model import INDEX_NAME
 
+if TYPE_CHECKING:
+    from consolidator.config import StateSection
+
+log = structlog.get_logger("consolidator.history")
+
 INDEX_KEY = INDEX_NAME.casefold()
+NS = 1_000_000_000
+DAY_NS = 86400 * NS
+TAIL_BYTES = 65536  # what is read of a history file's end to find its last lines
+_AGE = re.compile(r"(\d+)([dhm])")
+_UNIT_NS = {"d": DAY_NS, "h": 3600 * NS, "m": 60 * NS}
 
 
 def counts(report: Any) -> dict[str, int]:
@@ -40,31 +70,140 @@ def counts(report: Any) -> dict[str, int]:
     }
 
 
+# ----------------------------------------------------------------------------- time and order
+
+
+def entry_ns(entry: dict[str, Any]) -> int | None:
+    """When the pass of ``entry`` started, in nanoseconds since the epoch: ``started_ns``,
+    else ``started_at`` (to the second), else the time in its run id; ``None`` if none says."""
+    exact = entry.get("started_ns")
+    if isinstance(exact, int) and not isinstance(exact, bool):
+        return exact
+    text = entry.get("started_at")
+    if isinstance(text, str):
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            pass
+        else:
+            aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+            return (aware - _EPOCH) // timedelta(microseconds=1) * 1000
+    run_id = entry.get("run_id")
+    return statedir.run_id_ns(run_id) if isinstance(run_id, str) else None
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def in_order(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``entries`` oldest first by :func:`entry_ns`; entries of the same time keep the order
+    they come in (a root's file: the order they were written in)."""
+    return sorted(entries, key=lambda e: entry_ns(e) or 0)
+
+
+def since_ns(text: str, now: datetime) -> int:
+    """The moment ``--since`` names: a date (``2026-11-01``, its midnight UTC), a time
+    (``2026-11-01T10:00:00Z``; UTC, as history shows times) or an age back from ``now``
+    (``7d``, ``12h``, ``30m``). Raises :class:`UsageError` for anything else."""
+    age = _AGE.fullmatch(text)
+    if age:
+        return _ns(now) - int(age.group(1)) * _UNIT_NS[age.group(2)]
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"--since {text}: not a date (2026-11-01), a time "
+                         "(2026-11-01T10:00:00Z) or an age (7d, 12h, 30m)") from None
+    return _ns(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+
+
+def _ns(moment: datetime) -> int:
+    return (moment - _EPOCH) // timedelta(microseconds=1) * 1000
+
+
+# ----------------------------------------------------------------------------- writing
+
+
 def record(state: Path, entry: dict[str, Any], durable: bool = True) -> None:
     """Append one entry to the root's history (fsynced when ``durable``: a run that changed
-    files; a closed gate's line is not worth a disk flush on the service's hot path)."""
+    files; a closed gate's line is not worth a disk flush on the service's hot path). The
+    append holds the file's lock, so it never lands inside a retention rewrite."""
     line = json.dumps(entry, ensure_ascii=False) + "\n"
-    statedir.append(statedir.history(state), line.encode("utf-8"), durable=durable)
+    statedir.append_locked(statedir.history(state), line.encode("utf-8"), durable=durable)
+
+
+def closed_by(entry: dict[str, Any]) -> str | None:
+    """The id of the gate that closed ``entry``'s pass (the first that failed), or ``None``."""
+    for gate in entry.get("gates") or ():
+        if isinstance(gate, dict) and gate.get("passed") is False:
+            found = gate.get("id")
+            return found if isinstance(found, str) else None
+    return None
+
+
+def record_pass(state: Path, entry: dict[str, Any], keep: StateSection | None = None,
+                now_ns: int | None = None) -> bool:
+    """Record one pass of the runner over a root; returns whether a line was written.
+
+    A closed-gate pass (``skipped``) is written only when the gate that closed it differs
+    from the root's last recorded line's (only the file's tail is read); every other status
+    always is. After a real pass (not skipped, not a dry run), retention runs with ``keep``
+    (see :func:`retain`); it never fails the pass.
+    """
+    if entry.get("status") == "skipped":
+        gate = closed_by(entry)
+        last = last_recorded(state)
+        if gate is not None and last is not None and last.get("status") == "skipped" \
+                and closed_by(last) == gate:
+            return False
+        record(state, entry, durable=False)
+        return True
+    record(state, entry)
+    if keep is not None and not entry.get("dry_run"):
+        when = now_ns if now_ns is not None else entry_ns(entry)
+        run_id = entry.get("run_id")
+        try:
+            retain(state, keep.keep_days, keep.keep_runs, when if when is not None else 0,
+                   current=run_id if isinstance(run_id, str) else "")
+        except Exception as exc:  # noqa: BLE001 - housekeeping never fails the pass
+            log.warning("old state not removed", state=str(state), error=str(exc))
+    return True
+
+
+# ----------------------------------------------------------------------------- reading
 
 
 def read_all(state_dir: Path) -> list[dict[str, Any]]:
-    """Every root's history, oldest first."""
-    entries = list(_entries(state_dir))
-    return sorted(entries, key=lambda e: (e.get("started_at", ""), e.get("run_id", "")))
+    """Every root's history, oldest first (see :func:`in_order`)."""
+    return in_order(_entries(state_dir))
 
 
 def last_for(root_state: Path) -> dict[str, Any] | None:
-    """The newest history entry of one root, reading only the file's tail."""
+    """The newest history entry of one root (by start), reading only the file's tail."""
+    newest: dict[str, Any] | None = None
+    for entry in _tail(root_state):
+        if newest is None or (entry_ns(entry) or 0) >= (entry_ns(newest) or 0):
+            newest = entry
+    return newest
+
+
+def last_recorded(root_state: Path) -> dict[str, Any] | None:
+    """The last line written to one root's history, reading only the file's tail."""
+    tail = _tail(root_state)
+    return tail[-1] if tail else None
+
+
+def _tail(root_state: Path) -> list[dict[str, Any]]:
+    """The entries in the last :data:`TAIL_BYTES` of one root's history, in file order."""
     path = statedir.history(root_state)
     try:
         with open(path, "rb") as fh:
             fh.seek(0, os.SEEK_END)
             size = fh.tell()
-            fh.seek(max(0, size - 65536))
+            fh.seek(max(0, size - TAIL_BYTES))
             tail = fh.read().splitlines()
     except OSError:
-        return None
-    return next(_parsed(reversed(tail)), None)
+        return []
+    return list(_parsed(tail))
 
 
 def _parsed(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
@@ -81,7 +220,191 @@ def _parsed(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
 def _entries(state_dir: Path) -> Iterator[dict[str, Any]]:
     for folder in statedir.root_folders(state_dir):
         try:
-            with open(statedir.history(folder), encoding="utf-8") as fh:
+            with open(statedir.history(folder), encoding="utf-8", errors="replace") as fh:
                 yield from _parsed(fh)
         except OSError:
             continue
+
+
+def memory_dir_of(state: Path) -> str | None:
+    """The memory dir a root's state folder is kept for, as its history or its newest
+    journal names it (only a name whose key is the folder's counts); ``None`` if unknown."""
+    names: list[object] = [e.get("memory_dir") for e in reversed(_tail(state))]
+    runs = statedir.run_ids(state)
+    if runs:
+        names.append(statedir.run_meta(statedir.run_dir(state, runs[-1])).get("memory_dir"))
+    for name in names:
+        if isinstance(name, str) and os.path.isabs(name) \
+                and statedir.root_key(Path(name)) == state.name:
+            return name
+    return None
+
+
+# ----------------------------------------------------------------------------- retention
+
+
+def retain(state: Path, keep_days: int, keep_runs: int, now_ns: int,
+           current: str = "") -> tuple[int, list[str]]:
+    """Keep one root's state within ``keep_days`` and ``keep_runs``: drop older history
+    lines (:func:`trim`) and remove the run folders that may go (:func:`retire_runs`; never
+    ``current``, the pass just done). Returns (lines dropped, run ids removed); what cannot
+    be done is logged, never raised: housekeeping does not fail a pass."""
+    dropped = 0
+    try:
+        dropped = trim(state, keep_days, now_ns)
+    except (OSError, statedir.Foreign) as exc:
+        log.warning("history not trimmed", state=str(state), error=str(exc))
+    removed = retire_runs(state, keep_days, keep_runs, now_ns, current)
+    if dropped or removed:
+        log.info("old state removed", state=str(state), history_lines=dropped,
+                 runs=removed, keep_days=keep_days, keep_runs=keep_runs)
+    return dropped, removed
+
+
+def trim(state: Path, keep_days: int, now_ns: int) -> int:
+    """Drop the history lines of passes started more than ``keep_days`` days before
+    ``now_ns``; returns how many went. Cheap when none is that old: only the first line is
+    read; else the file is rewritten at once (atomically, under its lock). A line without a
+    time is kept."""
+    cutoff = now_ns - keep_days * DAY_NS
+    path = statedir.history(state)
+    first = _first_time(path)
+    if first is None or first >= cutoff:
+        return 0
+    dropped = 0
+
+    def edit(data: bytes) -> bytes | None:
+        nonlocal dropped
+        kept = []
+        for raw in data.splitlines(keepends=True):
+            entry = next(_parsed([raw]), None)
+            when = entry_ns(entry) if entry is not None else None
+            if when is not None and when < cutoff:
+                dropped += 1
+            else:
+                kept.append(raw)
+        return b"".join(kept) if dropped else None
+
+    statedir.rewrite_locked(path, edit)
+    return dropped
+
+
+def _first_time(path: Path, lines: int = 16) -> int | None:
+    """The time of the first entry among a history file's first ``lines`` lines."""
+    try:
+        with open(path, "rb") as fh:
+            for _ in range(lines):
+                raw = fh.readline(1 << 20)
+                if not raw:
+                    return None
+                entry = next(_parsed([raw]), None)
+                when = entry_ns(entry) if entry is not None else None
+                if when is not None:
+                    return when
+    except OSError:
+        return None
+    return None
+
+
+class _Unknown(Exception):
+    """The root's proposal file cannot be read: which run it names is not known."""
+
+
+def proposal_run(state: Path) -> str | None:
+    """The run id the root's current proposal names (``None``: no proposal); raises
+    :class:`_Unknown` when the file is there but cannot be read or trusted."""
+    try:
+        raw = statedir.read_private(statedir.proposal(state))
+        if raw is None:
+            return None
+        data = json.loads(raw)
+    except (OSError, ValueError, statedir.Foreign) as exc:
+        raise _Unknown(str(exc)) from None
+    run_id = data.get("run_id") if isinstance(data, dict) else None
+    if not isinstance(run_id, str):
+        raise _Unknown(f"{statedir.proposal(state)} names no run")
+    return run_id
+
+
+def retire_runs(state: Path, keep_days: int, keep_runs: int, now_ns: int,
+                current: str = "") -> list[str]:
+    """Remove the run folders of one root that started more than ``keep_days`` days before
+    ``now_ns`` or are beyond the newest ``keep_runs`` (by the time in their ids: no journal
+    is opened unless a run is old enough), unless it is ``current``, the run of the current
+    proposal, holds anything but journal and backups (an archive with users' memories), or
+    its journal is not closed (an interrupted run is needed for recovery). Returns the ids
+    removed, oldest first."""
+    from consolidator.store.journal import is_closed
+
+    timed = sorted((t, name) for name in statedir.run_ids(state)
+                   if (t := statedir.run_id_ns(name)) is not None)  # others are left alone
+    cutoff = now_ns - keep_days * DAY_NS
+    beyond = {name for _t, name in timed[:max(0, len(timed) - max(1, keep_runs))]}
+    candidates = [name for t, name in timed if (t < cutoff or name in beyond) and name != current]
+    if not candidates:
+        return []
+    try:
+        protected = proposal_run(state)
+    except _Unknown as exc:
+        log.warning("old runs kept: the proposal cannot be read", state=str(state),
+                    error=str(exc))
+        return []
+    removed = []
+    for name in candidates:
+        run = statedir.run_dir(state, name)
+        try:
+            if name == protected or not statedir.only_own_files(run) or not is_closed(run):
+                continue
+            if statedir.remove_run(run):
+                removed.append(name)
+        except OSError as exc:
+            log.warning("old run not removed", run=str(run), error=str(exc))
+    return removed
+
+
+# ----------------------------------------------------------------------------- prune
+
+
+@dataclass(frozen=True)
+class OldRun:
+    """A run folder ``consolidator prune`` looks at, and why it stays (``None``: it goes)."""
+
+    run_id: str
+    path: Path
+    started_ns: int
+    files: statedir.RunFiles
+    kept: str | None = None
+
+
+def old_runs(state: Path, before_ns: int) -> list[OldRun]:
+    """The run folders of one root that started before ``before_ns`` (by the journal's
+    ``started_ns``, else the time in the run id), oldest first, each with why it stays: an
+    interrupted run (recovery needs it) and the current proposal's run are never pruned."""
+    from consolidator.store.journal import is_closed
+
+    try:
+        protected, unknown = proposal_run(state), None
+    except _Unknown as exc:
+        protected, unknown = None, str(exc)
+    found = []
+    for name in statedir.run_ids(state):
+        run = statedir.run_dir(state, name)
+        try:
+            if not os.path.isdir(run) or os.path.islink(run):
+                continue
+            started = statedir.run_started_ns(run)
+            if started is None or started >= before_ns:
+                continue
+            files = statedir.run_files(run)
+        except OSError as exc:
+            log.warning("run folder not listed", run=str(run), error=str(exc))
+            continue
+        kept = None
+        if statedir.journal(run).exists() and not is_closed(run):
+            kept = "interrupted; the next run on its memory dir rolls it back"
+        elif unknown is not None:
+            kept = f"the proposal cannot be read ({unknown}); it may be this run's"
+        elif name == protected:
+            kept = "its proposal is the one waiting for review (consolidator proposals)"
+        found.append(OldRun(name, run, started, files, kept))
+    return sorted(found, key=lambda r: (r.started_ns, r.run_id))

@@ -154,8 +154,8 @@ def run_root(ctx: RootContext, *, debug: bool = False) -> RootReport:
     report = dataclasses.replace(report, kind=ctx.kind)
     if ctx.trigger != "report":
         try:
-            history.record(ctx.state, history_entry(ctx, report),
-                           durable=report.status != "skipped")
+            history.record_pass(ctx.state, history_entry(ctx, report), ctx.cfg.state,
+                                ctx.now_ns)
         except Exception as exc:  # noqa: BLE001 - recorded as the root's failure
             bound.error("history not recorded", error=describe_error(exc))
             if report.status != "failed":
@@ -314,6 +314,7 @@ def history_entry(ctx: RootContext, report: RootReport) -> dict[str, object]:
         "memory_dir": str(ctx.root),
         "kind": ctx.kind,
         "started_at": ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "started_ns": ctx.now_ns,  # orders runs started within the same second
         "trigger": ctx.trigger,
         "status": report.status,
         "dry_run": ctx.dry_run,

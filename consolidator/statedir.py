@@ -40,6 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from consolidator.errors import UsageError
 
@@ -381,17 +382,23 @@ def run_id_ns(run_id: str) -> int | None:
     return int(moment.timestamp()) * 1_000_000_000
 
 
-def run_started_ns(run: Path) -> int | None:
-    """When a run started: its journal's ``meta.started_ns`` (only the first line is read),
-    else the time in its id; ``None`` when neither says."""
+def run_meta(run: Path) -> dict[str, Any]:
+    """A run journal's ``meta`` record (only the first line is read; ``{}`` when there is
+    none to read)."""
     import json
 
     try:
         with open(journal(run), "rb") as fh:
             meta = json.loads(fh.readline(64 * 1024)).get("meta")
     except (OSError, ValueError, AttributeError):
-        meta = None
-    started = meta.get("started_ns") if isinstance(meta, dict) else None
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def run_started_ns(run: Path) -> int | None:
+    """When a run started: its journal's ``meta.started_ns``, else the time in its id;
+    ``None`` when neither says."""
+    started = run_meta(run).get("started_ns")
     if isinstance(started, int) and not isinstance(started, bool) and started > 0:
         return started
     return run_id_ns(run.name)
@@ -408,14 +415,32 @@ class RunFiles:
     other: bool
     size: int
 
-    @property
-    def own_only(self) -> bool:
-        """Only the journal and backups: retention may remove it."""
-        return not self.users and not self.other
+
+def _folder(run: Path) -> None:
+    """Raise :class:`NotADirectoryError` unless ``run`` is a folder (a link is not one)."""
+    if not stat_mod.S_ISDIR(os.lstat(run).st_mode):
+        raise NotADirectoryError(f"{run} is not a folder")
+
+
+def only_own_files(run: Path) -> bool:
+    """Whether ``run`` holds nothing but the tool's own files (journal, backups): no file
+    under ``archive/``, ``undone/`` or ``displaced/``, nothing else. Stops at the first
+    file that says no; raises :class:`OSError` when ``run`` cannot be listed."""
+    _folder(run)
+    for entry in os.scandir(run):
+        if entry.name in OWN:
+            continue
+        if entry.name not in USERS or not entry.is_dir(follow_symlinks=False):
+            return False
+        for folder, dirs, files in os.walk(entry.path, onerror=_raise):
+            if files or any(os.path.islink(os.path.join(folder, d)) for d in dirs):
+                return False
+    return True
 
 
 def run_files(run: Path) -> RunFiles:
     """List ``run`` (no link is followed); raises :class:`OSError` when it cannot be listed."""
+    _folder(run)
     users: list[tuple[str, str, int]] = []
     other = False
     size = 0
@@ -451,7 +476,7 @@ def remove_run(run: Path, *, users_files: bool = False) -> bool:
         return False
     if not stat_mod.S_ISDIR(os.lstat(run).st_mode):
         return False  # a link is never followed into
-    if not users_files and not run_files(run).own_only:
+    if not users_files and not only_own_files(run):
         return False
     shutil.rmtree(run)
     return True

@@ -15,7 +15,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import freezegun
 import pytest
+
+# A frozen clock is the tests' clock, never pytest's own: `pytest --durations` and the
+# timings in the summary keep measuring real time.
+freezegun.configure(extend_ignore_list=["_pytest"])
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

@@ -172,3 +172,22 @@ def writable_state(state: Path) -> None:
     except OSError as exc:
         raise UsageError(f"state dir {state}: not writable ({exc.strerror or exc}); choose "
                          "another with --state-dir or [state] dir") from None
+
+
+def write_metrics(cfg: Any, result: Any, state: Path) -> None:
+    """The pass's Prometheus textfile, when ``[metrics] textfile`` names one; a file that
+    cannot be written is a warning line, never the pass's failure."""
+    if not cfg.metrics.textfile or getattr(result, "dry_run", True):
+        return
+    from datetime import UTC, datetime
+
+    import structlog
+
+    from consolidator import metrics
+
+    path = Path(cfg.metrics.textfile).expanduser()
+    try:
+        metrics.write_textfile(path, result, datetime.now(UTC), state)
+    except OSError as exc:
+        structlog.get_logger("consolidator.metrics").warning(
+            "metrics textfile not written", path=str(path), error=exc.strerror or str(exc))

@@ -20,6 +20,7 @@ from consolidator.cli.common import (
     warn_keyless,
     warner,
     writable_state,
+    write_metrics,
     write_out,
 )
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
@@ -111,10 +112,14 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return 128 + exc.signum
     finally:
         restore()
-    if args.json:
+    write_metrics(cfg, result, state)
+    if args.json or args.dry_run:
         from consolidator import report as reporting
 
-        write_out(lambda out: reporting.write_json(result, out))
+        # --json: the JSON report; a dry run otherwise: the plan as a person reads it.
+        fmt = "json" if args.json else "markdown"
+        verbose = listed_verbose(args)
+        write_out(lambda out: render(reporting, result, fmt, out, verbose))
     for root in result.roots:
         if root.status == "failed":
             print(f"consolidator: {root.memory_dir}: {root.error}", file=sys.stderr)
@@ -159,7 +164,9 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             debug=args.debug,
             after_record=hook,
         )
-        return runner.run_all(roots, current, opts, datetime.now(UTC))
+        result = runner.run_all(roots, current, opts, datetime.now(UTC))
+        write_metrics(current, result, state)
+        return result
 
     return Service(lambda: load_config(args, env), one_pass, configure).serve()
 

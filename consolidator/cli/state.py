@@ -1,4 +1,4 @@
-"""What the state dir knows: status, history, undo."""
+"""What the state dir knows: status, history, undo, prune."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
 from consolidator.cli.common import load_config, roots_and_state, setup_logging
 from consolidator.cli.review import waiting_count
-from consolidator.errors import ConsolidatorError, LockHeld
+from consolidator.errors import ConsolidatorError, LockHeld, UsageError
 
 
 def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -74,26 +74,116 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 
 def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """Past passes, oldest first (the newest last): every root's, or ``--memory-dir`` /
+    ``--root`` ones'; ``--since`` a date, time or age; ``--limit N`` the newest N."""
     import json
 
     from consolidator import history, paths
 
     cfg = load_config(args, env)
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit {args.limit}: a number of runs, 0 or more")
+    since = history.since_ns(args.since, datetime.now(UTC)) if args.since else None
     entries = history.read_all(paths.state_dir(args.state_dir, cfg, env))
     if args.memory_dir:
         wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)}
         entries = [e for e in entries if e.get("memory_dir") in wanted]
+    if args.root:
+        named = _path_names(args.root)
+        entries = [e for e in entries if isinstance(e.get("memory_dir"), str)
+                   and _path_names(e["memory_dir"]) & named]
+    if since is not None:
+        entries = [e for e in entries if (history.entry_ns(e) or 0) >= since]
+    if args.limit is not None:
+        entries = entries[len(entries) - args.limit:] if args.limit else []
     if args.json:
         for entry in entries:
             print(json.dumps(entry, ensure_ascii=False))
         return EXIT_OK
     print(f"{'run_id':<22} {'trigger':<7} {'status':<12} {'dry':<4} merges archives rewrites  memory_dir")
     for e in entries:
-        c = e.get("counts", {})
+        c = e.get("counts")
+        c = c if isinstance(c, dict) else {}
         print(f"{e.get('run_id', ''):<22} {e.get('trigger', ''):<7} {e.get('status', ''):<12} "
               f"{'yes' if e.get('dry_run') else 'no':<4} {c.get('merges', 0):>6} "
-              f"{c.get('archives', 0):>8} {c.get('rewrites', 0):>8}  {e.get('memory_dir', '')}")
+              f"{c.get('archives', 0):>8} {c.get('rewrites', 0):>8}  {e.get('memory_dir') or ''}")
     return EXIT_OK
+
+
+def _path_names(text: str) -> set[str]:
+    """A memory dir as given and as an absolute path (``~`` expanded, ``..`` resolved,
+    links not followed): ``--root`` matches a history line by either."""
+    return {text, os.path.abspath(os.path.expanduser(text))}
+
+
+USERS_FILE = {"archive": "archived", "undone": "taken out by undo",
+              "displaced": "set aside by undo --force"}
+
+
+def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """Remove the run folders (archives included) of runs that started more than
+    ``--older-than`` days ago, per root, saying what goes; ``--dry-run`` only says it.
+    An interrupted run and the run of a proposal waiting for review stay."""
+    from consolidator import history, paths, statedir
+    from consolidator.context import epoch_ns
+    from consolidator.runner import new_run_id
+
+    cfg = load_config(args, env)
+    setup_logging(cfg, args, quiet=True, env=env)
+    state_dir = paths.state_dir(args.state_dir, cfg, env)
+    now = datetime.now(UTC)
+    now_ns = epoch_ns(now)
+    before = now_ns - args.older_than * history.DAY_NS
+    folders: list[tuple[Path, str | None]] = []
+    if args.memory_dir:
+        for raw in args.memory_dir:
+            root = Path(raw).expanduser().absolute()  # as a run keys its root's state
+            state = statedir.root_state(state_dir, root)
+            if not root.is_dir() and not state.is_dir():
+                raise UsageError(f"--memory-dir {raw}: no such directory")
+            folders.append((state, str(root)))
+    else:
+        folders = [(s, history.memory_dir_of(s)) for s in statedir.root_folders(state_dir)]
+    verb = "would remove" if args.dry_run else "removed"
+    said = failed = False
+    for state, memory_dir in folders:
+        runs = history.old_runs(state, before)
+        if not runs:
+            continue
+        said = True
+        print(memory_dir or f"{state} (memory dir unknown)")
+        gone: list[history.OldRun] = []
+        for run in runs:
+            if run.kept is not None:
+                print(f"  kept run {run.run_id}: {run.kept}")
+                continue
+            if not args.dry_run:
+                try:
+                    if not statedir.remove_run(run.path, users_files=True):
+                        continue
+                except OSError as exc:
+                    print(f"consolidator: {run.path}: not removed: {exc}", file=sys.stderr)
+                    failed = True
+                    continue
+            gone.append(run)
+            print(f"  {verb} run {run.run_id} ({run.files.size} bytes)")
+            for kind, rel, size in run.files.users:
+                shown = rel.split("/", 1)[-1] if kind == "displaced" else rel
+                print(f"    {USERS_FILE.get(kind, kind)} {shown} ({size} bytes)")
+        total = sum(r.files.size for r in gone)
+        print(f"  {verb} {len(gone)} run(s), {total} bytes in all")
+        if gone and not args.dry_run:
+            history.record(state, {
+                "run_id": new_run_id(now), "memory_dir": memory_dir,
+                "started_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"), "started_ns": now_ns,
+                "trigger": "prune", "status": "pruned", "dry_run": False,
+                "counts": {"runs": len(gone), "bytes": total,
+                           "archived": sum(len(r.files.users) for r in gone)},
+                "removed": [r.run_id for r in gone], "older_than_days": args.older_than,
+            })
+    if not said:
+        print(f"nothing older than {args.older_than} days")
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:

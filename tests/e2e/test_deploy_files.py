@@ -260,3 +260,251 @@ def test_the_deploy_readme_covers_every_way_with_install_check_and_remove() -> N
         assert needle in text, needle
     for name in (*UNITS, *PLISTS, "crontab"):
         assert name in text, name
+
+
+# --- install: pipx, never pip --user ------------------------------------------------------
+
+README = DEPLOY / "README.md"
+TEMPLATES = [*(SYSTEMD / n for n in UNITS), *(DEPLOY / "launchd" / n for n in PLISTS),
+             DEPLOY / "cron" / "crontab"]
+FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def _code_blocks(text: str) -> list[str]:
+    return [m.group(1) for m in FENCE.finditer(text)]
+
+
+def test_no_deploy_file_suggests_pip_install_user() -> None:
+    # PEP 668: current Debian, Ubuntu and Homebrew Pythons refuse `pip install --user`.
+    for path in TEMPLATES:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"pip3?\s+install|pip user install|pip --user", text), path.name
+    text = README.read_text(encoding="utf-8")
+    for block in _code_blocks(text):
+        assert not re.search(r"\bpip3?\s+install\b", block), block
+    for paragraph in text.split("\n\n"):
+        if "pip install --user" in " ".join(paragraph.split()):
+            assert "Do not use" in paragraph, paragraph  # only ever named as a warning
+
+
+def test_the_readme_installs_with_pipx_into_the_path_the_files_expect() -> None:
+    text = README.read_text(encoding="utf-8")
+    install = next(b for b in _code_blocks(text) if "pipx install" in b)
+    assert "~/.local/bin/consolidator" in install
+    assert "uv tool install" in text
+    assert "externally-managed-environment" in text
+    for path in TEMPLATES:  # every file naming the script says pipx puts it there
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"^ExecStart=|<string>/Users/YOU/\.local/bin/consolidator", text, re.M):
+            assert "pipx install" in text, path.name
+
+
+# --- the API key: never in a unit, a plist in the repo or the crontab ----------------------
+
+ENV_FILE = "%h/.config/dream-consolidator/env"
+
+
+@pytest.mark.parametrize("name", ["consolidator.service", "consolidator-once.service"])
+def test_the_services_read_the_api_key_from_an_optional_private_env_file(name: str) -> None:
+    text = (SYSTEMD / name).read_text(encoding="utf-8")
+    lines = [line.lstrip("#; ").strip() for line in text.splitlines()
+             if re.match(r"^[#;]?\s*EnvironmentFile=", line)]
+    assert lines == [f"EnvironmentFile=-{ENV_FILE}"]  # "-": a missing file is fine
+    assert "chmod 600" in text
+    assert not re.search(r"^\s*Environment=.*ANTHROPIC_API_KEY", text, re.MULTILINE)
+    assert not re.search(r"^\s*(LoadCredential|SetCredential)\w*=", text, re.MULTILINE)
+    assert not re.search(r"sk-ant-[A-Za-z0-9]{8}", text)
+
+
+@pytest.mark.parametrize("name", sorted(PLISTS))
+def test_the_plists_have_a_commented_api_key_that_parses_once_uncommented(name: str) -> None:
+    path = DEPLOY / "launchd" / name
+    text = path.read_text(encoding="utf-8")
+    with open(path, "rb") as fh:
+        assert "ANTHROPIC_API_KEY" not in plistlib.load(fh)["EnvironmentVariables"]
+    commented = re.findall(r"<!--\s*(<key>ANTHROPIC_API_KEY</key>\s*<string>[^<]*</string>)\s*-->",
+                           text)
+    assert len(commented) == 1, commented
+    uncommented = re.sub(r"<!--\s*(<key>ANTHROPIC_API_KEY</key>.*?</string>)\s*-->", r"\1", text)
+    env = plistlib.loads(uncommented.encode("utf-8"))["EnvironmentVariables"]
+    assert env["ANTHROPIC_API_KEY"].startswith("sk-ant-")
+    assert env["XDG_STATE_HOME"] == "/Users/YOU/.local/state"
+    assert f"chmod 600 ~/Library/LaunchAgents/{name}" in " ".join(text.split())
+
+
+def test_the_readme_keeps_the_key_in_a_0600_file_for_every_way() -> None:
+    text = README.read_text(encoding="utf-8")
+    flat = " ".join(text.split())
+    assert f"EnvironmentFile=-{ENV_FILE}" in text
+    assert "chmod 600 ~/.config/dream-consolidator/env" in text
+    assert "chmod 600 ~/Library/LaunchAgents/com.dream-consolidator.serve.plist" in text
+    assert "EnvironmentVariables" in text
+    assert ". $HOME/.config/dream-consolidator/env" in text
+    # LoadCredential= is mentioned only to say the tool does not read it.
+    assert "does not read `$CREDENTIALS_DIRECTORY`" in flat
+
+
+def _crontab_lines() -> list[str]:
+    return (DEPLOY / "cron" / "crontab").read_text(encoding="utf-8").splitlines()
+
+
+def test_the_crontab_holds_no_key_and_offers_a_line_sourcing_the_env_file() -> None:
+    text = "\n".join(_crontab_lines())
+    assert not re.search(r"ANTHROPIC_API_KEY=\S*[A-Za-z0-9]{8}", text)
+    alternatives = [line[1:] for line in _crontab_lines() if re.match(r"^#\s*\*/10 ", line)]
+    assert len(alternatives) == 1, alternatives
+    fields = alternatives[0].split(None, 5)
+    assert fields[:5] == ["*/10", "*", "*", "*", "*"]
+    assert ". $HOME/.config/dream-consolidator/env" in fields[5]
+    assert "consolidator run" in fields[5] and "%" not in fields[5]
+
+
+def _fake_install(home: Path) -> Path:
+    """A ``consolidator`` in ~/.local/bin that records its arguments and API key."""
+    script = home / ".local" / "bin" / "consolidator"
+    script.parent.mkdir(parents=True)
+    record = home / "record"
+    script.write_text(f'#!/bin/sh\necho "$* key=${{ANTHROPIC_API_KEY:-none}}" > "{record}"\n')
+    script.chmod(0o755)
+    (home / ".local" / "state" / "dream-consolidator").mkdir(parents=True)
+    return record
+
+
+def test_the_commented_crontab_line_passes_the_key_from_the_env_file(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    record = _fake_install(home)
+    env_file = home / ".config" / "dream-consolidator" / "env"
+    env_file.parent.mkdir(parents=True)
+    env_file.write_text("ANTHROPIC_API_KEY=sk-ant-test-0123456789\n")  # not exported by itself
+    env_file.chmod(0o600)
+    line = next(line[1:] for line in _crontab_lines() if re.match(r"^#\s*\*/10 ", line))
+    command = line.split(None, 5)[5]
+    cron_env = {"HOME": str(home), "LOGNAME": "you", "PATH": "/usr/bin:/bin", "SHELL": "/bin/sh"}
+
+    proc = subprocess.run(["/bin/sh", "-c", command], env=cron_env, check=False,
+                          capture_output=True, text=True, timeout=30)
+
+    assert proc.returncode == 0, proc.stderr
+    assert record.read_text().split() == ["run", "key=sk-ant-test-0123456789"]
+
+    env_file.unlink()  # no file: no run at all, rather than a run without the key
+    record.unlink()
+    proc = subprocess.run(["/bin/sh", "-c", command], env=cron_env, check=False,
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode != 0
+    assert not record.exists()
+
+
+# --- the jq recipe skips what is not JSON --------------------------------------------------
+
+def _jq_recipe() -> list[str]:
+    text = README.read_text(encoding="utf-8").replace("\\\n", " ")
+    line = next(line for line in text.splitlines() if re.search(r"\|\s*jq\b", line))
+    import shlex
+
+    jq = line[line.index("| jq") + 1:]
+    return shlex.split(jq, comments=True)
+
+
+def test_the_jq_recipe_reads_raw_lines_and_keeps_only_json_objects() -> None:
+    args = _jq_recipe()
+    assert args[0] == "jq"
+    assert "-R" in args or any(re.fullmatch(r"-[a-zA-Z]*R[a-zA-Z]*", a) for a in args[1:-1])
+    assert "fromjson?" in args[-1]
+
+
+def test_the_jq_recipe_runs_over_a_journal_with_other_lines() -> None:
+    jq = shutil.which("jq")
+    if jq is None:
+        pytest.skip("jq is not installed")
+    journal = "\n".join([
+        "Started consolidator.service - Dream Consolidator.",
+        json.dumps({"event": "root skipped", "gate": "G3", "root": "/r"}),
+        json.dumps({"event": "root done", "status": "consolidated", "root": "/r"}),
+        "Traceback (most recent call last):",
+        '  File "x.py", line 1, in <module>',
+        "42", '"a string"', "[1, 2]", "null", "",
+        '{"event": "cut off',
+        json.dumps({"event": "root keeps failing", "count": 2}),
+        "Stopping consolidator.service - Dream Consolidator...",
+    ]) + "\n"
+    args = _jq_recipe()
+
+    proc = subprocess.run([jq, *args[1:]], input=journal, check=False, capture_output=True,
+                          text=True, timeout=30)
+
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    events = [json.loads(line)["event"] for line in proc.stdout.splitlines()]
+    assert events == ["root done", "root keeps failing"]
+
+
+# --- launchd StartInterval: what launchd.plist(5) says ------------------------------------
+
+
+def _comment_above(lines: list[str], key: str) -> str:
+    i = next(i for i, line in enumerate(lines) if line.strip() == f"<key>{key}</key>")
+    j = i - 1
+    while "<!--" not in lines[j]:
+        j -= 1
+    return " ".join(" ".join(lines[j:i]).split())
+
+
+def test_the_start_interval_comment_says_a_sleeping_interval_is_missed_not_made_up() -> None:
+    # launchd.plist(5), since OS X 10.10: "If the system is asleep during the time of the
+    # next scheduled interval firing, that interval will be missed due to shortcomings in
+    # kqueue(3). If the job is running during an interval firing, that interval firing
+    # will likewise be missed." Coalescing into one start on wake is StartCalendarInterval's.
+    lines = (DEPLOY / "launchd" / "com.dream-consolidator.run.plist").read_text(
+        encoding="utf-8").splitlines()
+    comment = _comment_above(lines, "StartInterval")
+    assert "every N seconds" in comment
+    assert "missed" in comment and "asleep" in comment
+    own = re.sub(r"\([^)]*StartCalendarInterval[^)]*\)", "", comment)
+    assert not re.search(r"coalesce|runs on wake|one runs|skipped", own), own
+    readme = " ".join(README.read_text(encoding="utf-8").split())
+    for sentence in re.split(r"(?<=[.)])\s+", readme):
+        if "coalesce" in sentence:
+            assert "StartCalendarInterval" in sentence, sentence
+    assert re.search(r"`StartInterval` does around sleep.{0,80}asleep is missed", readme)
+
+
+# --- state on systemd older than 254 -------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["consolidator.service", "consolidator-once.service"])
+def test_the_services_can_write_the_fallback_state_dir(name: str) -> None:
+    paths_ = _unit(name)["Service"]["ReadWritePaths"].split()
+    assert "-%h/.local/state/dream-consolidator" in paths_
+
+
+def test_a_state_directory_in_the_config_folder_falls_back_to_local_state(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    root = _claude_home_with_the_example(home)
+    config_folder = home / ".config" / "dream-consolidator"  # StateDirectory= on systemd < 254
+    config_folder.mkdir(parents=True)
+    (config_folder / "config.toml").write_text("")
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "STATE_DIRECTORY": str(config_folder)}
+
+    proc = subprocess.run([sys.executable, "-m", "consolidator", "run"], env=env, cwd=REPO,
+                          check=False, capture_output=True, text=True, timeout=60)
+
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in config_folder.iterdir()) == ["config.toml"]
+    state = home / ".local" / "state" / "dream-consolidator"
+    assert list(state.glob("*/history.jsonl")), list(state.rglob("*"))
+    assert (root / ".consolidate-lock").exists()
+
+
+def test_the_readme_explains_the_fallback_instead_of_a_state_dir_flag() -> None:
+    text = README.read_text(encoding="utf-8")
+    flat = " ".join(text.split())
+    assert "CONSOLIDATOR_STATE_DIR=~/.config" not in text
+    row = next(line for line in text.splitlines()
+               if line.startswith("| systemd (both units, user units)"))
+    assert "`~/.local/state/dream-consolidator`" in row and "254" in row
+    assert "mkdir -p -m 700 ~/.local/state/dream-consolidator" in text
+    assert "falls back" in flat or "fall back" in flat

@@ -48,7 +48,9 @@ def state_dir(cli_value: str | None, cfg: Config, env: Mapping[str, str]) -> Pat
     (``$XDG_CONFIG_HOME/dream-consolidator``, ``~/.config/dream-consolidator``): systemd
     before 254 gives a user unit's ``StateDirectory=`` under ``$XDG_CONFIG_HOME``, and the
     state (copies of memories, journals) must never share the config's folder. The XDG
-    state dir is used instead.
+    state dir is used instead. (systemd 254 and later may make that very folder a link to
+    the config's folder, when it is missing and the config's exists; it is still used:
+    deploy/README.md says to create it first, and how to undo such a link.)
     """
     if cli_value:
         return Path(cli_value).expanduser().absolute()

@@ -506,5 +506,10 @@ def test_the_readme_explains_the_fallback_instead_of_a_state_dir_flag() -> None:
     row = next(line for line in text.splitlines()
                if line.startswith("| systemd (both units, user units)"))
     assert "`~/.local/state/dream-consolidator`" in row and "254" in row
-    assert "mkdir -p -m 700 ~/.local/state/dream-consolidator" in text
     assert "falls back" in flat or "fall back" in flat
+    # Both systemd installs make the folder before the unit first starts: systemd < 254
+    # cannot create it in the sandbox, and 254+ would link a missing one to ~/.config.
+    mkdir = "mkdir -p -m 700 ~/.local/state/dream-consolidator"
+    for enable in ("enable --now consolidator.service", "enable --now consolidator-once.timer"):
+        block = next(b for b in _code_blocks(text) if enable in b)
+        assert mkdir in block and block.index(mkdir) < block.index(enable), block

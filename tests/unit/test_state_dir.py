@@ -164,3 +164,16 @@ def test_an_explicit_choice_of_the_config_folder_is_kept(tmp_path: Path, how: st
     else:
         got = paths.state_dir(None, _cfg(chosen), env)
     assert got == chosen
+
+
+def test_systemd_254s_compatibility_link_is_followed_not_refused(tmp_path: Path) -> None:
+    # systemd 254+ links a missing ~/.local/state/<name> to an existing ~/.config/<name>.
+    # The fallback is that same path: it is returned as it is (deploy/README.md tells how
+    # to replace the link by a folder); state_dir neither fails nor invents another place.
+    config_folder = tmp_path / ".config" / APP
+    config_folder.mkdir(parents=True)
+    link = tmp_path / ".local" / "state" / APP
+    link.parent.mkdir(parents=True)
+    os.symlink(os.path.relpath(config_folder, link.parent), link)
+    env = _env(tmp_path, STATE_DIRECTORY=str(link))
+    assert paths.state_dir(None, DEFAULTS, env) == link

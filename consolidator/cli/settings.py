@@ -97,5 +97,8 @@ def _state_dir(args: argparse.Namespace, cfg: object, env: Mapping[str, str]) ->
                           ("$STATE_DIRECTORY (systemd)", env.get("STATE_DIRECTORY")),
                           ("$XDG_STATE_HOME", env.get("XDG_STATE_HOME"))):
         if given:
+            if origin.startswith("$STATE_DIRECTORY") and str(state) != given.split(":")[0]:
+                return str(state), ("the XDG state dir: $STATE_DIRECTORY is the config's "
+                                    "folder")
             return str(state), origin
     return str(state), "default"

@@ -191,3 +191,19 @@ def write_metrics(cfg: Any, result: Any, state: Path) -> None:
     except OSError as exc:
         structlog.get_logger("consolidator.metrics").warning(
             "metrics textfile not written", path=str(path), error=exc.strerror or str(exc))
+
+
+def output_writable(output: str) -> None:
+    """``--output`` can be written: its folder exists and takes new files, or the file
+    itself is writable (and not a folder). Checked before any work: exit 2, one line."""
+    path = Path(output).expanduser()
+    if path.is_dir():
+        raise UsageError(f"--output {output}: is a folder")
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"--output {output}: not writable")
+    elif not folder.is_dir():
+        raise UsageError(f"--output {output}: no folder {folder}")
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"--output {output}: cannot create a file in {folder}")

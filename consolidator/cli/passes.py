@@ -13,6 +13,7 @@ from consolidator.cli.common import (
     journal_hook,
     listed_verbose,
     load_config,
+    output_writable,
     open_output,
     render,
     roots_and_state,
@@ -40,6 +41,7 @@ def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     roots = [s.path for s in found]
     if args.output:
         paths.check_output(args.output, roots)  # before any work
+        output_writable(args.output)
     opts = runner.RunOptions(
         state_dir=state,
         transcripts_dir=args.transcripts_dir,
@@ -49,6 +51,7 @@ def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         llm=make_backend(cfg.llm, env, enabled=args.llm),
         debug=args.debug,
         apply=args.apply,
+        progress=True,  # on a terminal only: a large root is not silent for seconds
     )
     result = runner.run_all(found, cfg, opts, datetime.now(UTC))
     if args.output:

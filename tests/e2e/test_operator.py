@@ -223,3 +223,19 @@ def test_pytest_durations_measure_real_time() -> None:
     assert proc.returncode == 0, proc.stdout
     line = next(l for l in proc.stdout.splitlines() if "s call" in l or "s setup" in l)
     assert float(line.split("s ")[0]) < 60
+
+
+@pytest.mark.parametrize("where", ["missing/x.md", "folder", "readonly/x.md"])
+def test_a_report_output_that_cannot_be_written_is_refused_before_any_work(
+    tmp_path: Path, where: str
+) -> None:
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "readonly").mkdir(mode=0o500)
+    if where == "readonly/x.md" and os.geteuid() == 0:
+        pytest.skip("running as root: file permissions do not restrict root")
+    started = time.monotonic()
+    proc = _run("report", "--memory-dir", str(EXAMPLES / "memory"), "--output",
+                str(tmp_path / where))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "--output" in proc.stderr and "Traceback" not in proc.stderr
+    assert time.monotonic() - started < 10

@@ -201,7 +201,8 @@ def _history(ctx: object, done: Answered, status: str, error: str | None, durati
     assert isinstance(ctx, RootContext)
     return {
         "run_id": ctx.run_id, "memory_dir": str(ctx.root),
-        "started_at": ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), "trigger": "apply",
+        "started_at": ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), "started_ns": ctx.now_ns,
+        "kind": ctx.kind, "trigger": "apply",
         "status": status, "dry_run": False, "proposal": done.run_id,
         "counts": {"applied": len(done.applied), "refused": len(done.refused),
                    "follow_ups": done.follow_ups, "skipped": len(work.skipped)},

@@ -364,7 +364,7 @@ def rewrite_locked(path: Path, edit: Callable[[bytes], bytes | None],
         return False
 
 
-# ------------------------------------------------------------------- run folders: age, contents, removal
+# ------------------------------------------------------------------- run folders: age, removal
 
 _RUN_SECOND = re.compile(r"(\d{8}T\d{6}Z)-")
 
@@ -452,7 +452,8 @@ def run_files(run: Path) -> RunFiles:
             continue
         for folder, dirs, files in os.walk(entry.path, onerror=_raise):
             dirs.sort()
-            for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+            for name in sorted(files) + links:
                 where = os.path.join(folder, name)
                 bytes_ = os.lstat(where).st_size
                 size += bytes_

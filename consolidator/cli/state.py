@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,6 +62,7 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             continue
         history.record(statedir.state_of_run(run_dir), {
             "run_id": args.run_id, "memory_dir": str(root), "started_at": now,
+            "started_ns": time.time_ns(),
             "trigger": "undo", "status": "undone", "dry_run": False,
             "counts": {"restored": len(result.restored)}, "conflicts": result.conflicts,
         })
@@ -100,24 +102,44 @@ def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         for entry in entries:
             print(json.dumps(entry, ensure_ascii=False))
         return EXIT_OK
-    print(f"{'run_id':<22} {'trigger':<7} {'status':<12} {'dry':<4} merges archives rewrites  memory_dir")
+    print(f"{'run_id':<22} {'trigger':<7} {'status':<12} {'kind':<13} memory_dir: changes")
     for e in entries:
-        c = e.get("counts")
-        c = c if isinstance(c, dict) else {}
-        print(f"{e.get('run_id', ''):<22} {e.get('trigger', ''):<7} {e.get('status', ''):<12} "
-              f"{'yes' if e.get('dry_run') else 'no':<4} {c.get('merges', 0):>6} "
-              f"{c.get('archives', 0):>8} {c.get('rewrites', 0):>8}  {e.get('memory_dir') or ''}")
+        kind = e.get("kind") or "-"
+        status = f"{e.get('status', '')}{' (dry)' if e.get('dry_run') else ''}"
+        print(f"{e.get('run_id', ''):<22} {e.get('trigger', ''):<7} {status:<12} {kind:<13} "
+              f"{e.get('memory_dir') or ''}: {changes(e)}")
     return EXIT_OK
+
+
+def changes(entry: dict[str, Any]) -> str:
+    """What one history line did, in words: a pass's changes, an apply's or undo's counts."""
+    from consolidator.log import summary_of
+
+    counts = entry.get("counts")
+    counts = counts if isinstance(counts, dict) else {}
+    trigger = entry.get("trigger")
+    if trigger == "apply":
+        return (f"applied {counts.get('applied', 0)} of proposal {entry.get('proposal', '?')}"
+                + (f", refused {counts['refused']}" if counts.get("refused") else "")
+                + (f", then {counts['follow_ups']} safe step(s)" if counts.get("follow_ups")
+                   else ""))
+    if trigger == "undo":
+        return f"restored {counts.get('restored', 0)} file(s)"
+    if entry.get("status") == "skipped":
+        gate = next((g for g in entry.get("gates") or () if isinstance(g, dict)
+                     and g.get("passed") is False), None)
+        return f"{gate.get('id')} {gate.get('reason')}" if gate else "skipped"
+    if entry.get("status") == "failed":
+        return str(entry.get("error") or "failed")
+    if trigger == "prune":
+        return ", ".join(f"{v} {k}" for k, v in counts.items()) or "nothing"
+    return summary_of(counts)
 
 
 def _path_names(text: str) -> set[str]:
     """A memory dir as given and as an absolute path (``~`` expanded, ``..`` resolved,
     links not followed): ``--root`` matches a history line by either."""
     return {text, os.path.abspath(os.path.expanduser(text))}
-
-
-USERS_FILE = {"archive": "archived", "undone": "taken out by undo",
-              "displaced": "set aside by undo --force"}
 
 
 def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -145,6 +167,8 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     else:
         folders = [(s, history.memory_dir_of(s)) for s in statedir.root_folders(state_dir)]
     verb = "would remove" if args.dry_run else "removed"
+    label = {statedir.ARCHIVE: "archived", statedir.UNDONE: "taken out by undo",
+             statedir.DISPLACED: "set aside by undo --force"}
     said = failed = False
     for state, memory_dir in folders:
         runs = history.old_runs(state, before)
@@ -168,8 +192,8 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             gone.append(run)
             print(f"  {verb} run {run.run_id} ({run.files.size} bytes)")
             for kind, rel, size in run.files.users:
-                shown = rel.split("/", 1)[-1] if kind == "displaced" else rel
-                print(f"    {USERS_FILE.get(kind, kind)} {shown} ({size} bytes)")
+                shown = rel.split("/", 1)[-1] if kind == statedir.DISPLACED else rel  # no step
+                print(f"    {label.get(kind, kind)} {shown} ({size} bytes)")
         total = sum(r.files.size for r in gone)
         print(f"  {verb} {len(gone)} run(s), {total} bytes in all")
         if gone and not args.dry_run:

@@ -282,5 +282,6 @@ def test_old_runs_says_why_each_old_run_stays(tmp_path: Path) -> None:
     assert [(r.run_id, r.kept is None) for r in found] == [
         (archived.name, True), (interrupted.name, False), (by_name.name, True)]
     assert found[0].files.users == (("archive", "x/a.md", 5),)
-    assert found[0].files.size == 5 + len(b"old bytes\n") + statedir.journal(archived).stat().st_size
+    journal = statedir.journal(archived).stat().st_size
+    assert found[0].files.size == 5 + len(b"old bytes\n") + journal
     assert "interrupted" in (found[1].kept or "")

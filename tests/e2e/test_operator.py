@@ -213,6 +213,7 @@ def test_a_state_dir_that_cannot_be_written_is_one_line_before_any_work(tmp_path
     assert sorted(p.name for p in root.iterdir()) == before, "nothing touched, no lock taken"
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_pytest_durations_measure_real_time() -> None:
     """freezegun freezes the tests' clock, not pytest's: a frozen test still has a real
     duration in `pytest --durations`."""

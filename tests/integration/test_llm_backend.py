@@ -626,6 +626,7 @@ def test_a_server_error_on_every_attempt_falls_back_after_the_retries(world: Wor
     assert outcome.root["llm"]["calls"] == 1
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_an_answer_slower_than_the_timeout_falls_back(world: World) -> None:
     two_near_duplicates(world)
     before = world.memories()

@@ -139,6 +139,7 @@ def test_parse_of_near_valid_frontmatter_raises_only_parse_error_and_round_trips
     parses_to_itself(data)
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 @FUZZ
 @given(near_frontmatter(), st.sampled_from(["name", "description", "type", "brand_new"]),
        st.text(st.characters(codec="utf-8"), max_size=40))

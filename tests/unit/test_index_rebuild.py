@@ -1093,6 +1093,7 @@ def _within_fixed_lines(lines: list[str], limits: Limits) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_rebuild_keeps_every_line_somewhere_and_fits_the_limits(data: st.DataObject) -> None:

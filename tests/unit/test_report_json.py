@@ -190,6 +190,7 @@ DOCUMENT = st.one_of(
 )
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(DOCUMENT, st.integers(min_value=1, max_value=4))
 def test_pretty_json_of_arbitrary_data_parses_to_what_json_dumps_gives(

@@ -82,7 +82,8 @@ SHAPE_HEAD_BYTES = 4096
 
 
 def roots(
-    cli_dirs: list[str] | None, cfg: Config, env: Mapping[str, str], warn: Warn | None = None
+    cli_dirs: list[str] | None, cfg: Config, env: Mapping[str, str], warn: Warn | None = None,
+    *, checked: bool = True,
 ) -> list[Store]:
     """The memory roots, each with its kind: ``--memory-dir`` values, else the configured
     globs expanded, else every store Claude Code keeps (:func:`stores.discover`).
@@ -95,11 +96,17 @@ def roots(
     match that holds no memory-shaped file (a home folder, a blog, a project's docs): the
     tool would otherwise write a ``MEMORY.md`` there. The same folder reached twice (a
     symlinked alias) is one root.
+
+    ``checked=False`` (a running service, after its start checked them): a ``--memory-dir``
+    that went away stays a root, for gate G2 to say so, rather than failing the pass.
     """
     if cli_dirs:
         found: list[Path] = []
         for raw in cli_dirs:
             path = Path(raw).expanduser()
+            if not checked:
+                found.append(path.absolute())
+                continue
             if not path.exists():
                 raise UsageError(f"--memory-dir {raw}: no such directory")
             if not path.is_dir():

@@ -96,7 +96,7 @@ def warner() -> Callable[[str, str], None]:
 
 def roots_and_state(
     args: argparse.Namespace, cfg: Any, env: Mapping[str, str],
-    warn: Callable[[str, str], None] | None = None,
+    warn: Callable[[str, str], None] | None = None, *, checked: bool = True,
 ) -> tuple[list[Store], Path]:
     """The roots (each a store of its kind) and the state dir, refused (exit 2) when one lies
     inside the other, or when ``--project-root`` is given for several roots (each root's
@@ -104,7 +104,7 @@ def roots_and_state(
     from consolidator import paths
 
     warn = warn or warner()
-    found = paths.roots(args.memory_dir, cfg, env, warn)
+    found = paths.roots(args.memory_dir, cfg, env, warn, checked=checked)
     if not found:
         warn("warning", f"{NO_ROOT}: " + ("no configured pattern matches a memory directory"
                                           if cfg.memory.roots else

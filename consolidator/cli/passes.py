@@ -150,11 +150,11 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     def configure(current):  # type: ignore[no-untyped-def]
         setup_logging(current, args, stream=sys.stdout, env=env)  # [log] of this config
         warn_keyless(current, env)
-        found, state = roots_and_state(args, current, env, warn)
+        found, state = roots_and_state(args, current, env, warn, checked=False)
         return {"roots": [f"{s.path} ({s.kind})" for s in found], "state_dir": str(state)}
 
     def one_pass(current, stop):  # type: ignore[no-untyped-def]
-        roots, state = roots_and_state(args, current, env, warn)
+        roots, state = roots_and_state(args, current, env, warn, checked=False)
         opts = runner.RunOptions(
             state_dir=state,
             transcripts_dir=args.transcripts_dir,

@@ -454,3 +454,39 @@ def test_sighup_applies_the_log_section_too(
     service.wait_for(_event("config reloaded"), after=mark)
     service.wait_for(lambda e: e.get("event") in ("root skipped", "root done"), after=mark,
                      timeout=5)
+
+
+def test_a_root_the_service_cannot_use_is_one_warning_per_change_of_reason(
+    tmp_path: Path, serve: Callable[..., Serve]
+) -> None:
+    """A root that vanishes (or that the unit may not write) is a warning once, not a skip
+    line on every tick; when it comes back the service says so once."""
+    root = _example(tmp_path)
+    config = _config(tmp_path)
+    service = serve("--config", str(config), "--state-dir", str(tmp_path / "state"),
+                    "--memory-dir", str(root))
+    service.wait_for(lambda e: e.get("event") in ("root done", "root skipped"))
+    aside = root.with_name("memory-aside")
+    root.rename(aside)
+    mark = service.mark()
+    first = service.wait_for(_event("root cannot be used", root=str(root)), after=mark)
+    assert first["level"] == "warning" and "not a directory" in first["reason"]
+    time.sleep(2.5)  # more ticks with the same reason
+    warned = [e for e in service.events[mark:] if e.get("event") == "root cannot be used"]
+    assert len(warned) == 1
+    aside.rename(root)
+    service.wait_for(_event("root usable again", root=str(root)), after=mark)
+
+
+def test_a_keyless_anthropic_backend_is_a_warning_when_run_starts(tmp_path: Path) -> None:
+    root = _example(tmp_path)
+    config = _config(tmp_path, '[llm]\nbackend = "anthropic"\n[log]\nformat = "json"\n')
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "consolidator", "run", "--force", "--config", str(config),
+         "--memory-dir", str(root), "--state-dir", str(tmp_path / "state")],
+        capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    warning = next(e for e in events if "ANTHROPIC_API_KEY" in e["event"])
+    assert warning["level"] == "warning" and warning["config"] == str(config)

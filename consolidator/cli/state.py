@@ -52,6 +52,11 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             if args.debug:
                 raise
             text = " ".join(str(exc).split())
+            later = later_runs(run_dir, getattr(exc, "files", []))
+            if later:
+                text = text.replace(" (use --force)", "") + (
+                    f"; run {later[-1]} changed them since: undo it first "
+                    f"(consolidator undo {later[-1]}; runs undo newest first), or use --force")
             print(f"consolidator: {text if text.startswith(where) else where + ': ' + text}",
                   file=sys.stderr)
             failed = True
@@ -251,3 +256,28 @@ def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             mark = {True: "pass", False: "FAIL", None: "-"}[g["passed"]]
             print(f"  {g['id']} {g['name']:<14} {mark:<5} {g['reason']}")
     return EXIT_OK
+
+
+def later_runs(run_dir: Path, files: list[str]) -> list[str]:
+    """The runs of the same root after ``run_dir`` (not undone) that changed any of
+    ``files``, oldest first: what an undo refused for "changed since" should undo first."""
+    from consolidator import statedir
+    from consolidator.store.journal import load
+
+    if not files:
+        return []
+    state = statedir.state_of_run(run_dir)
+    started = load(run_dir).meta.get("started_ns")
+    if not isinstance(started, int):
+        return []
+    out = []
+    for name in statedir.run_ids(state):
+        try:
+            journal = load(statedir.run_dir(state, name))
+        except Exception:  # noqa: BLE001 - a damaged journal is only not named here
+            continue
+        when = journal.meta.get("started_ns")
+        if (isinstance(when, int) and when > started and not journal.undone
+                and {e.file for e in journal.intents} & set(files)):
+            out.append((when, name))
+    return [name for _when, name in sorted(out)]

@@ -844,3 +844,22 @@ def test_apply_while_another_process_holds_the_lock_exits_75_and_changes_nothing
     assert code == 75 and out == ""
     assert "nothing applied" in one_error_line(err)
     assert proposed(capsys, ex) == JUDGMENTS, "the proposal still waits"
+
+
+def test_undo_of_a_run_an_apply_changed_since_names_the_apply_to_undo_first(
+    ex: Ex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_force(capsys, ex)
+    rid = run_id_of_proposal(ex)
+    code, out, err = cli_run(capsys, ex, "apply", rid, "--only", "1")
+    assert code == 0, err
+    apply_id = out.rsplit("consolidator undo ", 1)[1].split()[0]
+    frozen = _frozen(ex)
+    code, out, err = cli_run(capsys, ex, "undo", rid)
+    assert code == 1 and out == ""
+    line = one_error_line(err)
+    assert f"run {apply_id} changed them since: undo it first" in line
+    assert "(use --force)" not in line
+    assert _frozen(ex) == frozen
+    assert cli_run(capsys, ex, "undo", apply_id)[0] == 0
+    assert cli_run(capsys, ex, "undo", rid)[0] == 0

@@ -73,6 +73,10 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         })
         print(f"{root}: restored {len(result.restored)} file(s)"
               + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))
+        back = reopened(statedir.state_of_run(run_dir), args.run_id)
+        if back:
+            print(f"  actions {', '.join(map(str, back))} of its proposal wait for review again "
+                  "(consolidator proposals)")
         for rel, kept in sorted(result.displaced.items()):
             print(f"  the newer bytes of {rel} are kept in {kept}")
     if failed:
@@ -281,3 +285,23 @@ def later_runs(run_dir: Path, files: list[str]) -> list[str]:
                 and {e.file for e in journal.intents} & set(files)):
             out.append((when, name))
     return [name for _when, name in sorted(out)]
+
+
+def reopened(state: Path, run_id: str) -> list[int]:
+    """After an ``apply`` run is undone: the actions of the root's proposal it had applied
+    wait for review again (their files are back as the proposal recorded them). Returns
+    their numbers; a proposal that is gone, replaced or damaged is left as it is."""
+    from consolidator import proposal
+    from consolidator.errors import ConsolidatorError
+
+    try:
+        found = proposal.load(state)
+    except ConsolidatorError:
+        return []
+    if found is None:
+        return []
+    mine = [i.number for i in found.items
+            if i.status == proposal.APPLIED and i.note == f"by run {run_id}"]
+    if mine:
+        proposal.save(state, found.settled({n: (proposal.WAITING, "") for n in mine}))
+    return mine

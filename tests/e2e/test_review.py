@@ -863,3 +863,20 @@ def test_undo_of_a_run_an_apply_changed_since_names_the_apply_to_undo_first(
     assert _frozen(ex) == frozen
     assert cli_run(capsys, ex, "undo", apply_id)[0] == 0
     assert cli_run(capsys, ex, "undo", rid)[0] == 0
+
+
+def test_undoing_an_apply_puts_its_actions_back_up_for_review(
+    ex: Ex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_force(capsys, ex)
+    rid = run_id_of_proposal(ex)
+    code, out, err = cli_run(capsys, ex, "apply", rid, "--only", "1,3")
+    assert code == 0, err
+    apply_id = out.rsplit("consolidator undo ", 1)[1].split()[0]
+    assert [n for n, _op, _f in proposed(capsys, ex)] == [2, 4]
+    code, out, err = cli_run(capsys, ex, "undo", apply_id)
+    assert code == 0, err
+    assert "actions 1, 3 of its proposal wait for review again" in out
+    assert proposed(capsys, ex) == JUDGMENTS
+    code, out, err = cli_run(capsys, ex, "apply", rid, "--only", "1")
+    assert code == 0 and "applied action 1" in out, err

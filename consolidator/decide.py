@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from consolidator.config import Config
@@ -260,6 +260,20 @@ def date_rewrites(
             evidence=changed_lines(doc.body, body),
         ))
     return out
+
+
+def rebased(action: Action, snapshot: Snapshot, hot_after_ns: int) -> Action | None:
+    """A relative-date rewrite judged again on its memory as ``snapshot`` has it now (this
+    run's own safe steps may have changed it since: a link repointed, an index detail moved
+    in): the same judgment on the new bytes, or ``None`` when there is none to make."""
+    if not (isinstance(action, Rewrite) and action.kind == JUDGMENT
+            and action.reason.startswith("relative date ")):
+        return None
+    memory = snapshot.by_file().get(action.file)
+    if memory is None or memory.stat.mtime_ns > hot_after_ns:
+        return None
+    fresh = date_rewrites(replace(snapshot, memories=(memory,)), {}, (), ())
+    return fresh[0] if fresh else None
 
 
 def not_declined(

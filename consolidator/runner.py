@@ -291,12 +291,19 @@ def close_run(work: Any, held: RootLock | None, status: str,
 def _propose(work: Any, bound: Any) -> None:
     """Keep what this run did not apply as the root's proposal (a dry run only counts it)."""
     from consolidator import proposal
+    from consolidator.decide import rebased
 
     ctx = work.ctx
     final = work.after or work.snapshot
     if final is None:
         return
-    actions = [work.plan.actions[i] for i in work.proposed]
+    planned = list(work.plan.actions)
+    for i in work.proposed:  # a date rewrite this run's own steps moved on: judged afresh
+        if proposal.moved_on(planned[i], final) is not None:
+            fresh = rebased(planned[i], final, ctx.hot_after_ns)
+            planned[i] = fresh if fresh is not None else planned[i]
+    work.plan = dataclasses.replace(work.plan, actions=tuple(planned))
+    actions = [planned[i] for i in work.proposed]
     made, kept, notes = proposal.build(ctx.run_id, ctx.root,
                                        ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), actions, final)
     waiting = Waiting(None if ctx.dry_run else ctx.run_id, len(kept),

@@ -880,3 +880,39 @@ def test_undoing_an_apply_puts_its_actions_back_up_for_review(
     assert proposed(capsys, ex) == JUDGMENTS
     code, out, err = cli_run(capsys, ex, "apply", rid, "--only", "1")
     assert code == 0 and "applied action 1" in out, err
+
+
+def test_a_date_rewrite_in_a_memory_a_safe_step_changed_is_proposed_on_the_new_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A memory whose link this run repoints (safe) and that says "yesterday" (a judgment):
+    the run repoints the link, and the date rewrite waits on the bytes the run left, so
+    applying it gives what `--apply all` gives."""
+    from tests.integration.test_consolidate import World
+
+    worlds = []
+    for name in ("safe", "all"):
+        world = World(tmp_path / name)
+        rules = "- Run the integration tests against a real database.\n" \
+                "- Never replace the database with mocks.\n"
+        world.put("feedback_db.md", rules, days=12)
+        world.put("feedback_db_copy.md", rules, days=11)
+        world.put("project_checkout.md",
+                  "We moved checkout to the new flow yesterday; see "
+                  "[the rules](feedback_db.md).\n", days=20)
+        worlds.append(world)
+    safe, every = worlds
+    for world, mode in ((safe, "safe"), (every, "all")):
+        assert cli.main(["run", "--force", "--json", "--apply", mode, "--memory-dir",
+                     str(world.root), "--state-dir", str(world.state)]) == 0
+        capsys.readouterr()
+    assert cli.main(["proposals", "--json", "--state-dir", str(safe.state)]) == 0
+    (waiting,) = json.loads(capsys.readouterr().out)
+    assert [(a["op"], a["file"]) for a in waiting["actions"]] == [
+        ("rewrite", "project_checkout.md")]
+    assert cli.main(["apply", waiting["run_id"], "--state-dir", str(safe.state)]) == 0
+    capsys.readouterr()
+    links = {f: body for f, (body, *_rest) in safe.tree().items() if f != "MEMORY.md"}
+    assert links == {f: body for f, (body, *_rest) in every.tree().items() if f != "MEMORY.md"}
+    assert b"(feedback_db_copy.md)" in links["project_checkout.md"]  # the link, repointed
+    assert b"yesterday" not in links["project_checkout.md"]  # and the date, once applied

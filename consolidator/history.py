@@ -57,7 +57,9 @@ def counts(report: Any) -> dict[str, int]:
         "conflicts": len(plan.conflicts),
         "stale": len(plan.stale),
         "merges": ops["merge"],
+        # Every memory moved to the archive: archived on evidence, or folded into a survivor.
         "archives": ops["archive"] + sum(len(a.sources) - 1 for a in done if a.op == "merge"),
+        "merged_away": sum(len(a.sources) - 1 for a in done if a.op == "merge"),
         "rewrites": ops["rewrite"],
         "creates": ops["create"],
         "proposed": plan.proposal.actions if plan.proposal else 0,
@@ -338,6 +340,11 @@ def retire_runs(state: Path, keep_days: int, keep_runs: int, now_ns: int,
 
     timed = sorted((t, name) for name in statedir.run_ids(state)
                    if (t := statedir.run_id_ns(name)) is not None)  # others are left alone
+    edge = len(timed) - max(1, keep_runs)
+    if edge > 0:  # runs started in the second where the newest keep_runs begin: exact times
+        seconds = {timed[edge - 1][0], timed[edge][0]}
+        timed = sorted((_started_ns(state, name) if t in seconds else t, name)
+                       for t, name in timed)
     cutoff = now_ns - keep_days * DAY_NS
     beyond = {name for _t, name in timed[:max(0, len(timed) - max(1, keep_runs))]}
     candidates = [name for t, name in timed if (t < cutoff or name in beyond) and name != current]
@@ -408,3 +415,15 @@ def old_runs(state: Path, before_ns: int) -> list[OldRun]:
             kept = "its proposal is the one waiting for review (consolidator proposals)"
         found.append(OldRun(name, run, started, files, kept))
     return sorted(found, key=lambda r: (r.started_ns, r.run_id))
+
+
+def _started_ns(state: Path, run: str) -> int:
+    """When ``run`` started, to the nanosecond, from its journal's first record (else the
+    second its id names)."""
+    try:
+        with open(statedir.journal(statedir.run_dir(state, run)), "rb") as fh:
+            meta = json.loads(fh.readline(64 * 1024)).get("meta")
+        started = meta.get("started_ns") if isinstance(meta, dict) else None
+    except (OSError, ValueError, AttributeError):
+        started = None
+    return started if isinstance(started, int) else statedir.run_id_ns(run) or 0

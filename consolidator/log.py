@@ -94,8 +94,13 @@ _CHANGES = {"merges": "merged", "archives": "archived", "rewrites": "rewritten",
 
 
 def summary_of(counts: MutableMapping[str, Any]) -> str:
-    """What a pass changed (or, dry, would change), in words."""
-    parts = [f"{counts[k]} {word}" for k, word in _CHANGES.items() if counts.get(k)]
+    """What a pass changed (or, dry, would change), in words: a memory folded into a
+    survivor by a merge is said with the merge, not as an archive (those are judgments)."""
+    folded = counts.get("merged_away", 0)
+    said = {**counts, "archives": max(0, counts.get("archives", 0) - folded)}
+    parts = [f"{said[k]} {word}" for k, word in _CHANGES.items() if said.get(k)]
+    if folded and parts and parts[0].endswith("merged"):
+        parts[0] += f" ({folded} {'memory' if folded == 1 else 'memories'} folded in)"
     added, removed = counts.get("index_added", 0), counts.get("index_removed", 0)
     if added or removed:
         parts.append(f"index +{added}/-{removed} pointers")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 import os
 import secrets
 from collections.abc import Callable, Iterable
@@ -65,7 +66,7 @@ ROOT_METRICS: tuple[tuple[str, str], ...] = (
     ("creates", "Files the last pass created, the index not counted (0 for a dry run)."),
     ("proposal_waiting_actions", "Actions waiting for review in the root's proposal."),
 )
-ROOTS_HELP = "Memory directories in the last pass."
+ROOTS_HELP = "Memory directories with series in this file (this pass and earlier ones)."
 
 
 @dataclass
@@ -87,11 +88,32 @@ def write_textfile(path: Path, report: RunReport, now: datetime, state_dir: Path
     ``now``: the pass's time; ``state_dir``: where the roots' state lies (their proposals).
     Nothing in a root's report stops the write; an ``OSError`` writing the file propagates.
     """
-    text = render(report, now, state_dir)
+    try:
+        previous = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        previous = ""
+    text = render(report, now, state_dir, previous)
     _replace(Path(path), text.encode("utf-8"))
 
 
-def render(report: RunReport, now: datetime, state_dir: Path) -> str:
+# A sample of one root: its metric name, then its root labels (as this module writes them).
+_ROOT_SAMPLE = re.compile(r'^' + re.escape(PREFIX) + r'(\w+)(\{memory_dir="(?:[^"\\]|\\.)*",'
+                          r'kind="(?:[^"\\]|\\.)*")')
+
+
+def _earlier(previous: str, now: set[str]) -> dict[str, list[str]]:
+    """The samples of roots this pass did not cover, by metric name, from the file as the
+    last pass left it: a pass over one project (the SessionEnd hook's) keeps every other
+    root's series, so an alert on a stale root can still fire."""
+    kept: dict[str, list[str]] = {}
+    for line in previous.splitlines():
+        found = _ROOT_SAMPLE.match(line)
+        if found is not None and found[2] not in now:
+            kept.setdefault(found[1], []).append(line)
+    return kept
+
+
+def render(report: RunReport, now: datetime, state_dir: Path, previous: str = "") -> str:
     """The textfile's content (the text exposition format, version 0.0.4)."""
     now_ns = _safe(lambda: epoch_ns(now), 0)
     dry_run = bool(getattr(report, "dry_run", False))
@@ -100,6 +122,9 @@ def render(report: RunReport, now: datetime, state_dir: Path) -> str:
     for root in given:
         one = _collect(root, now_ns, dry_run, state_dir)
         roots[one.labels] = one  # one series per label set: a root named twice keeps its last
+    current = {_labels(tuple(zip(ROOT_LABELS, one.labels, strict=True)))[:-1]
+               for one in roots.values()}
+    kept = _earlier(previous, current)
     lines: list[str] = []
     for name, text in ROOT_METRICS:
         _header(lines, name, text)
@@ -107,8 +132,11 @@ def render(report: RunReport, now: datetime, state_dir: Path) -> str:
             for extra, value in one.samples.get(name, ()):
                 labels = tuple(zip(ROOT_LABELS, one.labels, strict=True)) + extra
                 lines.append(f"{PREFIX}{name}{_labels(labels)} {_number(value)}")
+        lines += kept.get(name, [])
+    others = {m[2] for samples in kept.values() for line in samples
+              if (m := _ROOT_SAMPLE.match(line)) is not None}
     _header(lines, "roots", ROOTS_HELP)
-    lines.append(f"{PREFIX}roots {len(roots)}")
+    lines.append(f"{PREFIX}roots {len(roots) + len(others)}")
     return "\n".join(lines) + "\n"
 
 

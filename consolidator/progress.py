@@ -9,24 +9,44 @@ import time
 from pathlib import Path
 
 _DELAY_S = 2.0
-_state = {"enabled": False, "start": 0.0, "shown": False}
+_state: dict[str, object] = {"enabled": False, "start": 0.0, "shown": False, "text": ""}
 
 
 def enable(on: bool) -> None:
-    _state.update(enabled=on and sys.stderr.isatty(), start=time.monotonic(), shown=False)
+    _state.update(enabled=on and _terminal(), start=time.monotonic(), shown=False, text="")
+
+
+def _terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def phase(root: Path, name: str) -> None:
-    """Show which phase a root is in, once the run has taken longer than a moment."""
-    if not _state["enabled"] or time.monotonic() - float(_state["start"]) < _DELAY_S:
+    """Say which phase a root is in; shown once the run has taken longer than a moment (and
+    again by :func:`tick` while a long phase goes on)."""
+    _state["text"] = f"{root.parent.name}/{root.name}: {name}…"
+    _state["shown"] = False
+    tick()
+
+
+def tick() -> None:
+    """Show the current phase if it is not on the screen yet and the run has taken longer
+    than a moment: long loops call this, so a phase that started early still shows."""
+    if not _state["enabled"] or _state["shown"] or not _state["text"] \
+            or time.monotonic() - float(str(_state["start"])) < _DELAY_S:
         return
-    sys.stderr.write(f"\r\x1b[K{root.parent.name}/{root.name}: {name}…")
-    sys.stderr.flush()
+    try:
+        sys.stderr.write(f"\r\x1b[K{_state['text']}")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
     _state["shown"] = True
 
 
 def clear() -> None:
-    """Take the progress text off its line (the next :func:`phase` shows it again)."""
+    """Take the progress text off its line (the next :func:`tick` shows it again)."""
     if _state["shown"]:
         try:
             sys.stderr.write("\r\x1b[K")
@@ -38,3 +58,4 @@ def clear() -> None:
 
 def done() -> None:
     clear()
+    _state["text"] = ""

@@ -107,7 +107,7 @@ def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datet
     items = found.pick(only, without)
     ctx = context_for(root, cfg, opts, now, run_id)
     if not root.is_dir():
-        raise ConsolidatorError(f"{root}: not a folder any more (it vanished?)")
+        raise ConsolidatorError("not a folder any more (it vanished?)")
     held = RootLock(root, cfg.gates.lock_stale_minutes, ctx.state)
     try:
         held.acquire()

@@ -114,7 +114,10 @@ class Service:
     def _on_stop(self, signum: int, _frame: object) -> None:
         log.info("stopping", signal=signum)
         self.stop.request(signum)
-        self.scheduler.shutdown(wait=False)
+        # Not here: a signal handler runs between two bytecodes of the scheduler's own loop,
+        # which may be walking its job store; a shutdown from another thread waits for it.
+        threading.Thread(target=self.scheduler.shutdown, kwargs={"wait": False},
+                         daemon=True).start()
 
     def _on_reload(self, _signum: int, _frame: object) -> None:
         try:

@@ -274,8 +274,10 @@ def describe(path: Path, env: Mapping[str, str]) -> Store:
 def meant(path: Path, env: Mapping[str, str]) -> str | None:
     """For a folder named as a memory dir that holds no memory: the hint naming the memory
     dir the user probably meant, when ``path`` is a project folder holding ``memory/``, a
-    Claude Code home or its ``projects`` folder; else ``None``. A second ``MEMORY.md`` there
-    would be one Claude Code never reads."""
+    Claude Code home or its ``projects`` folder, or any folder above stores Claude Code keeps
+    (a home, a project's ``.claude``); else ``None``. A second ``MEMORY.md`` there would be
+    one Claude Code never reads, and a pass over it would mix the scopes of the stores
+    below."""
     claude = claude_home(env)
     real = os.path.realpath(path)
     if _is_dir(path / "memory"):
@@ -291,4 +293,10 @@ def meant(path: Path, env: Mapping[str, str]) -> str | None:
         return ("it holds Claude Code's projects, not memories: name one, like "
                 f"{like / '<project>' / 'memory'}, or leave out --memory-dir to consolidate "
                 "every store found")
+    inside = [s.path for s in discover(env)
+              if os.path.realpath(s.path).startswith(real.rstrip("/") + "/")]
+    if inside:
+        more = f" and {len(inside) - 1} more" if len(inside) > 1 else ""
+        return (f"it holds memory dirs Claude Code keeps ({inside[0]}{more}), each its own "
+                "scope: name one, or leave out --memory-dir to consolidate every store found")
     return None

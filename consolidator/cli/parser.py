@@ -101,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="consolidator",
         description="Keeps Claude Code memory directories healthy, without losing a memory.",
         epilog="exit codes: 0 done or nothing to do, 1 a root failed, 2 usage or config "
-        "error, 75 run --force could not take a lock",
+        "error, 75 a root's lock was held (run --force, undo, apply), 128+N stopped by "
+        "signal N (SIGTERM: 143)",
     )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     _common(parser, suppress=False)

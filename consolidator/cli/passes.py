@@ -203,4 +203,5 @@ def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                              llm=make_backend(cfg.llm, env, enabled=True), debug=args.debug,
                              after_record=journal_hook(env))
     result = runner.run_all(stores, cfg, opts, datetime.now(UTC))
+    write_metrics(cfg, result, state)
     return EXIT_FAILED if result.failed else EXIT_OK

@@ -155,7 +155,7 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """Remove the run folders (archives included) of runs that started more than
     ``--older-than`` days ago, per root, saying what goes; ``--dry-run`` only says it.
     An interrupted run and the run of a proposal waiting for review stay."""
-    from consolidator import history, paths, statedir
+    from consolidator import history, paths, statedir, stores
     from consolidator.context import epoch_ns
     from consolidator.runner import new_run_id
 
@@ -208,6 +208,7 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         if gone and not args.dry_run:
             history.record(state, {
                 "run_id": new_run_id(now), "memory_dir": memory_dir,
+                "kind": stores.describe(Path(memory_dir), env).kind if memory_dir else None,
                 "started_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"), "started_ns": now_ns,
                 "trigger": "prune", "status": "pruned", "dry_run": False,
                 "counts": {"runs": len(gone), "bytes": total,
@@ -253,7 +254,9 @@ def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print(f"{row['memory_dir']} ({row['kind']})")
         print(f"  last consolidated: {row['last_consolidated'] or 'never'}")
         last_run = row["last_run"]
-        print("  last run: " + (f"{last_run['run_id']} {last_run['status']}" if last_run else "none"))
+        # History keeps one line per streak of passes a gate closed: the gates below are now.
+        print("  last recorded run: "
+              + (f"{last_run['run_id']} {last_run['status']}" if last_run else "none"))
         if row["waiting"]:
             print(f"  waiting for review: {row['waiting']} change(s) (consolidator proposals)")
         for g in row["gates"]:

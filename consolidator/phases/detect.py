@@ -34,7 +34,13 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
     notes = [] if ctx.project.path is not None else [f"path check skipped: {ctx.project.source}"]
     if paths is None and ctx.project.path is not None:
         paths = ProjectPaths(ctx.project.path)
-    findings = study_all(snapshot.memories, ctx.now, paths, ctx.stop.check)
+    def check() -> None:  # every few hundred memories: a stop, and the progress shown
+        ctx.stop.check()
+        progress.tick()
+
+    progress.phase(ctx.root, f"detect: reading {len(snapshot.memories)} memories")
+    findings = study_all(snapshot.memories, ctx.now, paths, check)
+    progress.phase(ctx.root, "detect: duplicates, conflicts and similar memories")
     sets = {file: found.lines for file, found in findings.items()}
     clusters = find_duplicates(snapshot.memories, sets)
     ctx.stop.check()

@@ -240,3 +240,21 @@ def test_a_report_output_that_cannot_be_written_is_refused_before_any_work(
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert "--output" in proc.stderr and "Traceback" not in proc.stderr
     assert time.monotonic() - started < 10
+
+
+def test_a_memory_dir_above_the_stores_claude_code_keeps_is_refused(tmp_path: Path) -> None:
+    """Named with --memory-dir, a folder that holds Claude Code's stores below it (a home
+    whose config dir is not hidden, a project's .claude) would mix their scopes in one pass:
+    refused with the stores named, nothing written."""
+    home = tmp_path / "home"
+    store = home / "cc" / "projects" / "-work-app" / "memory"
+    (store / "team").mkdir(parents=True)
+    memory = "---\nname: tests\ndescription: real db\ntype: feedback\n---\nUse a real db.\n"
+    (store / "feedback_tests.md").write_text(memory)
+    (store / "team" / "feedback_tests.md").write_text(memory)
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / "cc")}
+    proc = _run("run", "--force", "--memory-dir", str(home), "--state-dir",
+                str(tmp_path / "s"), env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert f"it holds memory dirs Claude Code keeps ({store}" in proc.stderr
+    assert not (home / "MEMORY.md").exists() and not (tmp_path / "s").exists()

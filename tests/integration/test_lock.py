@@ -435,7 +435,7 @@ def test_status_shows_each_gate_and_the_last_run(tmp_path: Path) -> None:
         assert any(re.match(rf"\s+{gid} {re.escape(name)}\s+(pass|FAIL)\s", ln) for ln in lines), (
             gid, proc.stdout)
     assert re.search(r"G4 interval\s+FAIL", proc.stdout)  # just consolidated
-    assert f"last run: {run_id} consolidated" in proc.stdout
+    assert f"last recorded run: {run_id} consolidated" in proc.stdout
     assert "last consolidated: never" not in proc.stdout
 
 

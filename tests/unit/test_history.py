@@ -236,6 +236,20 @@ def test_retention_keeps_the_newest_keep_runs_and_the_current_run(tmp_path: Path
     assert [p.is_dir() for p in runs] == [True, False, False, True, True]
 
 
+def test_runs_started_in_one_second_are_kept_newest_first_by_their_exact_start(
+    tmp_path: Path,
+) -> None:
+    """Run ids of one second differ by a random suffix: the exact start in each journal,
+    not the suffix, says which of them are the newest keep_runs."""
+    second = (NOW_NS - DAY) // NS * NS
+    suffixes = ["ffff", "0000", "aaaa", "1111"]  # in the order they started
+    runs = [make_run(tmp_path, run_id_at(second, suffix), second + n * 1000)
+            for n, suffix in enumerate(suffixes)]
+    removed = history.retire_runs(tmp_path, 30, 2, NOW_NS)
+    assert sorted(removed) == sorted([runs[0].name, runs[1].name])
+    assert [p.is_dir() for p in runs] == [False, False, True, True]
+
+
 def test_retention_removes_nothing_when_the_proposal_cannot_be_read(tmp_path: Path) -> None:
     old = make_run(tmp_path, run_id_at(NOW_NS - 100 * DAY), NOW_NS - 100 * DAY)
     statedir.proposal(tmp_path).write_bytes(b"{not json")

@@ -372,6 +372,7 @@ def test_a_root_missing_something_never_fails_the_write(tmp_path: Path) -> None:
     assert value(fams, "merges", memory_dir="/home/dev/d/memory") == 1
     assert value(fams, "gate_open", memory_dir="/home/dev/d/memory") == 0
     for report in (RunReport("r", False, None), SimpleNamespace(), None):  # type: ignore[arg-type]
+        (tmp_path / "metrics" / "consolidator.prom").unlink(missing_ok=True)
         assert value(families(write(tmp_path, report)), "roots") == 0  # type: ignore[arg-type]
 
 
@@ -476,3 +477,20 @@ def test_a_real_run_on_a_hostile_folder_name(example_copy: Path, tmp_path: Path)
     assert value(fams, "proposal_waiting_actions", memory_dir=str(hostile)) == (
         root.plan.proposal.actions if root.plan.proposal else 0)
     assert value(fams, "last_consolidation_timestamp_seconds", memory_dir=str(hostile)) > 0
+
+
+def test_a_pass_over_some_roots_keeps_the_series_of_the_others(tmp_path: Path) -> None:
+    """The SessionEnd hook's pass covers one project: every other root's series stays in
+    the file as the last pass that saw it left it, so an alert on a stale root can fire."""
+    first = RunReport("r1", False, (
+        RootReport(Path("/home/dev/a/memory"), "consolidated", ()),
+        RootReport(Path('/home/dev/"b"/memory'), "skipped", ()),
+    ))
+    write(tmp_path, first)
+    second = RunReport("r2", False, (RootReport(Path("/home/dev/a/memory"), "skipped", ()),))
+    fams = families(write(tmp_path, second))
+    assert value(fams, "roots") == 2
+    assert value(fams, "pass_failed", memory_dir='/home/dev/"b"/memory') == 0
+    statuses = {s.labels["memory_dir"]: s.labels["status"]
+                for s in fams["dream_consolidator_last_pass_status_info"].samples}
+    assert statuses == {"/home/dev/a/memory": "skipped", '/home/dev/"b"/memory': "skipped"}

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from consolidator.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
 from consolidator.freshness import age_warning, iso
-from consolidator.llm.redact import PLACEHOLDER, redact, secret_values
+from consolidator.secrets import PLACEHOLDER, redact, secret_values
 from consolidator.plan import JUDGMENT, Action, Archive, Create, Merge, Plan, Rewrite
 from consolidator.outcome import RootReport, RunReport
 

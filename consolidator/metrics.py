@@ -23,11 +23,9 @@ writing).
 
 from __future__ import annotations
 
-import contextlib
 import math
-import re
 import os
-import secrets
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -93,7 +91,7 @@ def write_textfile(path: Path, report: RunReport, now: datetime, state_dir: Path
     except OSError:
         previous = ""
     text = render(report, now, state_dir, previous)
-    _replace(Path(path), text.encode("utf-8"))
+    statedir.write_whole(Path(path), text.encode("utf-8"), MODE)
 
 
 # A sample of one root: its metric name, then its root labels (as this module writes them).
@@ -270,39 +268,3 @@ def _number(value: float) -> str:
     if math.isinf(value):
         return "+Inf" if value > 0 else "-Inf"
     return repr(float(value))
-
-
-# ------------------------------------------------------------------- writing
-
-
-def _replace(path: Path, data: bytes) -> None:
-    """Write ``path`` whole: a temp file beside it (not a ``.prom`` name, so the collector
-    never reads it half written), fsynced, mode 0644, renamed over it."""
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-             | getattr(os, "O_CLOEXEC", 0))
-    fd = os.open(temp, flags, MODE)
-    try:
-        try:
-            os.fchmod(fd, MODE)  # whatever the umask: node_exporter runs as another user
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
-    try:
-        folder = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(folder)
-    except OSError:
-        pass
-    finally:
-        os.close(folder)

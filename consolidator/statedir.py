@@ -224,14 +224,26 @@ def append(path: Path, data: bytes, *, durable: bool = True) -> None:
 
 
 def replace(path: Path, data: bytes) -> None:
-    """Write a private file whole: a temp file beside it, fsynced, renamed over it."""
+    """Write a private file whole (0600), its folder made private if need be."""
     private_dir(path.parent)
+    write_whole(path, data, 0o600)
+
+
+def write_whole(path: Path, data: bytes, mode: int) -> None:
+    """Write ``path`` whole and atomically: a temp file beside it (never the target's name,
+    so no reader sees it half written), given ``mode`` whatever the umask, every byte
+    written and fsynced, renamed over the target, the folder fsynced. The folder must exist.
+    """
     temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(temp, flags, 0o600)
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(temp, flags, mode)
     try:
         try:
-            os.write(fd, data)
+            os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
             os.fsync(fd)
         finally:
             os.close(fd)

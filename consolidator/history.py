@@ -1,4 +1,4 @@
-"""Run history, and what keeps a root's state folder from only growing.
+"""Run history: one line per pass, in the order passes started.
 
 History is one JSON line per pass, appended to the root's ``history.jsonl``. A line carries
 ``started_ns`` (the run's start, exact): lines are ordered by it, so runs started within
@@ -6,12 +6,6 @@ the same second come out in the order they started; an older line without it fal
 ``started_at`` and then to the order lines were written in. A pass that a gate closed is
 written only when another gate closed it than the root's last line says: a service ticking
 on a shut gate adds one line, not one per tick (``status`` evaluates the gates itself).
-
-Retention (``[state] keep_days``, ``keep_runs``), after each real pass on a root: history
-lines older than ``keep_days`` go, and so do run folders older than ``keep_days`` or beyond
-the newest ``keep_runs``, when they hold only the tool's own files (journal, backups). A run
-whose archive holds users' memories stays (only ``consolidator prune`` removes it), and so
-do an interrupted run (recovery needs it) and the run of the root's current proposal.
 """
 
 from __future__ import annotations
@@ -21,7 +15,6 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -163,6 +156,8 @@ def record_pass(state: Path, entry: dict[str, Any], keep: StateSection | None = 
     if keep is not None and not entry.get("dry_run"):
         when = now_ns if now_ns is not None else entry_ns(entry)
         run_id = entry.get("run_id")
+        from consolidator.retention import retain
+
         try:
             retain(state, keep.keep_days, keep.keep_runs, when if when is not None else 0,
                    current=run_id if isinstance(run_id, str) else "")
@@ -205,10 +200,10 @@ def _tail(root_state: Path) -> list[dict[str, Any]]:
             tail = fh.read().splitlines()
     except OSError:
         return []
-    return list(_parsed(tail))
+    return list(parsed(tail))
 
 
-def _parsed(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
+def parsed(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
     """The JSON objects among ``lines`` (a torn or foreign line is passed over)."""
     for line in lines:
         try:
@@ -223,7 +218,7 @@ def _entries(state_dir: Path) -> Iterator[dict[str, Any]]:
     for folder in statedir.root_folders(state_dir):
         try:
             with open(statedir.history(folder), encoding="utf-8", errors="replace") as fh:
-                yield from _parsed(fh)
+                yield from parsed(fh)
         except OSError:
             continue
 
@@ -240,190 +235,3 @@ def memory_dir_of(state: Path) -> str | None:
                 and statedir.root_key(Path(name)) == state.name:
             return name
     return None
-
-
-# ----------------------------------------------------------------------------- retention
-
-
-def retain(state: Path, keep_days: int, keep_runs: int, now_ns: int,
-           current: str = "") -> tuple[int, list[str]]:
-    """Keep one root's state within ``keep_days`` and ``keep_runs``: drop older history
-    lines (:func:`trim`) and remove the run folders that may go (:func:`retire_runs`; never
-    ``current``, the pass just done). Returns (lines dropped, run ids removed); what cannot
-    be done is logged, never raised: housekeeping does not fail a pass."""
-    dropped = 0
-    try:
-        dropped = trim(state, keep_days, now_ns)
-    except (OSError, statedir.Foreign) as exc:
-        log.warning("history not trimmed", state=str(state), error=str(exc))
-    removed = retire_runs(state, keep_days, keep_runs, now_ns, current)
-    if dropped or removed:
-        log.info("old state removed", state=str(state), history_lines=dropped,
-                 runs=removed, keep_days=keep_days, keep_runs=keep_runs)
-    return dropped, removed
-
-
-def trim(state: Path, keep_days: int, now_ns: int) -> int:
-    """Drop the history lines of passes started more than ``keep_days`` days before
-    ``now_ns``; returns how many went. Cheap when none is that old: only the first line is
-    read; else the file is rewritten at once (atomically, under its lock). A line without a
-    time is kept."""
-    cutoff = now_ns - keep_days * DAY_NS
-    path = statedir.history(state)
-    first = _first_time(path)
-    if first is None or first >= cutoff:
-        return 0
-    dropped = 0
-
-    def edit(data: bytes) -> bytes | None:
-        nonlocal dropped
-        kept = []
-        for raw in data.splitlines(keepends=True):
-            entry = next(_parsed([raw]), None)
-            when = entry_ns(entry) if entry is not None else None
-            if when is not None and when < cutoff:
-                dropped += 1
-            else:
-                kept.append(raw)
-        return b"".join(kept) if dropped else None
-
-    statedir.rewrite_locked(path, edit)
-    return dropped
-
-
-def _first_time(path: Path, lines: int = 16) -> int | None:
-    """The time of the first entry among a history file's first ``lines`` lines."""
-    try:
-        with open(path, "rb") as fh:
-            for _ in range(lines):
-                raw = fh.readline(1 << 20)
-                if not raw:
-                    return None
-                entry = next(_parsed([raw]), None)
-                when = entry_ns(entry) if entry is not None else None
-                if when is not None:
-                    return when
-    except OSError:
-        return None
-    return None
-
-
-class _Unknown(Exception):
-    """The root's proposal file cannot be read: which run it names is not known."""
-
-
-def proposal_run(state: Path) -> str | None:
-    """The run id the root's current proposal names (``None``: no proposal); raises
-    :class:`_Unknown` when the file is there but cannot be read or trusted."""
-    try:
-        raw = statedir.read_private(statedir.proposal(state))
-        if raw is None:
-            return None
-        data = json.loads(raw)
-    except (OSError, ValueError, statedir.Foreign) as exc:
-        raise _Unknown(str(exc)) from None
-    run_id = data.get("run_id") if isinstance(data, dict) else None
-    if not isinstance(run_id, str):
-        raise _Unknown(f"{statedir.proposal(state)} names no run")
-    return run_id
-
-
-def retire_runs(state: Path, keep_days: int, keep_runs: int, now_ns: int,
-                current: str = "") -> list[str]:
-    """Remove the run folders of one root that started more than ``keep_days`` days before
-    ``now_ns`` or are beyond the newest ``keep_runs`` (by the time in their ids: no journal
-    is opened unless a run is old enough), unless it is ``current``, the run of the current
-    proposal, holds anything but journal and backups (an archive with users' memories), or
-    its journal is not closed (an interrupted run is needed for recovery). Returns the ids
-    removed, oldest first."""
-    from consolidator.store.journal import is_closed
-
-    timed = sorted((t, name) for name in statedir.run_ids(state)
-                   if (t := statedir.run_id_ns(name)) is not None)  # others are left alone
-    edge = len(timed) - max(1, keep_runs)
-    if edge > 0:  # runs started in the second where the newest keep_runs begin: exact times
-        seconds = {timed[edge - 1][0], timed[edge][0]}
-        timed = sorted((_started_ns(state, name) if t in seconds else t, name)
-                       for t, name in timed)
-    cutoff = now_ns - keep_days * DAY_NS
-    beyond = {name for _t, name in timed[:max(0, len(timed) - max(1, keep_runs))]}
-    candidates = [name for t, name in timed if (t < cutoff or name in beyond) and name != current]
-    if not candidates:
-        return []
-    try:
-        protected = proposal_run(state)
-    except _Unknown as exc:
-        log.warning("old runs kept: the proposal cannot be read", state=str(state),
-                    error=str(exc))
-        return []
-    removed = []
-    for name in candidates:
-        run = statedir.run_dir(state, name)
-        try:
-            if name == protected or not statedir.only_own_files(run) or not is_closed(run):
-                continue
-            if statedir.remove_run(run):
-                removed.append(name)
-        except OSError as exc:
-            log.warning("old run not removed", run=str(run), error=str(exc))
-    return removed
-
-
-# ----------------------------------------------------------------------------- prune
-
-
-@dataclass(frozen=True)
-class OldRun:
-    """A run folder ``consolidator prune`` looks at, and why it stays (``None``: it goes)."""
-
-    run_id: str
-    path: Path
-    started_ns: int
-    files: statedir.RunFiles
-    kept: str | None = None
-
-
-def old_runs(state: Path, before_ns: int) -> list[OldRun]:
-    """The run folders of one root that started before ``before_ns`` (by the journal's
-    ``started_ns``, else the time in the run id), oldest first, each with why it stays: an
-    interrupted run (recovery needs it) and the current proposal's run are never pruned."""
-    from consolidator.store.journal import is_closed
-
-    try:
-        protected, unknown = proposal_run(state), None
-    except _Unknown as exc:
-        protected, unknown = None, str(exc)
-    found = []
-    for name in statedir.run_ids(state):
-        run = statedir.run_dir(state, name)
-        try:
-            if not os.path.isdir(run) or os.path.islink(run):
-                continue
-            started = statedir.run_started_ns(run)
-            if started is None or started >= before_ns:
-                continue
-            files = statedir.run_files(run)
-        except OSError as exc:
-            log.warning("run folder not listed", run=str(run), error=str(exc))
-            continue
-        kept = None
-        if statedir.journal(run).exists() and not is_closed(run):
-            kept = "interrupted; the next run on its memory dir rolls it back"
-        elif unknown is not None:
-            kept = f"the proposal cannot be read ({unknown}); it may be this run's"
-        elif name == protected:
-            kept = "its proposal is the one waiting for review (consolidator proposals)"
-        found.append(OldRun(name, run, started, files, kept))
-    return sorted(found, key=lambda r: (r.started_ns, r.run_id))
-
-
-def _started_ns(state: Path, run: str) -> int:
-    """When ``run`` started, to the nanosecond, from its journal's first record (else the
-    second its id names)."""
-    try:
-        with open(statedir.journal(statedir.run_dir(state, run)), "rb") as fh:
-            meta = json.loads(fh.readline(64 * 1024)).get("meta")
-        started = meta.get("started_ns") if isinstance(meta, dict) else None
-    except (OSError, ValueError, AttributeError):
-        started = None
-    return started if isinstance(started, int) else statedir.run_id_ns(run) or 0

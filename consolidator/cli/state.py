@@ -155,7 +155,7 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """Remove the run folders (archives included) of runs that started more than
     ``--older-than`` days ago, per root, saying what goes; ``--dry-run`` only says it.
     An interrupted run and the run of a proposal waiting for review stay."""
-    from consolidator import history, paths, statedir, stores
+    from consolidator import history, paths, retention, statedir, stores
     from consolidator.context import epoch_ns
     from consolidator.runner import new_run_id
 
@@ -180,12 +180,12 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
              statedir.DISPLACED: "set aside by undo --force"}
     said = failed = False
     for state, memory_dir in folders:
-        runs = history.old_runs(state, before)
+        runs = retention.old_runs(state, before)
         if not runs:
             continue
         said = True
         print(memory_dir or f"{state} (memory dir unknown)")
-        gone: list[history.OldRun] = []
+        gone: list[retention.OldRun] = []
         for run in runs:
             if run.kept is not None:
                 print(f"  kept run {run.run_id}: {run.kept}")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from consolidator import history, statedir
+from consolidator import history, retention, statedir
 from consolidator.config import StateSection
 from consolidator.errors import UsageError
 
@@ -176,7 +176,7 @@ def test_trim_drops_only_lines_older_than_keep_days(tmp_path: Path) -> None:
     path = write_lines(tmp_path, *old, *young)
     with open(path, "a") as fh:
         fh.write("a torn line\n")
-    assert history.trim(tmp_path, 30, NOW_NS) == 2
+    assert retention.trim(tmp_path, 30, NOW_NS) == 2
     assert [e["run_id"] for e in lines_of_lenient(tmp_path)] == ["young", "now"]
     assert "a torn line" in path.read_text()
     assert path.stat().st_mode & 0o777 == 0o600
@@ -197,9 +197,9 @@ def test_trim_reads_only_the_first_line_when_nothing_is_old(
     path = write_lines(tmp_path, entry(NOW_NS - DAY), entry(NOW_NS - 100 * DAY))
     before = path.read_bytes(), path.stat().st_ino
     monkeypatch.setattr(statedir, "rewrite_locked", lambda *_a, **_k: pytest.fail("rewrote"))
-    assert history.trim(tmp_path, 30, NOW_NS) == 0
+    assert retention.trim(tmp_path, 30, NOW_NS) == 0
     assert (path.read_bytes(), path.stat().st_ino) == before
-    assert history.trim(tmp_path / "nothing", 30, NOW_NS) == 0
+    assert retention.trim(tmp_path / "nothing", 30, NOW_NS) == 0
 
 
 # --------------------------------------------------------------------------- run folders
@@ -220,7 +220,7 @@ def test_retention_removes_only_closed_runs_of_the_tools_own_files(tmp_path: Pat
     (empty_archive / "archive").mkdir()
     young = make_run(tmp_path, run_id_at(NOW_NS - DAY), NOW_NS - DAY)
 
-    removed = history.retire_runs(tmp_path, 30, 200, NOW_NS)
+    removed = retention.retire_runs(tmp_path, 30, 200, NOW_NS)
 
     assert removed == [plain.name, empty_archive.name]
     for kept in (archived, interrupted, proposed, displaced, young):
@@ -231,7 +231,7 @@ def test_retention_keeps_the_newest_keep_runs_and_the_current_run(tmp_path: Path
     runs = [make_run(tmp_path, run_id_at(NOW_NS - d * DAY), NOW_NS - d * DAY)
             for d in (5, 4, 3, 2, 1)]
     current = runs[0].name  # the pass just done is never removed, whatever its id says
-    removed = history.retire_runs(tmp_path, 30, 2, NOW_NS, current=current)
+    removed = retention.retire_runs(tmp_path, 30, 2, NOW_NS, current=current)
     assert removed == [runs[1].name, runs[2].name]
     assert [p.is_dir() for p in runs] == [True, False, False, True, True]
 
@@ -245,7 +245,7 @@ def test_runs_started_in_one_second_are_kept_newest_first_by_their_exact_start(
     suffixes = ["ffff", "0000", "aaaa", "1111"]  # in the order they started
     runs = [make_run(tmp_path, run_id_at(second, suffix), second + n * 1000)
             for n, suffix in enumerate(suffixes)]
-    removed = history.retire_runs(tmp_path, 30, 2, NOW_NS)
+    removed = retention.retire_runs(tmp_path, 30, 2, NOW_NS)
     assert sorted(removed) == sorted([runs[0].name, runs[1].name])
     assert [p.is_dir() for p in runs] == [False, False, True, True]
 
@@ -254,7 +254,7 @@ def test_retention_removes_nothing_when_the_proposal_cannot_be_read(tmp_path: Pa
     old = make_run(tmp_path, run_id_at(NOW_NS - 100 * DAY), NOW_NS - 100 * DAY)
     statedir.proposal(tmp_path).write_bytes(b"{not json")
     os.chmod(statedir.proposal(tmp_path), 0o600)
-    assert history.retire_runs(tmp_path, 30, 200, NOW_NS) == []
+    assert retention.retire_runs(tmp_path, 30, 200, NOW_NS) == []
     assert old.is_dir()
 
 
@@ -265,7 +265,7 @@ def test_a_folder_that_is_a_link_or_misnamed_is_never_removed(tmp_path: Path) ->
     statedir.runs(tmp_path / "s").mkdir(parents=True)
     link = statedir.run_dir(tmp_path / "s", run_id_at(NOW_NS - 100 * DAY))
     link.symlink_to(elsewhere)
-    assert history.retire_runs(tmp_path / "s", 30, 200, NOW_NS) == []
+    assert retention.retire_runs(tmp_path / "s", 30, 200, NOW_NS) == []
     assert not statedir.remove_run(link, users_files=True)
     assert not statedir.remove_run(elsewhere, users_files=True)
     assert (elsewhere / "journal.jsonl").exists()
@@ -292,7 +292,7 @@ def test_old_runs_says_why_each_old_run_stays(tmp_path: Path) -> None:
     interrupted = make_run(tmp_path, run_id_at(old, "0002"), old, closed=False)
     by_name = make_run(tmp_path, run_id_at(old + NS, "0003"))  # no started_ns: its id's time
     make_run(tmp_path, run_id_at(NOW_NS), NOW_NS)
-    found = history.old_runs(tmp_path, NOW_NS - 30 * DAY)
+    found = retention.old_runs(tmp_path, NOW_NS - 30 * DAY)
     assert [(r.run_id, r.kept is None) for r in found] == [
         (archived.name, True), (interrupted.name, False), (by_name.name, True)]
     assert found[0].files.users == (("archive", "x/a.md", 5),)

@@ -21,7 +21,6 @@ archived memory repointed or kept as text); it is asked again after every applic
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -33,8 +32,9 @@ from consolidator.detect.duplicates import Cluster
 from consolidator.detect.links import is_topic, linked_from, linking_to, name_table, repoint
 from consolidator.detect.perfile import Findings
 from consolidator.detect.text import exact_line, exact_set
-from consolidator.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
-from consolidator.freshness import age_days, age_warning, freshness_text
+from consolidator.detect.describe import describe
+from consolidator.findings import Conflict, Duplicate, Similar, Stale
+from consolidator.freshness import age_days
 from consolidator.markdown_links import unlink
 from consolidator.llm.base import Answer
 from consolidator.plan import (
@@ -48,9 +48,8 @@ from consolidator.plan import (
     leaving,
     redirects,
 )
-from consolidator.secrets import find as find_secrets
 from consolidator.store.frontmatter import ParseError, parse
-from consolidator.store.model import MEMORY_TYPES, Memory, Snapshot
+from consolidator.store.model import Memory, Snapshot
 from consolidator.store.scan import MAX_FILE_BYTES
 
 Declined = tuple[str, str, tuple[tuple[str, str], ...]]  # op, file, (file, sha256) of each
@@ -398,55 +397,6 @@ def changed_lines(before: str, after: str) -> tuple[str, ...]:
     if len(old) != len(new):
         return ()
     return tuple(f"{a.strip()} -> {b.strip()}" for a, b in zip(old, new, strict=True) if a != b)
-
-
-def memory_warnings(
-    memory: Memory, days: int, duplicate_names: set[str], secrets: Sequence[str] | None = None
-) -> list[str]:
-    """Every warning about one memory, Claude Code's age note first.
-
-    ``secrets``: what the secret scan says of the memory, if the caller knows already.
-    """
-    warnings = []
-    note = age_warning(days)
-    if note:
-        warnings.append(note)
-    if memory.type is None:
-        warnings.append("no type in frontmatter")
-    elif memory.type not in MEMORY_TYPES:
-        warnings.append(f"unknown type {memory.type!r}")
-    if not memory.description:
-        warnings.append("no description in frontmatter")
-    if memory.doc.reader == "lenient":
-        warnings.append("frontmatter is not valid YAML; read leniently")
-    if memory.name in duplicate_names:
-        warnings.append(f"name {memory.name!r} is also used by another memory")
-    if secrets is None:
-        secrets = find_secrets(memory.doc.head + memory.body)
-    if secrets:
-        warnings.append(f"holds what looks like a secret ({', '.join(secrets)}); it is "
-                        "redacted before any text is sent to an API")
-    return warnings
-
-
-def describe(
-    snapshot: Snapshot, now: datetime, findings: Mapping[str, Findings] | None = None
-) -> tuple[MemoryInfo, ...]:
-    """Each memory's age, freshness and warnings."""
-    findings = findings or {}
-    names = Counter(m.name for m in snapshot.memories)
-    shared = {name for name, count in names.items() if count > 1}
-    infos = []
-    for memory in snapshot.memories:
-        days = age_days(memory.stat.mtime_ns, now)
-        found = findings.get(memory.file)
-        infos.append(MemoryInfo(
-            file=memory.file, name=memory.name, type=memory.type,
-            mtime_ns=memory.stat.mtime_ns, age_days=days, freshness=freshness_text(days),
-            warnings=tuple(memory_warnings(memory, days, shared,
-                                           found.secrets if found else None)),
-        ))
-    return tuple(infos)
 
 
 def _stale(found: Found, by_file: Mapping[str, Memory], now: datetime,

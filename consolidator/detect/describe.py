@@ -1,0 +1,64 @@
+"""How each memory looks to a person reading the report: its age in Claude Code's words, and
+every warning about it (no type, no description, lenient frontmatter, a shared name, what
+looks like a secret). Not a decision: nothing here acts on a memory."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from consolidator.detect.perfile import Findings
+from consolidator.findings import MemoryInfo
+from consolidator.freshness import age_days, age_warning, freshness_text
+from consolidator.secrets import find as find_secrets
+from consolidator.store.model import MEMORY_TYPES, Memory, Snapshot
+
+
+def memory_warnings(
+    memory: Memory, days: int, duplicate_names: set[str], secrets: Sequence[str] | None = None
+) -> list[str]:
+    """Every warning about one memory, Claude Code's age note first.
+
+    ``secrets``: what the secret scan says of the memory, if the caller knows already.
+    """
+    warnings = []
+    note = age_warning(days)
+    if note:
+        warnings.append(note)
+    if memory.type is None:
+        warnings.append("no type in frontmatter")
+    elif memory.type not in MEMORY_TYPES:
+        warnings.append(f"unknown type {memory.type!r}")
+    if not memory.description:
+        warnings.append("no description in frontmatter")
+    if memory.doc.reader == "lenient":
+        warnings.append("frontmatter is not valid YAML; read leniently")
+    if memory.name in duplicate_names:
+        warnings.append(f"name {memory.name!r} is also used by another memory")
+    if secrets is None:
+        secrets = find_secrets(memory.doc.head + memory.body)
+    if secrets:
+        warnings.append(f"holds what looks like a secret ({', '.join(secrets)}); it is "
+                        "redacted before any text is sent to an API")
+    return warnings
+
+
+def describe(
+    snapshot: Snapshot, now: datetime, findings: Mapping[str, Findings] | None = None
+) -> tuple[MemoryInfo, ...]:
+    """Each memory's age, freshness and warnings."""
+    findings = findings or {}
+    names = Counter(m.name for m in snapshot.memories)
+    shared = {name for name, count in names.items() if count > 1}
+    infos = []
+    for memory in snapshot.memories:
+        days = age_days(memory.stat.mtime_ns, now)
+        found = findings.get(memory.file)
+        infos.append(MemoryInfo(
+            file=memory.file, name=memory.name, type=memory.type,
+            mtime_ns=memory.stat.mtime_ns, age_days=days, freshness=freshness_text(days),
+            warnings=tuple(memory_warnings(memory, days, shared,
+                                           found.secrets if found else None)),
+        ))
+    return tuple(infos)

@@ -124,8 +124,9 @@ def roots(
         # project's settings); any other folder by where it lies.
         known = {os.path.realpath(s.path): s for s in stores.discover(env)} \
             if not cfg.memory.roots else {}
+        off = stores.user_off(env)  # the user's settings, read once for every folder
         return [dataclasses.replace(known[at], path=p)
-                if (at := os.path.realpath(p)) in known else stores.describe(p, env)
+                if (at := os.path.realpath(p)) in known else stores.describe(p, env, off)
                 for p in _unique(found)]
     if not cfg.memory.roots:
         return stores.discover(env, warn)
@@ -144,7 +145,8 @@ def roots(
                          "--memory-dir to use it anyway")
                 continue
             matches.append(Path(hit).absolute())
-    return [stores.describe(p, env) for p in _unique(matches)]
+    off = stores.user_off(env)  # the user's settings, read once for every folder
+    return [stores.describe(p, env, off) for p in _unique(matches)]
 
 
 def holds_memories(root: Path) -> bool:

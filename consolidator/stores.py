@@ -249,13 +249,23 @@ def _merged(stores: list[Store]) -> list[Store]:
     return list(out.values())
 
 
-def describe(path: Path, env: Mapping[str, str]) -> Store:
+def user_off(env: Mapping[str, str]) -> str | None:
+    """Why the user's own settings switch auto memory off everywhere, if they do."""
+    user_file = claude_home(env) / "settings.json"
+    return _off([(user_file, read_settings(user_file))])
+
+
+def describe(path: Path, env: Mapping[str, str], off: str | None | bool = False) -> Store:
     """What kind of store a folder named by the user (``--memory-dir``, a configured glob)
     is, told by where it lies; a folder in no known place is taken as an auto memory
-    directory whose sessions lie beside it, as Claude Code keeps them."""
+    directory whose sessions lie beside it, as Claude Code keeps them.
+
+    ``off``: :func:`user_off`, when the caller read it already for many folders (``False``:
+    read it here)."""
     claude = claude_home(env)
-    user_file = claude / "settings.json"
-    off = _off([(user_file, read_settings(user_file))])
+    if off is False:
+        off = user_off(env)
+    assert off is None or isinstance(off, str)
     parent = path.parent
     if parent.name in AGENT_DIRS and parent.parent.name == ".claude" \
             and parent.parent != claude and parent != claude / "agent-memory":

@@ -133,3 +133,19 @@ def write_sessions(project: Path, count: int) -> None:
         path = project / f"{sid}.jsonl"
         path.write_text(json.dumps({"type": "user", "cwd": str(project)}) + "\n")
         os.utime(path, (hour_ago, hour_ago))
+
+
+def gate_results(closed: str | None = None) -> tuple[Any, ...]:
+    """All seven gates as a report holds them, passed; ``closed``: the id of the one that
+    failed (those after it are not evaluated)."""
+    from consolidator.gates import GATE_NAMES, GateResult
+
+    out = []
+    for gate_id, name in GATE_NAMES:
+        if closed is None:
+            out.append(GateResult(gate_id, name, True, "ok"))
+        elif gate_id == closed:
+            out.append(GateResult(gate_id, name, False, f"{name} says no"))
+        else:
+            out.append(GateResult(gate_id, name, None, "not evaluated"))
+    return tuple(out)

@@ -27,13 +27,13 @@ from consolidator.runner import RunOptions, run_all  # noqa: E402
 
 P = "dream_consolidator_"
 NOW = datetime(2026, 11, 30, 3, 15, 0, 250000, tzinfo=UTC)
-GATE_NAMES = ("enabled", "memory-dir", "idle", "interval", "scan-throttle", "sessions", "lock")
 ROOT_GAUGES = (
     "last_pass_timestamp_seconds", "last_consolidation_timestamp_seconds",
     "last_pass_duration_seconds", "gate_open", "closed_gate_info", "pass_failed",
     "last_pass_status_info", "merges", "archives", "rewrites", "creates",
     "proposal_waiting_actions",
 )
+from tests.conftest import gate_results
 COUNTS = ("merges", "archives", "rewrites", "creates")
 HOSTILE = (
     'say "hi"',
@@ -52,18 +52,7 @@ HOSTILE = (
 
 
 def gates(closed: str | None = None) -> tuple[GateResult, ...]:
-    """All seven gates, passed; ``closed``: the id of the one that failed (those after it
-    are not evaluated)."""
-    out = []
-    for i, name in enumerate(GATE_NAMES, 1):
-        gate_id = f"G{i}"
-        if closed is None:
-            out.append(GateResult(gate_id, name, True, "ok"))
-        elif gate_id == closed:
-            out.append(GateResult(gate_id, name, False, f"{name} says no"))
-        else:
-            out.append(GateResult(gate_id, name, None, "not evaluated"))
-    return tuple(out)
+    return gate_results(closed)
 
 
 def busy_plan() -> Plan:

@@ -17,25 +17,14 @@ from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import JUDGMENT, SAFE, Action, Archive, Create, Merge, Plan, Rewrite, Waiting
 from consolidator.report import to_markdown
 from consolidator.store.model import IndexFile, Snapshot, Unparsed
+from tests.conftest import gate_results
 
-GATE_NAMES = ("enabled", "memory-dir", "idle", "interval", "scan-throttle", "sessions", "lock")
 SECRET = "Zk4mW9qT2xLp"  # made up
 OTHER_SECRET = "Hv8rQ3nB6yTw"  # made up
 
 
 def gates(closed: str | None = None) -> tuple[GateResult, ...]:
-    """All seven gates; ``closed``: the id of the one that failed (those after it in
-    evaluation order are not evaluated)."""
-    out = []
-    for i, name in enumerate(GATE_NAMES, 1):
-        gate_id = f"G{i}"
-        if closed is None:
-            out.append(GateResult(gate_id, name, True, "ok"))
-        elif gate_id == closed:
-            out.append(GateResult(gate_id, name, False, f"{name} says no"))
-        else:
-            out.append(GateResult(gate_id, name, None, "not evaluated"))
-    return tuple(out)
+    return gate_results(closed)
 
 
 def memory(file: str, days: int, *warnings: str, mtype: str | None = "project") -> MemoryInfo:

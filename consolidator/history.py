@@ -156,11 +156,16 @@ def record_pass(state: Path, entry: dict[str, Any], keep: StateSection | None = 
     if keep is not None and not entry.get("dry_run"):
         when = now_ns if now_ns is not None else entry_ns(entry)
         run_id = entry.get("run_id")
+        from consolidator.lock import own_lock
         from consolidator.retention import retain
 
+        root = entry.get("memory_dir")
         try:
-            retain(state, keep.keep_days, keep.keep_runs, when if when is not None else 0,
-                   current=run_id if isinstance(run_id, str) else "")
+            with own_lock(Path(root) if isinstance(root, str) else None) as held:
+                if held:  # else a run or an undo is at work there: next time
+                    retain(state, keep.keep_days, keep.keep_runs,
+                           when if when is not None else 0,
+                           current=run_id if isinstance(run_id, str) else "")
         except Exception as exc:  # noqa: BLE001 - housekeeping never fails the pass
             log.warning("old state not removed", state=str(state), error=str(exc))
     return True

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -226,3 +228,25 @@ def forget_run(root: Path, run_started_ns: int, before_ns: int | None) -> bool:
     else:
         os.utime(path, ns=(before_ns, before_ns))
     return True
+
+
+@contextmanager
+def own_lock(root: Path | None) -> Iterator[bool]:
+    """The tool's own lock on ``root``, taken without waiting: yields whether the root is
+    free of any run or undo (a root that is gone or unknown is: nothing can work there).
+    Housekeeping that removes run folders holds it, so it never races a run or an undo."""
+    if root is None or not root.is_dir():
+        yield True
+        return
+    from filelock import FileLock, Timeout
+
+    held = FileLock(str(root / OWN_LOCK), timeout=0)
+    try:
+        held.acquire()
+    except (Timeout, OSError):
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        held.release()

@@ -155,9 +155,9 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """Remove the run folders (archives included) of runs that started more than
     ``--older-than`` days ago, per root, saying what goes; ``--dry-run`` only says it.
     An interrupted run and the run of a proposal waiting for review stay."""
-    from consolidator import history, paths, retention, statedir, stores
+    from consolidator import history, paths, statedir
     from consolidator.context import epoch_ns
-    from consolidator.runner import new_run_id
+    from consolidator.lock import own_lock
 
     cfg = load_config(args, env)
     setup_logging(cfg, args, quiet=True, env=env)
@@ -175,46 +175,16 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             folders.append((state, str(root)))
     else:
         folders = [(s, history.memory_dir_of(s)) for s in statedir.root_folders(state_dir)]
-    verb = "would remove" if args.dry_run else "removed"
-    label = {statedir.ARCHIVE: "archived", statedir.UNDONE: "taken out by undo",
-             statedir.DISPLACED: "set aside by undo --force"}
     said = failed = False
     for state, memory_dir in folders:
-        runs = retention.old_runs(state, before)
-        if not runs:
-            continue
-        said = True
-        print(memory_dir or f"{state} (memory dir unknown)")
-        gone: list[retention.OldRun] = []
-        for run in runs:
-            if run.kept is not None:
-                print(f"  kept run {run.run_id}: {run.kept}")
+        with own_lock(Path(memory_dir) if memory_dir else None) as held:
+            if not held and not args.dry_run:
+                print(f"consolidator: {memory_dir}: a run or an undo holds the lock; "
+                      "nothing pruned there", file=sys.stderr)
+                failed = True
                 continue
-            if not args.dry_run:
-                try:
-                    if not statedir.remove_run(run.path, users_files=True):
-                        continue
-                except OSError as exc:
-                    print(f"consolidator: {run.path}: not removed: {exc}", file=sys.stderr)
-                    failed = True
-                    continue
-            gone.append(run)
-            print(f"  {verb} run {run.run_id} ({run.files.size} bytes)")
-            for kind, rel, size in run.files.users:
-                shown = rel.split("/", 1)[-1] if kind == statedir.DISPLACED else rel  # no step
-                print(f"    {label.get(kind, kind)} {shown} ({size} bytes)")
-        total = sum(r.files.size for r in gone)
-        print(f"  {verb} {len(gone)} run(s), {total} bytes in all")
-        if gone and not args.dry_run:
-            history.record(state, {
-                "run_id": new_run_id(now), "memory_dir": memory_dir,
-                "kind": stores.describe(Path(memory_dir), env).kind if memory_dir else None,
-                "started_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"), "started_ns": now_ns,
-                "trigger": "prune", "status": "pruned", "dry_run": False,
-                "counts": {"runs": len(gone), "bytes": total,
-                           "archived": sum(len(r.files.users) for r in gone)},
-                "removed": [r.run_id for r in gone], "older_than_days": args.older_than,
-            })
+            spoke, broke = _prune_root(args, env, state, memory_dir, before, now)
+            said, failed = said or spoke, failed or broke
     if not said:
         print(f"nothing older than {args.older_than} days")
     return EXIT_FAILED if failed else EXIT_OK
@@ -308,3 +278,53 @@ def reopened(state: Path, run_id: str) -> list[int]:
     if mine:
         proposal.save(state, found.settled({n: (proposal.WAITING, "") for n in mine}))
     return mine
+
+
+def _prune_root(args: argparse.Namespace, env: Mapping[str, str], state: Path,
+                memory_dir: str | None, before: int, now: datetime) -> tuple[bool, bool]:
+    """Prune one root's old runs (the caller holds its lock); returns (said anything,
+    failed)."""
+    from consolidator import history, retention, statedir, stores
+    from consolidator.context import epoch_ns
+    from consolidator.runner import new_run_id
+
+    runs = retention.old_runs(state, before)
+    if not runs:
+        return False, False
+    failed = False
+    now_ns = epoch_ns(now)
+    verb = "would remove" if args.dry_run else "removed"
+    label = {statedir.ARCHIVE: "archived", statedir.UNDONE: "taken out by undo",
+             statedir.DISPLACED: "set aside by undo --force"}
+    print(memory_dir or f"{state} (memory dir unknown)")
+    gone: list[retention.OldRun] = []
+    for run in runs:
+        if run.kept is not None:
+            print(f"  kept run {run.run_id}: {run.kept}")
+            continue
+        if not args.dry_run:
+            try:
+                if not statedir.remove_run(run.path, users_files=True):
+                    continue
+            except OSError as exc:
+                print(f"consolidator: {run.path}: not removed: {exc}", file=sys.stderr)
+                failed = True
+                continue
+        gone.append(run)
+        print(f"  {verb} run {run.run_id} ({run.files.size} bytes)")
+        for kind, rel, size in run.files.users:
+            shown = rel.split("/", 1)[-1] if kind == statedir.DISPLACED else rel  # no step
+            print(f"    {label.get(kind, kind)} {shown} ({size} bytes)")
+    total = sum(r.files.size for r in gone)
+    print(f"  {verb} {len(gone)} run(s), {total} bytes in all")
+    if gone and not args.dry_run:
+        history.record(state, {
+            "run_id": new_run_id(now), "memory_dir": memory_dir,
+            "kind": stores.describe(Path(memory_dir), env).kind if memory_dir else None,
+            "started_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"), "started_ns": now_ns,
+            "trigger": "prune", "status": "pruned", "dry_run": False,
+            "counts": {"runs": len(gone), "bytes": total,
+                       "archived": sum(len(r.files.users) for r in gone)},
+            "removed": [r.run_id for r in gone], "older_than_days": args.older_than,
+        })
+    return True, failed

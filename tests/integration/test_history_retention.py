@@ -386,3 +386,26 @@ def test_prune_of_every_root_in_the_state_dir_without_memory_dir(
     assert out.startswith(f"{world.root}\n  removed run {old.name} (")
     assert "    archived project_x.md (2 bytes)" in out
     assert not old.exists()
+
+
+def test_prune_leaves_a_root_alone_while_a_run_or_an_undo_holds_its_lock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Removing run folders never races the undo that may be moving files into them."""
+    from consolidator import cli
+    from tests.conftest import flock_held_elsewhere
+
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("# index\n")
+    state = tmp_path / "state" / statedir.root_key(root)
+    run = statedir.run_dir(state, "20200101T000000Z-abcd")
+    statedir.archived(run, "old.md").parent.mkdir(parents=True)
+    statedir.archived(run, "old.md").write_bytes(b"an archived memory\n")
+    statedir.journal(run).write_text(json.dumps({"meta": {"memory_dir": str(root)}}) + "\n"
+                                     + json.dumps({"closed": "ok"}) + "\n")
+    with flock_held_elsewhere(root):
+        code = cli.main(["prune", "--older-than", "1", "--memory-dir", str(root),
+                         "--state-dir", str(tmp_path / "state")])
+    assert code == 1 and "holds the lock" in capsys.readouterr().err
+    assert statedir.archived(run, "old.md").read_bytes() == b"an archived memory\n"

@@ -235,6 +235,9 @@ def own_lock(root: Path | None) -> Iterator[bool]:
     """The tool's own lock on ``root``, taken without waiting: yields whether the root is
     free of any run or undo (a root that is gone or unknown is: nothing can work there).
     Housekeeping that removes run folders holds it, so it never races a run or an undo."""
+    if root is not None and root.is_symlink():
+        yield False  # a root swapped for a link: its lock file would land where it points
+        return
     if root is None or not root.is_dir():
         yield True
         return

@@ -44,6 +44,7 @@ class Executor:
         failed: set[str] = set()
         for action, wanted in zip(actions, chosen, strict=True):
             if not wanted:
+                failed.add(action.file)  # what needs it waits with it
                 applied.append(False)
                 continue
             self._stop.check()

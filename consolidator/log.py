@@ -104,6 +104,9 @@ def summary_of(counts: MutableMapping[str, Any]) -> str:
     added, removed = counts.get("index_added", 0), counts.get("index_removed", 0)
     if added or removed:
         parts.append(f"index +{added}/-{removed} pointers")
+    if counts.get("index_over"):
+        parts.append("index still over what Claude Code loads (its own memory writes fail "
+                     "until it fits)")
     if counts.get("proposed"):
         parts.append(f"{counts['proposed']} wait for review (consolidator proposals)")
     if counts.get("skipped"):

@@ -67,7 +67,52 @@ class Proposal:
                 raise UsageError(f"action {n} of run {self.run_id} is {numbers[n].status}, "
                                  "not waiting")
         wanted = set(only) if only else set(numbers)
-        return tuple(i for i in self.waiting() if i.number in wanted and i.number not in without)
+        chosen = [i for i in self.waiting() if i.number in wanted and i.number not in without]
+        return self._with_needs(chosen)
+
+    def blocked(self, item: Item) -> str | None:
+        """Why ``item`` cannot apply on its own: an item it needs was declined or refused."""
+        for other in self.items:
+            if other.action.file in item.action.needs and other.status in (DECLINED, REFUSED):
+                return (f"it needs action {other.number} ({other.action.file}), which was "
+                        f"{other.status}")
+        return None
+
+    def _with_needs(self, chosen: list[Item]) -> tuple[Item, ...]:
+        """``chosen`` plus each waiting item an item needs first (the topic memory an index
+        fit moves lines into, the note a superseding memory writes before the archive)."""
+        picked = {i.number for i in chosen}
+        todo = list(chosen)
+        while todo:
+            needs = set(todo.pop().action.needs)
+            for item in self.waiting():
+                if item.number not in picked and item.action.file in needs:
+                    picked.add(item.number)
+                    todo.append(item)
+        return tuple(i for i in self.waiting() if i.number in picked)
+
+    def index_group(self, index_name: str) -> list[Item]:
+        """The waiting items that change the index: its rewrite and what that needs."""
+        rewrites = [i for i in self.waiting() if i.action.file == index_name]
+        needs = {f for i in rewrites for f in i.action.needs}
+        return [i for i in self.waiting() if i in rewrites or i.action.file in needs]
+
+    def with_index(self, index_name: str, fresh: Sequence[Action], why: str) -> Proposal:
+        """This proposal with its waiting index changes planned afresh as ``fresh`` (an apply
+        changed the index they were planned on): the same numbers when there are as many,
+        else the old ones refused with ``why`` and the new ones numbered after the rest."""
+        group = self.index_group(index_name)
+        if not group:
+            return self
+        if len(group) == len(fresh):
+            swap = {i.number: a for i, a in zip(group, fresh, strict=True)}
+            return replace(self, items=tuple(replace(i, action=swap[i.number])
+                                             if i.number in swap else i for i in self.items))
+        old = {i.number for i in group}
+        items = [replace(i, status=REFUSED, note=why) if i.number in old else i
+                 for i in self.items]
+        items += [Item(len(items) + n, a) for n, a in enumerate(fresh, 1)]
+        return replace(self, items=tuple(items))
 
     def settled(self, status: Mapping[int, tuple[str, str]]) -> Proposal:
         """This proposal with the given items' (status, note) set."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from consolidator.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
 from consolidator.freshness import age_warning
+from consolidator.index.rebuild import IndexPlan
 from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import JUDGMENT, Action, Archive, Create, Merge, Plan, Rewrite
 from consolidator.report import Mask, applied_flags, mask_for
@@ -79,6 +80,7 @@ _CHANGES: dict[str, tuple[str, str]] = {
     "topic": ("{n} topic memory created", "{n} topic memories created"),
     "rewrite": ("{n} rewrite", "{n} rewrites"),
     "index": ("index rebuilt", "index rebuilt"),
+    "loaded index": ("index lines Claude Code loads changed", "index lines Claude Code loads changed"),
     "new index": ("index created", "index created"),
 }
 
@@ -86,10 +88,12 @@ _CHANGES: dict[str, tuple[str, str]] = {
 def _change(action: Action, index_name: str) -> str:
     """The kind of change ``action`` makes, as the summary counts it."""
     if action.file == index_name and isinstance(action, Rewrite | Create):
+        if action.kind == JUDGMENT:
+            return "loaded index"
         return "index" if isinstance(action, Rewrite) else "new index"
     if isinstance(action, Merge | Archive):
         return action.op
-    if isinstance(action, Create):
+    if isinstance(action, Create) or action.reason.startswith("index overflow"):
         return "topic"
     for prefix, key in (("relative date ", "date"), ("links ", "link"),
                         ("notes that it supersedes ", "supersede"),
@@ -200,6 +204,23 @@ def _found(root: RootReport, rest: _Rest, index_name: str) -> str:
     return ", ".join(parts) or "nothing"
 
 
+def index_limits_line(index: IndexPlan, name: str, mask: Mask) -> str:
+    """The summary's word on an index that was or is over what Claude Code loads: lines and
+    bytes before and after, and, while it is over, that Claude Code's own memory writes fail
+    (since Claude Code 2.1.210 a write that leaves the index over its limit is an error)."""
+    lines, size = index.before
+    out = (f"- Index {name}: {lines} lines, {size} bytes before; {index.lines} lines, "
+           f"{index.bytes} bytes after")
+    if index.within_limits:
+        out += ": within what Claude Code loads"
+    else:
+        out += (f": **still over Claude Code's limits** ({index.over}); Claude Code's own "
+                "memory writes fail while it is")
+    if index.why:
+        out += " (" + "; ".join(_inline(w) for w in mask.all(index.why)) + ")"
+    return out
+
+
 def _became(n: int) -> str:
     return "" if not n else " (1 became an action)" if n == 1 else f" ({n} became actions)"
 
@@ -226,6 +247,8 @@ def _summary_md(report: RunReport, root: RootReport, mask: Mask, actions: _Actio
     if actions.left:
         out.append(f"- Not applied, not proposed: {_changes(actions.left, index_name)}")
     out.append(f"- Found: {_found(root, rest, index_name)}")
+    if plan.index is not None and (plan.index.over_limits or not plan.index.within_limits):
+        out.append(index_limits_line(plan.index, index_name, mask))
     llm = root.llm
     if llm.backend != "offline" or llm.calls:
         out.append(f"- Model: {llm.backend}, {_plural(llm.calls, 'call')}, "

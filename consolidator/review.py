@@ -128,12 +128,19 @@ def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datet
             raise UsageError(f"run {found.run_id}: its proposal was replaced meanwhile")
         items = current.pick([i.number for i in items])
         work.snapshot = scan(root)
-        ready = _ready(items, work, done)
+        ready = _ready(items, work, done, current)
         work.plan = Plan(actions=tuple(i.action for i in ready))
         consolidate.run(work)
+        work.mode = "safe"  # the index's own judgments apply only when chosen as items
         index.run(work)
         _settle(work, ready, done)
-        proposal.save(ctx.state, current.settled(_statuses(done)))
+        settled = current.settled(_statuses(done))
+        fresh = [work.plan.actions[i] for i in work.proposed]
+        if work.after is not None and work.after.index.stat != work.snapshot.index.stat:
+            settled = settled.with_index(
+                work.snapshot.index.name, fresh,
+                f"planned again on the index apply {run_id} left")
+        proposal.save(ctx.state, settled)
     except Exception as exc:
         status, error = "failed", describe_error(exc)
         raise
@@ -150,12 +157,13 @@ def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datet
     return done
 
 
-def _ready(items: Sequence[Item], work: Work, done: Answered) -> list[Item]:
-    """The items whose files are still as the proposal recorded; the others refused."""
+def _ready(items: Sequence[Item], work: Work, done: Answered, found: Proposal) -> list[Item]:
+    """The items whose files are still as the proposal recorded, and whose needs were not
+    declined; the others refused."""
     assert work.snapshot is not None
     ready = []
     for item in items:
-        problem = proposal.moved_on(item.action, work.snapshot)
+        problem = found.blocked(item) or proposal.moved_on(item.action, work.snapshot)
         if problem is None:
             ready.append(item)
         else:

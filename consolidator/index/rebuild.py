@@ -7,13 +7,15 @@ An index within its limits keeps every line as it is; the rebuild only
   marked, so the words stay loaded and no link dangles (the line goes only when the same
   text is already live elsewhere);
 - adds a pointer for each memory that has none, where a person would put it.
-Only when the index is over its line or byte limit does it shrink, least valuable text first
-(see :mod:`consolidator.index.shrink`).
+  A new pointer goes in only while the index stays within its limits.
+Only when the index is over its line or byte limit (measured as Claude Code measures it, see
+:mod:`consolidator.index.window`) does it shrink: in the ``safe`` scope only the lines Claude
+Code does not load move; in the ``all`` scope (a judgment) it is fitted, least valuable text
+first, pinned lines kept (see :mod:`consolidator.index.shrink`).
 
-:func:`plan_index` runs five steps, each a function of its own that takes and returns plain
+:func:`plan_index` runs four steps, each a function of its own that takes and returns plain
 values: :func:`relink_lines` (itself :func:`repoint`, :func:`dead_links`, :func:`drop_repeats`
-and :func:`unlink_dead`), :func:`add_missing`, :func:`shrink`, :func:`drop_until_fits` (the
-last resort, run by :func:`shrink`) and :func:`assemble`.
+and :func:`unlink_dead`), :func:`add_missing`, :func:`shrink` and :func:`assemble`.
 """
 
 from __future__ import annotations
@@ -34,10 +36,15 @@ from consolidator.index.parse import (
     unlink,
 )
 from consolidator.index.pointers import add_pointers, pointer_line
-from consolidator.index.shrink import Fitter, says
+from consolidator.index.shrink import MAX_TOPICS, Fitter, says
 from consolidator.index.topic import TopicMemory
+from consolidator.index.window import hide, loaded, over_by, size, within
+from consolidator.markdown_links import LINK_RE, WIKI_RE, resolve_link
 from consolidator.store.model import INDEX_NAME, Memory
 from consolidator.store.names import TOPIC_PREFIX
+
+SAFE_SCOPE, ALL = "safe", "all"  # what a rebuild may move: unloaded lines only, or any
+UNLISTED_TITLE = "Memories not listed in the index"
 
 __all__ = [
     "TOPIC_MAX_BYTES",
@@ -49,7 +56,6 @@ __all__ = [
     "assemble",
     "dead_links",
     "drop_repeats",
-    "drop_until_fits",
     "measure",
     "plan_index",
     "pointer_line",
@@ -79,6 +85,10 @@ class IndexPlan:
     creates: tuple[TopicMemory, ...] = ()
     unlinked: tuple[tuple[str, str], ...] = ()  # (file, "missing" | "archived"): text kept
     over_limits: bool = False  # the index had to shrink
+    before: tuple[int, int] = (0, 0)  # (lines, bytes) as Claude Code counted them before
+    over: str = ""  # how far over its limits the rebuilt index still is ("" within)
+    why: tuple[str, ...] = ()  # why it could not fit, or what it could not do
+    scope: str = ALL
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,7 @@ class Relinked:
     removed: tuple[str, ...] = ()
     repointed: tuple[tuple[str, str], ...] = ()
     unlinked: tuple[tuple[str, str], ...] = ()
+    origin: tuple[int, ...] = ()  # each line's position in the index as read
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,8 @@ class Fitted:
     moved: tuple[str, ...] = ()
     notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     creates: tuple[TopicMemory, ...] = ()
+    why: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()  # pointers added once the index fitted
 
 
 _DROP = IndexLine("", "drop")  # a line leaving; positions stay put until step 1 ends
@@ -199,18 +212,33 @@ class _LiveText:
 
 
 def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
-    """``linked`` plus what the topic memories among them list, transitively."""
+    """``linked`` plus what the memories among them link to (a user's own list of
+    memories), and, transitively, what topic memories list."""
     out = set(linked)
-    frontier = [f for f in out if f in live and f.rsplit("/", 1)[-1].startswith(TOPIC_PREFIX)]
+    names: dict[str, str] | None = None
+    frontier = [f for f in out if f in live]
     while frontier:
-        topic = live[frontier.pop()]
-        for line in parse_index(topic.body):
-            for target in line.targets:
-                if target not in out:
-                    out.add(target)
-                    if target in live and target.startswith(TOPIC_PREFIX):
-                        frontier.append(target)
+        memory = live[frontier.pop()]
+        folder = memory.file.rpartition("/")[0]
+        targets = {t for m in LINK_RE.finditer(memory.body)
+                   if (t := resolve_link(m.group(2), folder)) is not None}
+        if "[[" in memory.body:
+            if names is None:
+                names = {}
+                for m in live.values():
+                    names.setdefault(m.stem.casefold(), m.file)
+                    names.setdefault(m.name.casefold(), m.file)
+            targets |= {names[key] for w in WIKI_RE.finditer(memory.body)
+                        if (key := w.group(1).strip().casefold()) in names}
+        for target in targets - out:
+            out.add(target)
+            if target in live and _is_topic(target):
+                frontier.append(target)
     return out
+
+
+def _is_topic(file: str) -> bool:
+    return file.rsplit("/", 1)[-1].startswith(TOPIC_PREFIX)
 
 
 def _kept_text(line: IndexLine) -> str:
@@ -227,11 +255,15 @@ def relink_lines(
     present: set[str],
     redirects: Mapping[str, str],
     archived: set[str],
+    guess: bool = True,
 ) -> Relinked:
     """Repoint merged-away and renamed links; a pointer to a file that is gone keeps its words
-    as plain, marked text unless they are live already."""
-    lines, repointed = repoint(original, live, present, redirects, archived)
-    dead_at = dead_links(lines, present, archived)
+    as plain, marked text unless they are live already.
+
+    ``guess=False`` (the safe scope) fixes only what this run's own moves call for: a pointer
+    to a file that was missing already, or that a rename may explain, is left as it is."""
+    lines, repointed = repoint(original, live, present, redirects, archived, guess)
+    dead_at = dead_links(lines, present, archived, guess)
     lines, repeats = drop_repeats(lines, original, live, dead_at)
     lines, gone, unlinked = unlink_dead(lines, original, live, dead_at, archived)
     return Relinked(
@@ -239,6 +271,7 @@ def relink_lines(
         removed=tuple(repeats + gone),
         repointed=tuple(repointed),
         unlinked=tuple(unlinked),
+        origin=tuple(i for i, line in enumerate(lines) if line.kind != "drop"),
     )
 
 
@@ -248,6 +281,7 @@ def repoint(
     present: set[str],
     redirects: Mapping[str, str],
     archived: set[str],
+    guess: bool = True,
 ) -> tuple[list[IndexLine], list[tuple[str, str]]]:
     """``lines`` with links to merged-away files pointed at their survivor, and a pointer to a
     missing file at the one memory it most likely means now (a rename); with each (old, new).
@@ -263,7 +297,7 @@ def repoint(
         line, moves = _redirected(line, redirects)
         repointed += moves
         target = line.target
-        if target is not None and target not in present and target not in archived:
+        if guess and target is not None and target not in present and target not in archived:
             renames = renames or _Renames(live)  # built only for an index with a dead pointer
             match = renames.find(line, target, linked)
             if match is not None:
@@ -288,7 +322,7 @@ def _redirected(
 
 
 def dead_links(
-    lines: Sequence[IndexLine], present: set[str], archived: set[str]
+    lines: Sequence[IndexLine], present: set[str], archived: set[str], missing: bool = True
 ) -> dict[int, set[str]]:
     """Line position -> the files it links to that will not be there: a pointer's own memory,
     and any link to a file this run archives (a link inside a sentence to some other missing
@@ -296,7 +330,7 @@ def dead_links(
     dead_at: dict[int, set[str]] = {}
     for i, line in enumerate(lines):
         dead = {t for t in line.targets
-                if t not in present and (t == line.target or t in archived)}
+                if t not in present and (t == line.target and missing or t in archived)}
         if dead:
             dead_at[i] = dead
     return dead_at
@@ -363,15 +397,51 @@ def unlink_dead(
 
 
 def add_missing(
-    lines: Sequence[IndexLine], live: Mapping[str, Memory], max_line_chars: int
-) -> tuple[list[IndexLine], list[str]]:
-    """``lines`` with a pointer for every memory that has none (one listed in a topic memory
-    the index points to has one), and those memories' files, sorted."""
-    linked = _reachable({t for line in lines for t in line.targets}, live)
-    missing = [m for m in live.values() if m.file not in linked]
-    if not missing:
-        return list(lines), []
-    return add_pointers(list(lines), missing, max_line_chars), sorted(m.file for m in missing)
+    lines: Sequence[IndexLine], live: Mapping[str, Memory], limits: Limits, newline: str = "\n",
+    reached: Iterable[str] = (),
+) -> tuple[list[IndexLine], list[str], list[Memory]]:
+    """``lines`` with a pointer for each memory the index does not reach, as long as the
+    index stays within ``limits`` (a new pointer never pushes it into shrinking); the files
+    that got one, and the memories left without (rules first, then newest, get the room).
+
+    A memory counts as reached when a line links it, or a memory a line links does (a
+    user's own list of memories, a topic memory), and so does one in ``reached`` (a rename
+    that a pointer left for review would repoint to it)."""
+    linked = _reachable({t for line in lines for t in line.targets}, live) | set(reached)
+    return add_within(lines, [m for m in live.values() if m.file not in linked], limits,
+                      newline)
+
+
+def add_within(
+    lines: Sequence[IndexLine], memories: Iterable[Memory], limits: Limits, newline: str
+) -> tuple[list[IndexLine], list[str], list[Memory]]:
+    """``lines`` with pointers to as many of ``memories`` as fit within ``limits`` (and room
+    for one more pointer, to the rest); the files added, and the memories left over."""
+    missing = sorted(memories, key=_room_order)
+    if not missing or not within(lines, limits, newline):
+        return list(lines), [], missing
+    full = add_pointers(list(lines), missing, limits.max_line_chars)
+    if within(full, limits, newline):
+        return full, sorted(m.file for m in missing), []
+    reserve = Limits(limits.max_lines - 2,  # a blank line and the pointer to the rest
+                     limits.max_bytes - 4 * limits.max_line_chars - 2 * len(newline.encode()),
+                     limits.max_line_chars)
+    low, high = 0, len(missing) - 1  # the most that fit beside one more pointer line
+    while low < high:
+        mid = (low + high + 1) // 2
+        if within(add_pointers(list(lines), missing[:mid], limits.max_line_chars), reserve,
+                  newline):
+            low = mid
+        else:
+            high = mid - 1
+    kept = missing[:low]
+    out = add_pointers(list(lines), kept, limits.max_line_chars) if kept else list(lines)
+    return out, sorted(m.file for m in kept), missing[low:]
+
+
+def _room_order(memory: Memory) -> tuple[int, int, str]:
+    rank = {"feedback": 0, "user": 1, "project": 2, "reference": 3}.get(memory.type or "", 4)
+    return rank, -memory.stat.mtime_ns, memory.file
 
 
 # -- steps 3 and 4: within the limits -----------------------------------------------------
@@ -386,14 +456,32 @@ def shrink(
     newline: str,
     taken: set[str],
     mtime_ns: int,
+    scope: str = ALL,
+    loaded_now: Sequence[bool] | None = None,
+    unlisted: Sequence[Memory] = (),
 ) -> Fitted:
-    """Only an index over its limits shrinks, least valuable text first; what still does not
-    fit then goes by :func:`drop_until_fits`. ``taken``: names a topic memory may not take."""
+    """Only an index over its limits shrinks: in the ``safe`` scope only the lines Claude Code
+    does not load (``loaded_now``, per line) move; in ``all`` the index is fitted, pinned
+    lines kept (see :mod:`consolidator.index.shrink`). Memories with no pointer and no room
+    (``unlisted``) are listed in one topic memory the index points to, when that pointer
+    fits; else they are named in ``dropped``. ``taken``: names a topic memory may not take."""
     fitter = Fitter(list(lines), live, editable, limits, newline,
                     taken=set(taken), mtime_ns=mtime_ns)
     over = not fitter.fits()
-    fitter.fit()
-    dropped = drop_until_fits(fitter)
+    if over and scope == SAFE_SCOPE:
+        fitter.move_unloaded(loaded_now if loaded_now is not None else [True] * len(lines))
+    elif over:
+        if unlisted:  # fitted with room left for the pointer to their list
+            room = fitter.pointer_bytes(classify(pointer_line(m, limits.max_line_chars))
+                                        for m in unlisted)
+            fitter.limits = Limits(limits.max_lines - 2, limits.max_bytes - room,
+                                   limits.max_line_chars)
+        fitter.fit()
+        fitter.limits = limits
+    before = {t for line in fitter.lines for t in line.targets}
+    dropped = _list_unlisted(fitter, unlisted)
+    added = sorted({t for line in fitter.lines for t in line.targets} - before
+                   & {m.file for m in unlisted})
     return Fitted(
         lines=tuple(fitter.lines),
         over_limits=over,
@@ -401,28 +489,30 @@ def shrink(
         moved=tuple(fitter.moved),
         notes={k: tuple(v) for k, v in fitter.notes.items()},
         creates=tuple(fitter.creates),
+        why=tuple(fitter.why),
+        added=tuple(added),
     )
 
 
-def drop_until_fits(fitter: Fitter) -> list[str]:
-    """Drop lines from the bottom until ``fitter`` fits; what each was (its memory, else its
-    first words).
-
-    Only a limit too small for the pointers to the topic memories gets here: other lines go
-    first, so what moved stays reachable as long as anything can be.
-    """
-    ours = {topic.file for topic in fitter.creates}
-    dropped: list[str] = []
-    while not fitter.fits() and fitter.lines:
-        gone = fitter.drop(_last_droppable(fitter.lines, ours))
-        dropped.append(gone.target or gone.text[:60])
-    return dropped
-
-
-def _last_droppable(lines: Sequence[IndexLine], ours: set[str]) -> int:
-    """The last line that links to none of ``ours``, else the last line."""
-    return next((i for i in range(len(lines) - 1, -1, -1) if not ours & set(lines[i].targets)),
-                len(lines) - 1)
+def _list_unlisted(fitter: Fitter, unlisted: Sequence[Memory]) -> list[str]:
+    """Point to ``unlisted`` from one topic memory, when its pointer fits; else name them."""
+    if not unlisted:
+        return []
+    lines, _added, rest = add_within(fitter.lines, unlisted, fitter.limits, fitter.newline)
+    fitter.replace(lines)
+    if not rest:
+        return []
+    unlisted = rest
+    limit = fitter.limits.max_line_chars
+    body = [classify(pointer_line(m, limit)) for m in sorted(unlisted, key=lambda m: m.file)]
+    if fitter.fits(2, fitter.pointer_bytes(body)) and len(fitter.creates) < MAX_TOPICS:
+        pointers = fitter.topics(UNLISTED_TITLE, body, "notes")
+        fitter.append(pointers)
+        fitter.moved.append(f"{len(unlisted)} memories with no room in the index -> "
+                            + (", ".join(p.target or "" for p in pointers if p.target)
+                               or "their list"))
+        return []
+    return [f"{m.file} (no room in the index)" for m in sorted(unlisted, key=lambda m: m.file)]
 
 
 # -- step 5: the plan ---------------------------------------------------------------------
@@ -436,17 +526,18 @@ def assemble(
     fitted: Fitted,
     limits: Limits,
     newline: str,
+    scope: str = ALL,
 ) -> IndexPlan:
     """The plan from what each step did, measured as Claude Code will count it."""
     changed, result = render(text, original, fitted.lines, newline)
-    count, size = measure(result)
+    count, used = measure(result)
     return IndexPlan(
         text=result,
         changed=changed,
         lines=count,
-        bytes=size,
-        within_limits=count <= limits.max_lines and size <= limits.max_bytes,
-        added=tuple(added),
+        bytes=used,
+        within_limits=count <= limits.max_lines and used <= limits.max_bytes,
+        added=tuple(sorted([*added, *fitted.added])),
         removed=relinked.removed,
         repointed=relinked.repointed,
         dropped=fitted.dropped,
@@ -455,6 +546,10 @@ def assemble(
         creates=fitted.creates,
         unlinked=relinked.unlinked,
         over_limits=fitted.over_limits,
+        before=measure(text or ""),
+        over=over_by(count, used, limits),
+        why=fitted.why,
+        scope=scope,
     )
 
 
@@ -482,9 +577,12 @@ def plan_index(
     editable: set[str] | None = None,
     index_name: str = INDEX_NAME,
     occupied: Iterable[str] = (),
+    scope: str = ALL,
 ) -> IndexPlan:
     """Plan the rebuilt index.
 
+    ``scope``: ``"safe"`` moves only lines Claude Code does not load; ``"all"`` may move
+    any line but a pinned one (a judgment).
     ``memories``: the live memories after this run's merges and archives.
     ``present``: every ``.md`` file that will exist (memories and files that are not).
     ``redirects``: merged-away (or superseded) file -> the file that absorbed it.
@@ -496,11 +594,20 @@ def plan_index(
     limits = limits or Limits()
     redirected = dict(redirects or {})
     live = {m.file: m for m in memories}
-    original = parse_index(text or "")
-    relinked = relink_lines(original, live, present, redirected, set(archived) - set(redirected))
-    lines, added = add_missing(relinked.lines, live, limits.max_line_chars)
+    original = hide(parse_index(text or ""))
+    relinked = relink_lines(original, live, present, redirected, set(archived) - set(redirected),
+                            guess=scope == ALL)
+    claimed: set[str] = set()
+    if scope != ALL:  # renames wait for review: their memories get no second pointer meanwhile
+        _lines, moves = repoint(original, live, present, redirected, set(archived))
+        claimed = {new for old, new in moves if old not in redirected}
+    lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed)
+    window = loaded(original, limits, newline)
+    loaded_now = ([window[i] for i in relinked.origin] if len(lines) == len(relinked.lines)
+                  else [True] * len(lines))
     fitted = shrink(
         lines, live, editable=editable, limits=limits, newline=newline,
         taken=set(present) | set(occupied) | {index_name}, mtime_ns=index_mtime_ns,
+        scope=scope, loaded_now=loaded_now, unlisted=unlisted,
     )
-    return assemble(text, original, relinked, added, fitted, limits, newline)
+    return assemble(text, original, relinked, added, fitted, limits, newline, scope)

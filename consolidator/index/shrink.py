@@ -1,30 +1,43 @@
-"""Fitting an over-limit MEMORY.md by giving up the least valuable text first.
+"""Fitting an over-limit MEMORY.md, in two scopes that follow Claude Code's window.
 
-In order, stopping as soon as the index fits: long hooks are shortened (their full text
-lands in the memory they describe, unless it already says it); detail lines under a pointer
-move into that pointer's memory; then, section by section from the least valuable, the
-lines that are not pinned move into a topic memory the index points to; then single lines,
-least valuable first; only then pinned lines, and lines a user stressed last of all. Each
-move is recorded with where it went and why.
+*Safe* (``Fitter.move_unloaded``): only lines Claude Code never loaded (past the window, see
+:mod:`consolidator.index.window`) move, section by section, into at most a few topic
+memories the index points to; runs of blank lines close up. Nothing a session reads changes.
+
+*All* (``Fitter.fit``), a judgment: in order, stopping as soon as the index fits, long
+hooks are shortened (their full text lands in the memory they describe, unless it already
+says it); detail lines under a pointer move into that pointer's memory; then whole top-level
+sections (their sub-sections with them), least valuable first and no more than it takes;
+then single lines, least valuable first. Pinned lines (the title and intro, the first
+section, feedback rules, lines a user marked as priority) never move: an index that cannot
+fit without them stays over, and the plan says why.
+
+Every move is recorded with where it went and why. A topic memory already made by an
+earlier run, with the title a new one would take, is extended rather than repeated.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from consolidator.index.fit import TOPIC_MAX_BYTES, Limits, chunks
 from consolidator.index.parse import IndexLine, classify, link_path, link_title, split_pointer
 from consolidator.index.pointers import pointer_line, shorten
-from consolidator.index.topic import TopicMemory, topic_file_name, topic_memory
+from consolidator.index.topic import TopicMemory, topic_body, topic_file_name, topic_memory
 from consolidator.index.value import Worth, parents, worth
+from consolidator.index.window import HIDDEN, line_cost
 from consolidator.store.model import Memory
+from consolidator.store.names import TOPIC_PREFIX
 
 NOTE_PREFIX = "Index note (moved from MEMORY.md): "
+MORE_TITLE = "More of the index"
+MAX_TOPICS = 3  # topic memories one plan may create or extend
 _INDENT = re.compile(r"^(\s*)")
 _MARKUP = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+|[*_`#>|]+")
+_QUIET = ("blank", HIDDEN)
 
 
 def _norm_words(text: str) -> set[str]:
@@ -35,6 +48,35 @@ def says(memory: Memory, text: str) -> bool:
     """True when every word of ``text`` already stands in ``memory``."""
     known = _norm_words(f"{memory.name} {memory.description} {memory.body}")
     return _norm_words(text) <= known
+
+
+def top_sections(lines: Sequence[IndexLine]) -> list[tuple[int, int]]:
+    """The index's top-level sections as (heading position, end), in order.
+
+    The top level is the highest heading level in use, leaving out a lone ``#`` title that
+    heads the index; a section runs to the next heading of its level or higher, so its
+    sub-sections (one heading per day, per sprint, per release) belong to it.
+    """
+    heads = [(i, line.level) for i, line in enumerate(lines) if line.kind == "heading"]
+    if not heads:
+        return []
+    levels = [level for _i, level in heads]
+    rest = heads
+    if levels.count(1) == 1 and heads[0][1] == 1 and len(heads) > 1:
+        rest = heads[1:]  # the title
+    top = min(level for _i, level in rest)
+    starts = [i for i, level in rest if level <= top]
+    return [(start, starts[n + 1] if n + 1 < len(starts) else len(lines))
+            for n, start in enumerate(starts)]
+
+
+def section_of(lines: Sequence[IndexLine]) -> list[int]:
+    """Per line, the position of the top-level heading it stands under (-1: before any)."""
+    out = [-1] * len(lines)
+    for start, end in top_sections(lines):
+        for i in range(start, end):
+            out[i] = start
+    return out
 
 
 @dataclass
@@ -51,21 +93,43 @@ class Fitter:
     notes: dict[str, list[str]] = field(default_factory=dict)
     moved: list[str] = field(default_factory=list)
     creates: list[TopicMemory] = field(default_factory=list)
-    leftovers: list[str] = field(default_factory=list)  # text with no memory to go to
+    leftovers: list[IndexLine] = field(default_factory=list)  # for "More of the index"
+    why: list[str] = field(default_factory=list)  # why the index could not fit
 
     def __post_init__(self) -> None:
         self._types: dict[str, str | None] | None = None
         self._nl = len(self.newline.encode())
         self._bytes = sum(self._size(line) for line in self.lines)
+        self._count = sum(1 for line in self.lines if line.kind != HIDDEN)
+        self._origin = list(range(len(self.lines)))  # where each line stood at the start
+        self._more: list[IndexLine] = []  # what "More of the index" holds so far
 
     # -- measuring ---------------------------------------------------------------------
 
     def _size(self, line: IndexLine) -> int:
-        return len(line.text.encode("utf-8")) + self._nl
+        return line_cost(line, self._nl)
+
+    def pointer_bytes(self, lines: Iterable[IndexLine]) -> int:
+        """The most a pointer to a topic of ``lines`` (and the blank line before it) takes:
+        its hook quotes their words, so a character may take up to 4 bytes unless all of
+        them are ASCII. With the blank line, such a pointer takes 2 lines."""
+        width = 1 if all(line.text.isascii() for line in lines) else 4
+        return width * self.limits.max_line_chars + 2 * self._nl
 
     def fits(self, extra_lines: int = 0, extra_bytes: int = 0) -> bool:
-        return (len(self.lines) + extra_lines <= self.limits.max_lines
+        return (self._count + extra_lines <= self.limits.max_lines
                 and self._bytes + extra_bytes <= self.limits.max_bytes)
+
+    def over(self) -> tuple[int, int]:
+        """(lines, bytes) over the limits now (0 where within)."""
+        return (max(self._count - self.limits.max_lines, 0),
+                max(self._bytes - self.limits.max_bytes, 0))
+
+    def replace(self, lines: list[IndexLine]) -> None:
+        """Take ``lines`` as the index's lines (measured afresh)."""
+        self.lines = lines
+        self._bytes = sum(self._size(line) for line in lines)
+        self._count = sum(1 for line in lines if line.kind != HIDDEN)
 
     def _set(self, i: int, line: IndexLine) -> None:
         self._bytes += self._size(line) - self._size(self.lines[i])
@@ -74,18 +138,13 @@ class Fitter:
     def _remove(self, positions: Iterable[int]) -> None:
         gone = set(positions)
         self._bytes -= sum(self._size(self.lines[i]) for i in gone)
+        self._count -= sum(1 for i in gone if self.lines[i].kind != HIDDEN)
         self.lines = [line for i, line in enumerate(self.lines) if i not in gone]
 
     def _insert(self, i: int, new: list[IndexLine]) -> None:
         self._bytes += sum(self._size(line) for line in new)
+        self._count += sum(1 for line in new if line.kind != HIDDEN)
         self.lines[i:i] = new
-
-    def drop(self, at: int) -> IndexLine:
-        """Take line ``at`` out, its text kept nowhere: the last resort for a limit too small
-        even for the pointers to what the fitting moved, so the index fits all the same."""
-        line = self.lines[at]
-        self._remove([at])
-        return line
 
     # -- where text goes ---------------------------------------------------------------
 
@@ -102,12 +161,27 @@ class Fitter:
             self.notes.setdefault(memory.file, []).append(NOTE_PREFIX + text)
             self.moved.append(f"{why} of {memory.file} -> {memory.file}")
             return
-        self.leftovers.append(text)
+        self.leftovers.append(IndexLine(text, "text"))
         self.moved.append(f"{why} of {target or 'a line'} -> a topic memory")
 
+    def _ours(self, file: str | None) -> Memory | None:
+        """The topic memory an earlier run made at ``file``, when it may be extended."""
+        memory = self.live.get(file or "")
+        if memory is None or not memory.file.startswith(TOPIC_PREFIX) or "/" in memory.file:
+            return None
+        if self.editable is not None and memory.file not in self.editable:
+            return None
+        return memory
+
     def topics(self, title: str, body: list[IndexLine], fallback: str) -> list[IndexLine]:
-        """Topic memories holding ``body`` (split so each stays a readable memory) and the
-        pointer lines to them."""
+        """Topic memories holding ``body`` and the pointer lines to them (none for a topic
+        memory the index already points to elsewhere).
+
+        A pointer in ``body`` to a topic memory an earlier run made is replaced by what that
+        memory holds, and that memory takes ``body`` (so a section that moves in two steps
+        ends in one file); so does an earlier topic memory of the same title.
+        """
+        body, reused = self._absorb(title, body)
         parts = chunks(body, TOPIC_MAX_BYTES)
         pointers = []
         for number, part in enumerate(parts, 1):
@@ -116,16 +190,87 @@ class Fitter:
             stamps = [self.live[s].stat.mtime_ns for s in sources if s in self.live]
             types = [t for s in sources if s in self.live and (t := self.live[s].type)]
             kind = Counter(types).most_common(1)[0][0] if types else fallback
-            file = topic_file_name(name, self.taken, kind)
-            self.taken.add(file)
+            old = reused if number == 1 else None
+            if old is not None:
+                file = old.file
+                stamps.append(old.stat.mtime_ns)
+            else:
+                file = topic_file_name(name, self.taken, kind)
+                self.taken.add(file)
             topic = topic_memory(file, name, [line.text for line in part],
                                  max(stamps, default=self.mtime_ns), types, self.newline,
-                                 sources=sources)
+                                 sources=sources, before=old.stat if old else None)
             self.creates.append(topic)
+            if old is not None and any(old.file in line.targets for line in self.lines):
+                continue  # the index points to it already
             hook = _summary(part)
             line = pointer_line(topic.memory, self.limits.max_line_chars, title=name, hook=hook)
             pointers.append(classify(line))
         return pointers
+
+    def _absorb(self, title: str, body: list[IndexLine]) -> tuple[list[IndexLine],
+                                                                   Memory | None]:
+        """``body`` with the first pointer to an earlier topic memory replaced by its lines,
+        and that memory; else ``body`` after the lines of an earlier topic of ``title``."""
+        made = {t.file for t in self.creates}
+        for n, line in enumerate(body):
+            old = self._ours(line.target) if line.kind == "pointer" else None
+            if old is not None and old.file not in made:
+                inner = [classify(text) for text in topic_body(old)]
+                return body[:n] + inner + body[n + 1:], old
+        same = self._ours(topic_file_name(title, set(), "notes"))
+        if same is not None and same.file not in made:
+            return [classify(text) for text in topic_body(same)] + body, same
+        return body, None
+
+    def _room_for_topics(self) -> int:
+        return MAX_TOPICS - len(self.creates)
+
+    # -- the safe scope ----------------------------------------------------------------
+
+    def move_unloaded(self, loaded: Sequence[bool]) -> None:
+        """Move the lines Claude Code does not load (``loaded``: per line) into topic
+        memories, one per top-level section they belong to (at most :data:`MAX_TOPICS`),
+        each replaced by a pointer. Pinned lines, top-level headings and pointers to topic
+        memories stay; blank runs close up. Lines a session reads are never touched."""
+        self._collapse_blanks()
+        if self.fits():
+            return
+        keep_loaded = [loaded[i] for i in self._origin]
+        marks = self._marks()
+        section = section_of(self.lines)
+        tops = {start for start, _end in top_sections(self.lines)}
+        groups: dict[int, list[int]] = {}
+        for i, line in enumerate(self.lines):
+            if keep_loaded[i] or line.kind in _QUIET or marks[i].pinned and line.kind != "heading":
+                continue
+            if i in tops or (line.kind == "pointer" and (line.target or "").startswith(
+                    TOPIC_PREFIX)):
+                continue
+            groups.setdefault(section[i], []).append(i)
+        if not groups:
+            return
+        order = sorted(groups)
+        if len(order) > MAX_TOPICS:  # the rest share one topic memory, headings and all
+            merged = [i for s in order[MAX_TOPICS - 1:] for i in
+                      ([s] if s >= 0 and not keep_loaded[s] else []) + groups[s]]
+            groups = {s: groups[s] for s in order[:MAX_TOPICS - 1]}
+            groups[-2] = sorted(merged)
+            self.why.append(f"the lines past Claude Code's window span {len(order)} sections: "
+                            f"all but {MAX_TOPICS - 1} share one topic memory")
+        for start, taking in sorted(groups.items(), key=lambda kv: kv[1][0], reverse=True):
+            if start >= 0 and start != -2:
+                title = self.lines[start].heading_text or MORE_TITLE
+            else:
+                title = MORE_TITLE
+            moved = [self.lines[i] for i in taking]
+            pointers = self.topics(title, moved, "notes")
+            self._remove(taking)
+            self._insert(taking[0], pointers)
+            files = ", ".join(p.target or "" for p in pointers) or "a topic memory"
+            self.moved.append(f"{len(moved)} line(s) of {title!r} past Claude Code's window "
+                              f"-> {files}")
+        self._collapse_blanks()
 
     # -- the stages --------------------------------------------------------------------
 
@@ -135,7 +280,7 @@ class Fitter:
         return worth(self.lines, self._types, self.limits.max_lines // 2)
 
     def fit(self) -> None:
-        """Shrink the lines until they fit (or nothing movable is left)."""
+        """Shrink the lines until they fit, moving no pinned line (see the module's doc)."""
         if self.fits():
             return
         self._collapse_blanks()
@@ -145,27 +290,56 @@ class Fitter:
             if self.fits():
                 break
             stage(self._marks())
-        if self.leftovers:
-            notes = [IndexLine(text, "text") for text in self.leftovers]
-            self.leftovers = []
-            pointers = self.topics("Notes from the index", notes, "notes")
-            self._insert(len(self.lines), pointers)
-            if not self.fits():
-                self._lines(self._marks())
+        self.flush()
+        while not self.fits() and self._lines(self._marks()):
+            self.flush()  # the pointer to what moved took room: move a little more
         if not self.fits():
-            self._lines(self._marks(), pinned_too=True)
+            marks = self._marks()
+            pinned = sum(1 for i, line in enumerate(self.lines)
+                         if marks[i].pinned and line.kind not in _QUIET)
+            self.why.append(f"{pinned} pinned line(s) (title, first section, feedback rules, "
+                            "priority lines) and the pointers to what moved take the room: "
+                            "they never move")
+
+    def flush(self) -> None:
+        """The lines kept for "More of the index" into one topic memory, pointed to last
+        (a second flush rebuilds that memory with everything, and its pointer)."""
+        if not self.leftovers:
+            return
+        moved, self.leftovers = self._more + self.leftovers, []
+        if self._more:
+            made = self.creates.pop()
+            at = next(i for i in range(len(self.lines) - 1, -1, -1)
+                      if made.file in self.lines[i].targets)
+            gone = [at - 1, at] if at and self.lines[at - 1].kind == "blank" else [at]
+            self._remove(gone)
+            self.taken.discard(made.file)
+        self._more = moved
+        self.append(self.topics(MORE_TITLE, moved, "notes"))
+
+    def append(self, pointers: list[IndexLine]) -> None:
+        """``pointers`` at the end of the index, after one blank line."""
+        if pointers and self.lines and self.lines[-1].kind != "blank":
+            pointers = [IndexLine("", "blank"), *pointers]
+        self._insert(len(self.lines), pointers)
 
     def _collapse_blanks(self) -> None:
+        """Close up runs of blank lines (and blank lines at either end): not content."""
         drop = [i for i, line in enumerate(self.lines) if line.kind == "blank"
-                and (i == 0 or self.lines[i - 1].kind == "blank" or i == len(self.lines) - 1)]
-        self._remove(drop)
+                and (i == 0 or self.lines[i - 1].kind == "blank")]
+        self._remove_tracked(drop)
         while self.lines and self.lines[-1].kind == "blank":
-            self._remove([len(self.lines) - 1])
+            self._remove_tracked([len(self.lines) - 1])
+
+    def _remove_tracked(self, positions: list[int]) -> None:
+        gone = set(positions)
+        self._origin = [o for i, o in enumerate(self._origin) if i not in gone]
+        self._remove(positions)
 
     def _shorten_hooks(self, marks: list[Worth]) -> None:
         """Shorten long hooks while the index has too many bytes but not too many lines
         (shortening cannot fix a line count; the lines that then move keep their hooks)."""
-        if len(self.lines) > self.limits.max_lines:
+        if self._count > self.limits.max_lines:
             return
         limit = self.limits.max_line_chars
         order = sorted(
@@ -199,7 +373,7 @@ class Fitter:
             indent = len(_INDENT.match(line.text).group(1))  # type: ignore[union-attr]
             if line.kind == "pointer" and line.target:
                 owner = (indent, line.target)
-            elif line.kind == "blank":
+            elif line.kind in _QUIET:
                 continue
             elif owner is not None and indent > owner[0] and line.kind == "text":
                 owners[i] = owner[1]
@@ -209,7 +383,7 @@ class Fitter:
 
     def _details_home(self, marks: list[Worth]) -> None:
         owners = self._owners()
-        movable = [i for i, target in owners.items() if (not marks[i].pinned or marks[i].held)
+        movable = [i for i, target in owners.items() if not marks[i].pinned
                    and target in self.live
                    and (self.editable is None or target in self.editable)]
         done: list[int] = []
@@ -224,34 +398,119 @@ class Fitter:
             self.keep_text(owners[i], text, text, "detail line")
         self._remove(done)
 
+    def _section_bodies(self, marks: list[Worth]) -> list[tuple[float, int, list[int]]]:
+        """Each top-level section's movable lines: (mean value, heading, positions).
+
+        A section takes its sub-sections along; a sub-heading stays only where a pinned line
+        under it stays too (so the pinned line keeps its context)."""
+        out = []
+        for start, end in top_sections(self.lines):
+            keep_under: set[int] = set()
+            sub: int | None = None
+            body: list[int] = []
+            for i in range(start + 1, end):
+                line = self.lines[i]
+                if line.kind == "heading":
+                    sub = i
+                    body.append(i)
+                elif line.kind in _QUIET:
+                    continue
+                elif marks[i].pinned:
+                    if sub is not None:
+                        keep_under.add(sub)
+                else:
+                    body.append(i)
+            body = [i for i in body if i not in keep_under]
+            content = [i for i in body if self.lines[i].kind != "heading"]
+            if len(body) > 1 and content:
+                mean = sum(marks[i].value for i in content) / len(content)
+                out.append((mean, start, body))
+        return out
+
     def _sections(self, marks: list[Worth]) -> None:
-        heads = [i for i, line in enumerate(self.lines) if line.kind == "heading"]
-        sections = []
-        for n, start in enumerate(heads):
-            end = heads[n + 1] if n + 1 < len(heads) else len(self.lines)
-            body = [i for i in range(start + 1, end)
-                    if self.lines[i].kind != "blank" and not marks[i].pinned]
-            if len(body) > 1:
-                mean = sum(marks[i].value for i in body) / len(body)
-                sections.append((mean, -start, start, body))
+        """Move whole top-level sections, least valuable first, and no more than it takes:
+        within the least valuable ones, the smallest that is enough, else the largest."""
+        pool = self._section_bodies(marks)
+        pointer_bytes = 4 * self.limits.max_line_chars + self._nl
         chosen: list[tuple[int, list[int]]] = []
-        saved_lines = saved_bytes = 0
-        for _mean, _neg, start, body in sorted(sections):
-            if self.fits(-saved_lines, -saved_bytes):
+        freed_lines = freed_bytes = 0
+        room = self._room_for_topics() - 1  # one stays for "More of the index"
+        while pool and len(chosen) < room:
+            if self.fits(-freed_lines, -freed_bytes):
                 break
-            chosen.append((start, body))
-            saved_lines += len(body) - 1
-            saved_bytes += sum(self._size(self.lines[i]) for i in body) - 200
+            low = min(mean for mean, _s, _b in pool)
+            tier = [entry for entry in pool if entry[0] <= low + 0.5]
+
+            def frees(entry: tuple[float, int, list[int]]) -> tuple[int, int]:
+                body = entry[2]
+                return (len(body) - 1,
+                        sum(self._size(self.lines[i]) for i in body) - pointer_bytes)
+
+            enough = [e for e in tier
+                      if self.fits(-freed_lines - frees(e)[0], -freed_bytes - frees(e)[1])]
+            if enough:  # the bottom-most of those not much larger than the smallest
+                smallest = min(len(e[2]) for e in enough)
+                pick = max((e for e in enough if len(e[2]) <= 1.5 * smallest),
+                           key=lambda e: e[1])
+            else:
+                pick = max(tier, key=lambda e: (frees(e)[0] + frees(e)[1] // 100, e[1]))
+            pool.remove(pick)
+            lines_out, bytes_out = frees(pick)
+            if lines_out <= 0 and bytes_out <= 0:
+                continue
+            chosen.append((pick[1], pick[2]))
+            freed_lines += lines_out
+            freed_bytes += bytes_out
         # Replace from the bottom up, so that earlier positions stay valid.
         for start, body in sorted(chosen, reverse=True):
-            title = self.lines[start].heading_text
+            title = self.lines[start].heading_text or MORE_TITLE
             moved = [self.lines[i] for i in body]
             pointers = self.topics(title, moved, "notes")
             self._remove(body)
             self._insert(body[0], pointers)
-            files = ", ".join(p.target or "" for p in pointers)
+            files = ", ".join(p.target or "" for p in pointers) or "its topic memory"
             self.moved.append(
                 f"section {title!r}: {len(body)} lines -> {files} (index over its limits)")
+
+    def _lines(self, marks: list[Worth]) -> bool:
+        """Move single lines, least valuable and lowest first, into "More of the index";
+        whether any moved."""
+        ours = {topic.file for topic in self.creates}
+        under = parents(self.lines)
+        children: dict[int, list[int]] = {}
+        for child, parent in under.items():
+            children.setdefault(parent, []).append(child)
+        # A line under a list item or note moves with it, never alone (it would lose what it
+        # is a detail of); a detail of a pointer may (its words name the pointer's memory).
+        candidates = [i for i, line in enumerate(self.lines)
+                      if line.kind not in ("blank", "heading", HIDDEN) and not marks[i].pinned
+                      and not ours & set(line.targets)
+                      and not (i in under and self.lines[under[i]].kind != "pointer")]
+        if not candidates:
+            return False
+        if not (self.leftovers or self._more) and self._room_for_topics() < 1:
+            self.why.append(f"more than {MAX_TOPICS} topic memories would be needed")
+            return False
+        pointer_lines, reserve = (0, 0) if self.leftovers or self._more else (
+            2, self.pointer_bytes(self.lines[i] for i in candidates))
+        taking: list[int] = []
+        going: set[int] = set()
+        bytes_out = 0
+        for i in sorted(candidates, key=lambda i: (marks[i].value, -i)):
+            if taking and self.fits(pointer_lines - len(going), reserve - bytes_out):
+                break
+            if i in going:
+                continue  # already going, under a line taken before it
+            group = _with_details([i], children, going)
+            taking += group
+            going.update(group)
+            bytes_out += sum(self._size(self.lines[j]) for j in group)
+        taking = self._with_emptied_headings(sorted(going))
+        self.leftovers += [self.lines[i] for i in taking]
+        self._remove(taking)
+        self.moved.append(f"{len(taking)} lines -> a topic memory ({MORE_TITLE!r}, least "
+                          "valuable first)")
+        return True
 
     def _with_emptied_headings(self, taking: list[int]) -> list[int]:
         """``taking`` (sorted) plus each heading all of whose lines it takes: the heading goes
@@ -265,53 +524,9 @@ class Fitter:
                 if start is not None and body and all(j in chosen for j in body):
                     out.add(start)
                 start, body = (i if i < len(self.lines) else None), []
-            elif line.kind != "blank":
+            elif line.kind not in _QUIET:
                 body.append(i)
         return sorted(out)
-
-    def _lines(self, marks: list[Worth], pinned_too: bool = False) -> None:
-        """Move single lines, least valuable and lowest first, into one topic memory."""
-        ours = {topic.file for topic in self.creates}
-        under = parents(self.lines)
-        children: dict[int, list[int]] = {}
-        for child, parent in under.items():
-            children.setdefault(parent, []).append(child)
-        # A line under a list item or note moves with it, never alone (it would lose what it
-        # is a detail of); a detail of a pointer may (its words name the pointer's memory).
-        candidates = [i for i, line in enumerate(self.lines)
-                      if line.kind != "blank" and (line.kind != "heading" or pinned_too)
-                      and (pinned_too or not marks[i].pinned) and not ours & set(line.targets)
-                      and not (i in under and self.lines[under[i]].kind != "pointer")]
-        heading = {i for i in candidates if self.lines[i].kind == "heading"}
-        key = ((lambda i: (i in heading, marks[i].stressed, marks[i].pinned, -i)) if pinned_too
-               else (lambda i: (marks[i].value, -i)))
-        reserve_bytes = 4 * self.limits.max_line_chars + self._nl
-        taking: list[int] = []
-        going: set[int] = set()
-        bytes_out = 0
-        for i in sorted(candidates, key=key):
-            parts = max(1, -(-bytes_out // TOPIC_MAX_BYTES))
-            if taking and self.fits(parts + 1 - len(taking), parts * reserve_bytes - bytes_out):
-                break
-            if i in going:
-                continue  # already going, under a line taken before it
-            group = _with_details([i], children)
-            taking += group
-            going.update(group)
-            bytes_out += sum(self._size(self.lines[j]) for j in group)
-        if not taking:
-            return
-        taking = self._with_emptied_headings(sorted(taking))
-        moved = [self.lines[i] for i in taking]
-        self._remove(taking)
-        pointers = self.topics("More of the index", moved, "notes")
-        if self.lines and self.lines[-1].kind != "blank" and pointers:
-            pointers = [IndexLine("", "blank"), *pointers]
-        self._insert(len(self.lines), pointers)
-        why = ("pinned lines (feedback rules, the first section; stressed lines last), as the "
-               "index could not fit without them" if pinned_too else "least valuable first")
-        self.moved.append(f"{len(moved)} lines -> "
-                          f"{', '.join(p.target or '' for p in pointers if p.target)} ({why})")
 
 
 def _summary(lines: list[IndexLine]) -> str:
@@ -320,7 +535,7 @@ def _summary(lines: list[IndexLine]) -> str:
     session can tell when to open it. The pointer line is shortened to the line limit."""
     about: list[str] = []
     for line in lines:
-        if line.kind == "blank":
+        if line.kind in _QUIET:
             continue
         if line.kind == "heading":
             words = line.heading_text
@@ -331,18 +546,19 @@ def _summary(lines: list[IndexLine]) -> str:
         words = words.strip().rstrip(".,;:。、，；：")
         if words and words not in about:
             about.append(words)
-    count = sum(1 for line in lines if line.kind != "blank")
+    count = sum(1 for line in lines if line.kind not in _QUIET)
     head = f"{count} lines moved from MEMORY.md"
     return f"{head}: {', '.join(about)}" if about else head
 
 
-def _with_details(taking: list[int], children: Mapping[int, list[int]]) -> list[int]:
+def _with_details(taking: list[int], children: Mapping[int, list[int]],
+                  going: set[int]) -> list[int]:
     """``taking`` plus every line indented (at any depth) under a line it takes."""
     chosen = set(taking)
     todo = list(taking)
     while todo:
         for child in children.get(todo.pop(), ()):
-            if child not in chosen:
+            if child not in chosen and child not in going:
                 chosen.add(child)
                 todo.append(child)
     return sorted(chosen)

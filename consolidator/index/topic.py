@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from consolidator.index.parse import classify
 from consolidator.store.frontmatter import parse_text
 from consolidator.store.model import FileStat, Memory
 from consolidator.store.names import TOPIC_PREFIX, clip, fold
@@ -26,6 +27,7 @@ class TopicMemory:
     sources: tuple[str, ...]
     memory: Memory
     reason: str = "index overflow"
+    before: FileStat | None = None  # an earlier topic memory this one extends
 
 
 def slug(title: str, limit: int = 40) -> str:
@@ -59,6 +61,7 @@ def topic_memory(
     newline: str = "\n",
     reason: str = "index overflow",
     sources: Iterable[str] | None = None,
+    before: FileStat | None = None,
 ) -> TopicMemory:
     """Build the text of a topic memory holding ``body_lines`` moved out of MEMORY.md."""
     counts = Counter(types)
@@ -80,7 +83,20 @@ def topic_memory(
     memory = Memory(stat, parse_text(text))
     if sources is None:
         sources = (s for line in body_lines for s in _targets(line))
-    return TopicMemory(file, text, mtime_ns, tuple(dict.fromkeys(sources)), memory, reason)
+    return TopicMemory(file, text, mtime_ns, tuple(dict.fromkeys(sources)), memory, reason,
+                       before)
+
+
+def topic_body(memory: Memory) -> list[str]:
+    """The lines a topic memory holds: its body without the title heading it opens with."""
+    lines = memory.body.splitlines()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if lines and lines[0].startswith("# "):
+        lines.pop(0)
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return lines
 
 
 def _description(title: str, reason: str) -> str:
@@ -91,6 +107,4 @@ def _description(title: str, reason: str) -> str:
 
 
 def _targets(line: str) -> list[str]:
-    from consolidator.index.parse import classify
-
     return list(classify(line).targets)

@@ -26,6 +26,11 @@ _STRESS = re.compile(
     r"|[【\[［](?:重要|注意|必读|必読|警告|중요|주의)[】\]］]|(?:重要|注意|警告|중요)\s*[:：]"
 )
 _BOLD_RULE = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*|__)(?!\[)\S")
+# A bold label ("**Status:** done", "**Fix**: …", "**2026-11-02**") names a field, a day or a
+# part: it does not stress the line as a rule.
+_BOLD_LABEL = re.compile(
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*|__)(?:[^*_\n]{1,40}[:：](?:\*\*|__)|[^*_\n]{1,40}"
+    r"(?:\*\*|__)\s*[:：]|[\d\-/.: ]+(?:\*\*|__))")
 _FEEDBACK_HEADING = re.compile(
     r"feedback|rules?\b|preferences?|conventions?|guidelines?|do(?:'s| and)|don'?ts"
     r"|ルール|規則|フィードバック|約束|规则|規則|反馈|反饋|约定|偏好|규칙|피드백",
@@ -45,7 +50,8 @@ _POINTER_VALUE = {"reference": REFERENCE, "project": OTHER, "user": USER}
 def stressed(text: str) -> bool:
     """A line its writer marked as important: a warning sign, a shouted rule word, or a
     line that opens in bold (a bold rule, not a bold link)."""
-    return bool(_STRESS.search(text) or _BOLD_RULE.match(text))
+    return bool(_STRESS.search(text)
+                or (_BOLD_RULE.match(text) and not _BOLD_LABEL.match(text)))
 
 
 def gone_line(text: str) -> bool:
@@ -76,7 +82,7 @@ def parents(lines: list[IndexLine]) -> dict[int, int]:
         if line.kind == "heading":
             stack = []
             continue
-        if line.kind == "blank":
+        if line.kind in ("blank", "hidden"):
             continue
         indent = len(line.text) - len(line.text.lstrip())
         while stack and stack[-1][0] >= indent:
@@ -95,7 +101,7 @@ def first_section_end(lines: list[IndexLine], limit: int) -> int:
     for i, line in enumerate(lines):
         if line.kind == "heading" and seen_content:
             return i if i <= limit else 0
-        if line.kind not in ("heading", "blank"):
+        if line.kind not in ("heading", "blank", "hidden"):
             seen_content = True
     return 0
 
@@ -114,6 +120,9 @@ def worth(
             continue
         if line.kind == "blank":
             out.append(Worth(False, GONE))
+            continue
+        if line.kind == "hidden":  # frontmatter, a comment: not content, never moved
+            out.append(Worth(True, USER))
             continue
         is_stressed = stressed(line.text) and not (gone_line(line.text)
                                                    and not _STRESS.search(line.text))

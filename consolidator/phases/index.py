@@ -5,23 +5,28 @@ run, so a step left alone never leaves the index pointing at a file that was not
 The text leaving the index lands first (topic memories, details moved into the memory they
 describe); the index is rewritten only when all of it landed, so no line leaves the index
 without a live copy.
+
+The line between safe and judgment follows Claude Code's window: the safe rebuild (links,
+new pointers while they fit, lines Claude Code does not load moved out) runs unreviewed;
+when the index is still over its limits, fitting it (moving, shortening any line a session
+loads today) is a judgment, applied under ``apply = "all"`` and otherwise proposed.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from consolidator.decide import moves
+from consolidator.decide import moves, not_declined
 from consolidator.index.fit import Limits
-from consolidator.index.rebuild import IndexPlan, plan_index
+from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
 from consolidator.phases.context import Work
-from consolidator.plan import SAFE, Action, Create, Rewrite
+from consolidator.plan import JUDGMENT, SAFE, Action, Create, Rewrite
 from consolidator.store.frontmatter import BOM
 from consolidator.store.model import Snapshot
 from consolidator.store.transaction import root_mode
 
 
-def plan(work: Work, snapshot: Snapshot) -> IndexPlan:
+def plan(work: Work, snapshot: Snapshot, scope: str = ALL) -> IndexPlan:
     """The rebuilt index for ``snapshot``, repointing what this run's applied actions moved."""
     moved, archived = moves(work.plan.done(), snapshot.existing_files())
     text = snapshot.index.text
@@ -38,17 +43,22 @@ def plan(work: Work, snapshot: Snapshot) -> IndexPlan:
         editable={m.file for m in snapshot.memories if m.stat.mtime_ns <= work.ctx.hot_after_ns},
         index_name=snapshot.index.name,
         occupied=snapshot.names,
+        scope=scope,
     )
 
 
-def actions(snapshot: Snapshot, index: IndexPlan, now_ns: int) -> list[Action]:
+def actions(snapshot: Snapshot, index: IndexPlan, now_ns: int,
+            kind: str = SAFE) -> list[Action]:
     """What the index plan writes: topic memories, details moved into memories, the index."""
     by_file = snapshot.by_file()
     current = snapshot.index
     mode = current.stat.mode if current.stat else root_mode([m.stat.mode for m in snapshot.memories])
+    why = _why(index)
     out: list[Action] = [
-        Create(file=t.file, kind=SAFE, data=t.text.encode("utf-8"), mtime_ns=t.mtime_ns,
-               reason=t.reason, sources=t.sources, mode=mode)
+        Create(file=t.file, kind=kind, data=t.text.encode("utf-8"), mtime_ns=t.mtime_ns,
+               reason=t.reason + why, sources=t.sources, mode=mode) if t.before is None
+        else Rewrite(file=t.file, kind=kind, data=t.text.encode("utf-8"), mtime_ns=t.mtime_ns,
+                     reason=f"{t.reason}: more index lines moved in" + why, before=(t.before,))
         for t in index.creates
     ]
     for file, lines in index.notes.items():
@@ -58,7 +68,7 @@ def actions(snapshot: Snapshot, index: IndexPlan, now_ns: int) -> list[Action]:
         if body and not body.endswith(("\n", "\r")):
             body += newline
         body += newline.join(lines) + newline
-        out.append(Rewrite(file=file, kind=SAFE, data=memory.doc.with_body(body).to_bytes(),
+        out.append(Rewrite(file=file, kind=kind, data=memory.doc.with_body(body).to_bytes(),
                            mtime_ns=memory.stat.mtime_ns, before=(memory.stat,),
                            reason=f"index detail moved in: {len(lines)} line(s)",
                            evidence=tuple(lines)))
@@ -66,24 +76,98 @@ def actions(snapshot: Snapshot, index: IndexPlan, now_ns: int) -> list[Action]:
         return out
     data = (BOM if current.bom else b"") + index.text.encode("utf-8")
     needs = tuple(a.file for a in out)
+    reason = "index rebuilt" if kind == SAFE else f"index: {_what(index)}"
+    evidence = (*index.moved,
+                *(f"{f}: {state}; its pointer's link removed, its words kept"
+                  for f, state in index.unlinked),
+                *(f"{old} -> {new}" for old, new in index.repointed))
     if current.stat is None:
-        out.append(Create(file=current.name, kind=SAFE, data=data, mtime_ns=now_ns,
-                          reason="index rebuilt", mode=mode, needs=needs))
+        out.append(Create(file=current.name, kind=kind, data=data, mtime_ns=now_ns,
+                          reason=reason + why, mode=mode, needs=needs, evidence=evidence))
     else:
-        out.append(Rewrite(file=current.name, kind=SAFE, data=data, mtime_ns=now_ns,
-                           reason="index rebuilt", before=(current.stat,), needs=needs))
+        out.append(Rewrite(file=current.name, kind=kind, data=data, mtime_ns=now_ns,
+                           reason=reason + why, before=(current.stat,), needs=needs,
+                           evidence=evidence))
     return out
 
 
+def _why(index: IndexPlan) -> str:
+    """What a judgment to fit the index rests on: the index is over the limits Claude Code
+    loads, so lines a session reads today would move."""
+    if index.scope != ALL or not index.over_limits:
+        return ""
+    lines, size = index.before
+    return (f" (it was {lines} lines, {size} bytes: over what Claude Code loads; this moves "
+            "lines a session reads today)")
+
+
 def run(work: Work) -> None:
+    """The safe rebuild, applied unless ``apply = "none"``; then the judgment that remains
+    (fitting an index still over its limits, unlinking or repointing a pointer to a file
+    that was already missing): applied under ``apply = "all"``, else proposed."""
     snapshot = work.after or work.snapshot
     assert snapshot is not None
     if snapshot.index.error is not None:
         note = f"{snapshot.index.name} left alone: {snapshot.index.error}"
         work.plan = dataclasses.replace(work.plan, notes=work.plan.notes + (note,))
         return
-    index = plan(work, snapshot)
-    steps = actions(snapshot, index, work.ctx.now_ns)
-    applied = work.executor.apply(steps, [work.mode != "none"] * len(steps))
+    safe = plan(work, snapshot, SAFE_SCOPE)
+    if work.mode == "all":  # one plan for all of it
+        full = plan(work, snapshot, ALL)
+        _apply(work, snapshot, full, SAFE if _same(full, safe) else JUDGMENT, True)
+        return
+    after = _apply(work, snapshot, safe, SAFE, work.mode != "none")
+    full = plan(work, after, ALL)
+    if not (full.changed or full.creates or full.notes):
+        return
+    steps = actions(after, full, work.ctx.now_ns, JUDGMENT)
+    if steps and not not_declined(steps[-1:], work.declined)[0]:
+        note = (f"{after.index.name}: its changes were declined before, not proposed while it "
+                "is unchanged")
+        work.plan = dataclasses.replace(work.plan, notes=work.plan.notes + (note,))
+        return
+    start = len(work.plan.actions)
+    work.plan = dataclasses.replace(work.plan.with_actions(steps, [False] * len(steps)),
+                                    index=dataclasses.replace(
+                                        safe, why=safe.why + _proposed(full)))
+    work.proposed = work.proposed + tuple(range(start, start + len(steps)))
+
+
+def _same(full: IndexPlan, safe: IndexPlan) -> bool:
+    """Whether the whole plan does no more than the safe one."""
+    return (full.text == safe.text and dict(full.notes) == dict(safe.notes)
+            and [(t.file, t.text) for t in full.creates] == [(t.file, t.text) for t in safe.creates])
+
+
+def _apply(work: Work, snapshot: Snapshot, index: IndexPlan, kind: str,
+           wanted: bool) -> Snapshot:
+    """Apply ``index``'s actions (``wanted``: else only list them); the root after them."""
+    steps = actions(snapshot, index, work.ctx.now_ns, kind)
+    applied = work.executor.apply(steps, [wanted] * len(steps))
     work.plan = dataclasses.replace(work.plan.with_actions(steps, applied), index=index)
     work.after = work.executor.after(snapshot, steps, applied)
+    return work.after
+
+
+def _proposed(full: IndexPlan) -> tuple[str, ...]:
+    """The report's words for the index changes waiting for review."""
+    if not full.over_limits:
+        return (f"{_what(full)} wait for review (consolidator proposals)",)
+    result = (f"within limits at {full.lines} lines, {full.bytes} bytes" if
+              full.within_limits else f"still {full.over}")
+    return (f"fitting it moves lines Claude Code loads today, so it waits for review "
+            f"(consolidator proposals): {result}", *full.why)
+
+
+def _what(index: IndexPlan) -> str:
+    """The changes to lines Claude Code loads that a whole-index plan makes, in words."""
+    parts = []
+    if index.over_limits:
+        parts.append("lines moved or shortened to fit Claude Code's limits")
+    missing = sum(1 for _f, state in index.unlinked if state == "missing")
+    if missing:
+        parts.append(f"{missing} pointer(s) to missing files unlinked, their words kept")
+    renamed = [old for old, _new in index.repointed]
+    if renamed:
+        parts.append(f"{len(renamed)} link(s) repointed")
+    return "; ".join(parts) or "index lines changed"

@@ -53,6 +53,7 @@ class Setup:
         api_notes_description: str = "Error format of the public API, in short",
         api_detail: str = "",
         lead: str = "",
+        tail: str = "",
     ) -> None:
         self.root = base / "memory"
         self.state = base / "state"
@@ -78,7 +79,7 @@ class Setup:
              f"{api_detail}"
              f"- [API notes](project_api_notes.md) — {api_notes_hook}\n"
              "- [Old plan](project_old.md) — the v2 plan\n\n"
-             "## Facts\n" + facts, 5)
+             "## Facts\n" + facts + tail, 5)
         self.run_id = ""
 
     def tree(self) -> dict[str, tuple[bytes, int, int]]:
@@ -153,9 +154,11 @@ def test_undo_restores_every_file_byte_and_mtime_identical_and_removes_created_f
 def test_undo_restores_a_file_the_run_wrote_twice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The over-limit index moves the detail line under the survivor's pointer into it.
+    # The over-limit index moves the detail line under the survivor's pointer into it: moving
+    # the unloaded tail alone leaves it over, as the rules past line 200 stay in the index.
     setup = Setup(tmp_path, api_detail="  - the v1 routes stay until every client moves\n",
-                  lead="## Start here\n- Read the API notes first.\n\n")
+                  lead="## Start here\n- Read the API notes first.\n\n",
+                  tail="".join(f"- NEVER clear the cache of job {i}\n" for i in range(3)))
     before = setup.tree()
     report = setup.run(capsys)
     written = [a["file"] for a in report["actions"] if a["op"] in ("merge", "rewrite")]

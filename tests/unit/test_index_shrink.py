@@ -514,7 +514,7 @@ def test_topic_file_name_helper_checks_case_and_normalisation() -> None:
 
 @pytest.mark.parametrize(
     "case",
-    ["sections", "no-headings", "pinned-last", "dead-and-new", "facts", "long-hooks"],
+    ["sections", "no-headings", "dead-and-new", "facts", "long-hooks"],
 )
 def test_a_second_plan_of_the_rebuilt_index_changes_nothing(case: str) -> None:
     memories: list[Memory]
@@ -525,11 +525,6 @@ def test_a_second_plan_of_the_rebuilt_index_changes_nothing(case: str) -> None:
     elif case == "no-headings":
         memories = [make_memory(f"m{i:03d}.md", mtime_ns=BASE_NS + i) for i in range(300)]
         text = "".join(f"- [M{i}](m{i:03d}.md) — memory {i}\n" for i in range(300))
-    elif case == "pinned-last":
-        memories = [make_memory(f"feedback_{i}.md", mtype="feedback") for i in range(230)]
-        text = "## Feedback\n" + "".join(
-            f"- [F{i}](feedback_{i}.md) — rule {i}\n" for i in range(230)
-        )
     elif case == "dead-and-new":
         lines, memories = sectioned_index(5, 45)
         lines.insert(10, "- [Old](old.md) — a deleted memory")

@@ -1,5 +1,5 @@
-"""The index rebuild's steps, each on its own: fixing links, adding pointers, shrinking, the
-last-resort drop, and the plan they add up to."""
+"""The index rebuild's steps, each on its own: fixing links, adding pointers, shrinking, and
+the plan they add up to."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from consolidator.index.rebuild import (
     assemble,
     dead_links,
     drop_repeats,
-    drop_until_fits,
     plan_index,
     relink_lines,
     render,
@@ -184,6 +183,7 @@ def test_relink_lines_runs_the_link_steps_and_leaves_out_what_they_dropped() -> 
         removed=("a.md", "gone.md"),
         repointed=(("b.md", "a.md"),),
         unlinked=(("gone.md", "missing"),),
+        origin=(0, 2, 3),
     )
 
 
@@ -194,9 +194,9 @@ def test_add_missing_adds_a_pointer_for_each_memory_the_index_does_not_reach() -
     lines = parse_index("## Project\n- [A](a.md) — hook\n")
     live = live_of(make_memory("a.md"), make_memory("c.md"), make_memory("b.md"))
 
-    out, added = add_missing(lines, live, 150)
+    out, added, left = add_missing(lines, live, Limits())
 
-    assert added == ["b.md", "c.md"]
+    assert added == ["b.md", "c.md"] and left == []
     assert [line.target for line in out if line.target] == ["a.md", "b.md", "c.md"]
 
 
@@ -205,9 +205,39 @@ def test_add_missing_counts_a_memory_a_listed_topic_memory_lists_as_reached() ->
     lines = parse_index("- [Notes](index_notes.md) — more\n")
     live = live_of(topic, make_memory("b.md"))
 
-    out, added = add_missing(lines, live, 150)
+    out, added, left = add_missing(lines, live, Limits())
 
-    assert (out, added) == (lines, [])
+    assert (out, added, left) == (lines, [], [])
+
+
+def test_add_missing_counts_a_memory_a_users_own_list_memory_links_as_reached() -> None:
+    dormant = make_memory("memory_archive_dormant.md",
+                          body="- [B](b.md) — parked\n- see [[c]] too\n")
+    lines = parse_index("- [Dormant](memory_archive_dormant.md) — parked memories\n")
+    live = live_of(dormant, make_memory("b.md"), make_memory("c.md"), make_memory("d.md"))
+
+    out, added, left = add_missing(lines, live, Limits())
+
+    assert added == ["d.md"] and left == []
+
+
+def test_add_missing_adds_pointers_only_while_the_index_stays_within_its_limits() -> None:
+    lines = parse_index("## Project\n- [A](a.md) — hook\n")
+    live = live_of(make_memory("a.md"), *(make_memory(f"m{i}.md") for i in range(5)))
+
+    out, added, left = add_missing(lines, live, Limits(max_lines=5))
+
+    assert len(out) <= 4  # one line stays free for the pointer to the rest
+    assert len(added) + len(left) == 5 and left
+
+
+def test_an_index_over_its_limits_gets_no_new_pointer() -> None:
+    lines = parse_index("".join(f"- [A{i}](a{i}.md) — hook\n" for i in range(6)))
+    live = live_of(*(make_memory(f"a{i}.md") for i in range(6)), make_memory("new.md"))
+
+    out, added, left = add_missing(lines, live, Limits(max_lines=4))
+
+    assert (out, added, [m.file for m in left]) == (lines, [], ["new.md"])
 
 
 # --- step 3: shrinking ------------------------------------------------------------------------
@@ -238,39 +268,14 @@ def test_shrink_moves_what_does_not_fit_into_a_topic_memory_and_says_it_was_over
     assert taken == {"index_more_of_the_index.md"}  # the caller's set is not written to
 
 
-# --- step 4: the last-resort drop ------------------------------------------------------------
+def test_a_limit_too_small_for_the_pinned_lines_keeps_every_line_and_says_why() -> None:
+    lines = parse_index("# Rules\n- NEVER push to main\n- ALWAYS run the tests\n")
+    fit = fitter(list(lines), {}, Limits(max_lines=1))
 
+    fit.fit()
 
-def test_drop_until_fits_drops_from_the_bottom_keeping_pointers_to_topic_memories() -> None:
-    lines = parse_index("- [Topic](index_t.md) — moved lines\n- [A](a.md) — hook\nplain text\n")
-    fit = fitter(lines, live_of(make_memory("a.md")), Limits(max_lines=1))
-    fit.creates.append(topic_memory("index_t.md", "Topic", ["- moved"], 0, ["project"]))
-
-    dropped = drop_until_fits(fit)
-
-    assert dropped == ["plain text", "a.md"]
-    assert fit.lines == lines[:1]
-    assert fit.fits()
-
-
-def test_drop_until_fits_names_each_line_by_its_memory_else_its_first_words() -> None:
-    lines = parse_index("- [A](a.md) — hook\n" + "x" * 100 + "\n")
-    fit = fitter(lines, live_of(make_memory("a.md")), Limits(max_lines=0))
-
-    assert drop_until_fits(fit) == ["x" * 60, "a.md"]
-    assert fit.lines == []
-
-
-def test_fitter_drop_keeps_its_measure_of_the_lines_right() -> None:
-    lines = parse_index("- [A](a.md) — hook\nsome text\n- [B](b.md) — more\n")
-    fit = fitter(list(lines), {}, Limits(max_lines=10, max_bytes=40))
-    assert not fit.fits()
-
-    gone = fit.drop(0)
-
-    assert gone == lines[0]
-    assert fit.lines == lines[1:]
-    assert fit.fits() is fitter(list(lines[1:]), {}, fit.limits).fits() is True
+    assert fit.lines == lines
+    assert fit.why and "pinned" in fit.why[0]
 
 
 # --- step 5: the plan -------------------------------------------------------------------------
@@ -322,9 +327,9 @@ def test_plan_index_is_the_steps_in_order() -> None:
 
     original = parse_index(text)
     relinked = relink_lines(original, live, present, {"old.md": "new.md"}, set())
-    lines, added = add_missing(relinked.lines, live, limits.max_line_chars)
+    lines, added, left = add_missing(relinked.lines, live, limits)
     fitted = shrink(lines, live, editable=None, limits=limits, newline="\n",
-                    taken=present | {"MEMORY.md"}, mtime_ns=0)
+                    taken=present | {"MEMORY.md"}, mtime_ns=0, unlisted=left)
     assert plan == assemble(text, original, relinked, added, fitted, limits, "\n")
     assert plan.added == ("other.md",)
     assert plan.unlinked == (("gone.md", "missing"),)

@@ -1,0 +1,107 @@
+"""What of MEMORY.md Claude Code loads: its window, measured as Claude Code measures it.
+
+Claude Code (since 2.1.211) counts only the index's loaded content: a frontmatter block at
+the top and block HTML comments (``<!-- … -->`` lines) are not content; leading blank lines
+are trimmed. It loads the first ``max_lines`` content lines, cut at the last line that ends
+within ``max_bytes`` (UTF-8). Lines past that were never loaded: moving them is safe. Lines
+inside the window are what every session reads: moving, shortening or rewording one is a
+judgment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from consolidator.index.parse import IndexLine
+
+HIDDEN = "hidden"  # the kind of a line Claude Code does not count (frontmatter, a comment)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_lines: int = 200
+    max_bytes: int = 25000
+    max_line_chars: int = 150
+
+
+def hide(lines: Sequence[IndexLine]) -> list[IndexLine]:
+    """``lines`` with the frontmatter block and block HTML comments re-kinded ``hidden``: they
+    cost nothing against the limits, link nothing, and never move."""
+    out = list(lines)
+    start = 0
+    if out and out[0].text.strip() == "---":
+        end = next((i for i in range(1, len(out)) if out[i].text.strip() in ("---", "...")),
+                   None)
+        if end is not None:
+            for i in range(end + 1):
+                out[i] = IndexLine(out[i].text, HIDDEN)
+            start = end + 1
+    i = start
+    while i < len(out):
+        text = out[i].text.strip()
+        if text.startswith("<!--"):
+            end = next((j for j in range(i, len(out)) if "-->" in out[j].text
+                        and (j > i or out[j].text.index("-->") > out[j].text.index("<!--"))),
+                       None)
+            if end is not None and out[end].text.rstrip().endswith("-->"):
+                for j in range(i, end + 1):
+                    out[j] = IndexLine(out[j].text, HIDDEN)
+                i = end + 1
+                continue
+        i += 1
+    return out
+
+
+def line_cost(line: IndexLine, newline_bytes: int) -> int:
+    """What one line costs against the byte limit (nothing, for a hidden line)."""
+    return 0 if line.kind == HIDDEN else len(line.text.encode("utf-8")) + newline_bytes
+
+
+def counted(lines: Sequence[IndexLine]) -> list[int]:
+    """Positions of the lines Claude Code counts: not hidden, leading blank lines trimmed."""
+    out: list[int] = []
+    for i, line in enumerate(lines):
+        if line.kind == HIDDEN or (line.kind == "blank" and not out):
+            continue
+        out.append(i)
+    while out and lines[out[-1]].kind == "blank":
+        out.pop()
+    return out
+
+
+def loaded(lines: Sequence[IndexLine], limits: Limits, newline: str = "\n") -> list[bool]:
+    """Per line, whether Claude Code loads it into a session (hidden lines: never)."""
+    nl = len(newline.encode())
+    out = [False] * len(lines)
+    used = 0
+    for n, i in enumerate(counted(lines)):
+        used += line_cost(lines[i], nl)
+        if n >= limits.max_lines or used > limits.max_bytes:
+            break
+        out[i] = True
+    # Blank and trailing lines between loaded ones are loaded too (a trimmed blank line).
+    return out
+
+
+def size(lines: Sequence[IndexLine], newline: str = "\n") -> tuple[int, int]:
+    """(lines, UTF-8 bytes) of the content Claude Code counts."""
+    nl = len(newline.encode())
+    positions = counted(lines)
+    return len(positions), sum(line_cost(lines[i], nl) for i in positions)
+
+
+def within(lines: Sequence[IndexLine], limits: Limits, newline: str = "\n") -> bool:
+    count, used = size(lines, newline)
+    return count <= limits.max_lines and used <= limits.max_bytes
+
+
+def over_by(count: int, used: int, limits: Limits) -> str:
+    """How far over its limits an index of ``count`` lines and ``used`` bytes is, in words
+    (empty when it is within them)."""
+    parts = []
+    if count > limits.max_lines:
+        parts.append(f"{count - limits.max_lines} line(s) over {limits.max_lines}")
+    if used > limits.max_bytes:
+        parts.append(f"{used - limits.max_bytes} byte(s) over {limits.max_bytes}")
+    return " and ".join(parts)

@@ -1,0 +1,288 @@
+"""The index never loses what Claude Code loads, through the CLI on real files.
+
+A default run (``apply = "safe"``) moves only lines past Claude Code's window (line 200, byte
+25,000, measured without frontmatter and HTML comments) and proposes the rest; ``apply`` of
+that proposal (or ``apply = "all"``) fits the index with the title, the first section, the
+feedback rules and the priority lines still loaded; a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consolidator.cli import main
+from consolidator.index.parse import parse_index
+from tests.integration.test_consolidate import World
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
+
+
+def loaded_window(text: str, lines: int = 200, size: int = 25000) -> list[str]:
+    """The lines Claude Code loads of an index without frontmatter or comments."""
+    out: list[str] = []
+    used = 0
+    for line in text.splitlines():
+        used += len(line.encode()) + 1
+        if len(out) >= lines or used > size:
+            break
+        out.append(line)
+    return out
+
+
+def topic_files(world: World) -> list[str]:
+    return sorted(p.name for p in world.root.glob("index_*.md"))
+
+
+def typed_index_with_a_session_log(world: World, days: int = 80) -> tuple[str, list[str]]:
+    """``# title``, a priority line, then User / Feedback / Project / Reference sections of
+    pointers, then ``## Session log`` with one ``### <date>`` heading and two lines per day:
+    about 300 lines in all. Returns the text and its pinned lines."""
+    lines = ["# Team memory", "", "🚨 NEVER push to main directly.", ""]
+    pinned = ["# Team memory", "🚨 NEVER push to main directly."]
+    for mtype, count in (("user", 4), ("feedback", 12), ("project", 14), ("reference", 10)):
+        lines.append(f"## {mtype.capitalize()}")
+        for i in range(count):
+            file = f"{mtype}_item_{i:02d}.md"
+            world.put(file, f"- {mtype} fact {i}: details live here.\n", mtype=mtype,
+                      description=f"{mtype} item {i}")
+            pointer = f"- [{mtype.capitalize()} {i}]({file}) — {mtype} item {i}"
+            lines.append(pointer)
+            if mtype == "feedback":
+                pinned.append(pointer)
+        lines.append("")
+    lines.append("## Session log")
+    for day in range(days):
+        lines.append(f"### 2026-{8 + day // 28:02d}-{1 + day % 28:02d}")
+        lines.append(f"- worked on the parser, step {day}")
+        lines.append(f"- left the queue at {day} open tickets")
+    text = "\n".join(lines) + "\n"
+    world.raw("MEMORY.md", text.encode(), days=3)
+    return text, pinned
+
+
+def proposal_numbers(world: World, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    assert main(["proposals", "--json", "--state-dir", str(world.state)]) == 0
+    out = capsys.readouterr().out.strip()
+    docs = [json.loads(line) for line in out.splitlines()] if out else []
+    return [action for doc in docs for action in doc.get("actions", [])]
+
+
+def test_a_default_run_moves_only_the_unloaded_tail_of_a_session_log_into_one_topic(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before, pinned = typed_index_with_a_session_log(world)
+    assert len(before.splitlines()) > 280
+
+    report = world.run(capsys, "--apply", "safe")
+
+    after = (world.root / "MEMORY.md").read_text()
+    assert loaded_window(after) == loaded_window(before)  # not a loaded line changed
+    assert topic_files(world) == ["index_session_log.md"]
+    moved = (world.root / "index_session_log.md").read_text()
+    for line in before.splitlines()[200:]:
+        if line.strip():
+            assert line in moved, line
+    # Still over: the report says so, and the fit waits for review.
+    assert report["index"]["within_limits"] is False
+    assert report["proposal"] and report["proposal"]["actions"] >= 2
+    waiting = [a for a in report["actions"] if not a["applied"]]
+    assert {a["kind"] for a in waiting} == {"judgment"}
+    assert any(a["file"] == "MEMORY.md" for a in waiting)
+
+
+def test_applying_the_proposal_fits_the_index_with_every_pinned_line_still_loaded(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before, pinned = typed_index_with_a_session_log(world)
+    report = world.run(capsys, "--apply", "safe")
+
+    assert main(["apply", report["run_id"], "--state-dir", str(world.state)]) == 0
+    capsys.readouterr()
+
+    after = (world.root / "MEMORY.md").read_text()
+    window = loaded_window(after)
+    assert len(after.splitlines()) <= 200 and len(after.encode()) <= 25000
+    for line in pinned:
+        assert line in window, line
+    assert len(topic_files(world)) <= 3
+    # Every line that left the index lives in a topic memory the index points to.
+    topics = "".join((world.root / t).read_text() for t in topic_files(world))
+    for line in before.splitlines():
+        if line.strip() and line not in after.splitlines():
+            assert line in topics, line
+    assert "\n\n\n" not in after
+    before_tree = world.tree()
+    report = world.run(capsys, "--apply", "safe")
+    assert world.tree() == before_tree and report["proposal"] is None
+
+
+def test_apply_all_fits_in_one_run_keeping_title_priority_and_feedback_loaded(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before, pinned = typed_index_with_a_session_log(world)
+
+    report = world.run(capsys)  # --apply all
+
+    after = (world.root / "MEMORY.md").read_text()
+    assert report["index"]["within_limits"] is True
+    for line in pinned:
+        assert line in loaded_window(after), line
+    assert topic_files(world) == ["index_session_log.md"]
+    before_tree = world.tree()
+    world.run(capsys)
+    assert world.tree() == before_tree
+
+
+def test_a_second_default_run_changes_nothing_and_proposes_the_same_fit(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    typed_index_with_a_session_log(world)
+    first = world.run(capsys, "--apply", "safe")
+    tree = world.tree()
+
+    second = world.run(capsys, "--apply", "safe")
+
+    assert world.tree() == tree
+    assert [a for a in second["actions"] if a["applied"]] == []
+    assert second["proposal"]["actions"] == first["proposal"]["actions"]
+
+
+def test_frontmatter_and_html_comments_do_not_count_against_the_limits(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.put("project_a.md", "- a\n")
+    comment = ["<!--", *[f"  maintainer note {i}" for i in range(30)], "-->"]
+    lines = ["---", "title: memory index", "---", *comment, "# Memory", "",
+             "- [A](project_a.md) — the a project",
+             *[f"- plain fact number {i}" for i in range(190)]]
+    text = "\n".join(lines) + "\n"
+    assert len(lines) > 200
+    world.raw("MEMORY.md", text.encode(), days=3)
+
+    report = world.run(capsys, "--apply", "safe")
+
+    assert report["index"]["within_limits"] is True
+    assert report["index"]["changed"] is False
+    assert (world.root / "MEMORY.md").read_text() == text
+    assert report["proposal"] is None
+
+
+def test_memories_a_users_own_list_links_get_no_pointer_and_no_hook_is_shortened(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hook = "⬅ READ THIS FIRST: " + "how the deploy is wired, and why staging lags a day " * 2
+    lines = ["# Index", "", "## Project"]
+    for i in range(150):
+        world.put(f"project_live_{i:03d}.md", f"- live fact {i}\n")
+        lines.append(f"- [Live {i}](project_live_{i:03d}.md) — {hook[:140]}")
+    dormant = []
+    for i in range(51):
+        world.put(f"project_parked_{i:02d}.md", f"- parked fact {i}\n")
+        dormant.append(f"- [Parked {i}](project_parked_{i:02d}.md) — parked")
+    world.put("memory_archive_dormant.md", "\n".join(dormant) + "\n", mtype="reference")
+    lines.append("- [Dormant memories](memory_archive_dormant.md) — parked, on purpose")
+    text = "\n".join(lines) + "\n"
+    assert 20000 < len(text.encode()) < 25000
+    world.raw("MEMORY.md", text.encode(), days=3)
+    world.put("project_brand_new.md", "- brand new fact\n")
+
+    report = world.run(capsys, "--apply", "safe")
+
+    after = (world.root / "MEMORY.md").read_text()
+    assert report["index"]["added"] == ["project_brand_new.md"]
+    assert len(after.encode()) <= 25000
+    for line in lines:
+        assert line in after.splitlines(), line  # every hook as the user wrote it
+    assert not any("parked" in f for f in _targets(after) - _targets(text))
+
+
+def test_more_unlisted_memories_than_fit_are_listed_in_one_topic_memory(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = ["# Index", "", "## Project"]
+    for i in range(180):
+        world.put(f"project_k{i:03d}.md", f"- kept fact {i}\n")
+        lines.append(f"- [Kept {i}](project_k{i:03d}.md) — kept {i}")
+    text = "\n".join(lines) + "\n"
+    world.raw("MEMORY.md", text.encode(), days=3)
+    for i in range(40):
+        world.put(f"project_new_{i:02d}.md", f"- new fact {i}\n")
+
+    report = world.run(capsys, "--apply", "safe")
+
+    after = (world.root / "MEMORY.md").read_text()
+    assert report["index"]["within_limits"] is True
+    assert len(after.splitlines()) <= 200
+    assert after.splitlines()[:len(lines)] == lines  # old lines stay where they were
+    [listing] = topic_files(world)
+    listed = _targets((world.root / listing).read_text())
+    added = set(report["index"]["added"])
+    assert added | listed >= {f"project_new_{i:02d}.md" for i in range(40)}
+    tree = world.tree()
+    world.run(capsys, "--apply", "safe")
+    assert world.tree() == tree
+
+
+def long_blank_heavy_index(world: World) -> tuple[str, list[str]]:
+    """About 550 lines and 40 KB: many sections of notes and pointers, runs of blank lines,
+    rules (NEVER / CRITICAL / 절대) scattered through it, some far past line 200."""
+    lines = ["# 프로젝트 메모리", "Read the rules before anything else.", ""]
+    rules = []
+    n = 0
+    for section in range(12):
+        lines += ["", "", f"## Area {section}", ""]
+        for i in range(30):
+            n += 1
+            file = f"project_area{section:02d}_{i:02d}.md"
+            world.put(file, f"- area {section} note {i}\n")
+            lines.append(f"- [Area {section} item {i}]({file}) — "
+                         + "작업 메모와 세부 사항 " * 3 + f"({n})")
+            if i % 10 == 9:
+                lines += ["", ""]
+        if section in (1, 5, 9):
+            rule = f"- CRITICAL: never run the area {section} migration twice"
+            lines.append(rule)
+            rules.append(rule)
+        if section == 7:
+            rule = "- 절대 운영 DB에 직접 쓰지 말 것"
+            lines.append(rule)
+            rules.append(rule)
+    text = "\n".join(lines) + "\n"
+    world.raw("MEMORY.md", text.encode(), days=3)
+    return text, rules
+
+
+def test_a_long_blank_heavy_index_keeps_its_window_by_default_and_its_rules_when_fitted(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before, rules = long_blank_heavy_index(world)
+    assert len(before.splitlines()) > 450 and len(before.encode()) > 40000
+
+    world.run(capsys, "--apply", "safe")
+
+    after = (world.root / "MEMORY.md").read_text()
+    kept = [line for line in loaded_window(before) if line.strip()]
+    now = [line for line in loaded_window(after) if line.strip()]
+    assert now[:len(kept)] == kept  # only blank runs closed up; no loaded line moved
+    assert len(topic_files(world)) <= 3
+
+    report = world.run(capsys)  # --apply all
+
+    after = (world.root / "MEMORY.md").read_text()
+    window = loaded_window(after)
+    for rule in rules:
+        assert rule in window, rule
+    assert "# 프로젝트 메모리" in window and "\n\n\n" not in after
+    assert report["index"]["within_limits"] is True or report["index"]["why"]
+    assert len(topic_files(world)) <= 3
+
+
+def _targets(text: str) -> set[str]:
+    return {t for line in parse_index(text) for t in line.targets}

@@ -1,0 +1,166 @@
+"""Claude Code's window over MEMORY.md, and the safe move of what lies past it."""
+
+from __future__ import annotations
+
+from consolidator.index.fit import Limits, measure
+from consolidator.index.parse import parse_index
+from consolidator.index.rebuild import plan_index
+from consolidator.index.shrink import MAX_TOPICS, Fitter, top_sections
+from consolidator.index.value import stressed
+from consolidator.index.window import HIDDEN, hide, loaded, over_by
+from consolidator.plan import Create, Rewrite
+from consolidator.proposal import DECLINED, Item, Proposal
+from tests.unit.test_index_rebuild import make_memory
+
+
+def test_frontmatter_and_block_comments_are_hidden_and_cost_nothing() -> None:
+    text = ("---\ntitle: x\n---\n<!-- one line -->\n<!--\nmany\nlines\n-->\n# Index\n"
+            "- [A](a.md) — a\n<!-- not closed here\n")
+    lines = hide(parse_index(text))
+
+    assert [line.kind == HIDDEN for line in lines] == [True] * 8 + [False] * 3
+    assert measure(text) == (3, len("# Index\n- [A](a.md) — a\n<!-- not closed here\n".encode()))
+
+
+def test_a_comment_that_ends_inside_a_line_of_text_is_content() -> None:
+    lines = hide(parse_index("<!-- note --> and then words\n# Index\n"))
+
+    assert [line.kind for line in lines] == ["text", "heading"]
+
+
+def test_the_window_is_the_first_200_counted_lines_within_25000_bytes() -> None:
+    text = "---\na: b\n---\n\n" + "".join(f"line {i}\n" for i in range(250))
+    lines = hide(parse_index(text))
+
+    window = loaded(lines, Limits())
+
+    shown = [line.text for line, seen in zip(lines, window, strict=True) if seen]
+    assert shown == [f"line {i}" for i in range(200)]
+    wide = hide(parse_index("x" * 20000 + "\n" + "y" * 6000 + "\nz\n"))
+    assert loaded(wide, Limits()) == [True, False, False]
+
+
+def test_over_by_says_which_limit_and_how_far() -> None:
+    assert over_by(210, 100, Limits()) == "10 line(s) over 200"
+    assert over_by(10, 25100, Limits()) == "100 byte(s) over 25000"
+    assert over_by(10, 100, Limits()) == ""
+
+
+def test_top_sections_take_their_sub_sections_and_leave_out_a_lone_title() -> None:
+    lines = parse_index("# Title\nintro\n## A\n- a\n## Log\n### 2026-01-01\n- x\n### 2026-01-02\n"
+                        "- y\n")
+
+    assert top_sections(lines) == [(2, 4), (4, 9)]
+
+
+def test_a_bold_label_or_date_is_not_a_priority_mark_a_bold_rule_is() -> None:
+    assert not stressed("- **Status:** done")
+    assert not stressed("**2026-11-02** shipped the importer")
+    assert not stressed("- **Fix**: the parser")
+    assert stressed("- **Never push to main**")
+    assert stressed("- NEVER push to main")
+
+
+def _log_index(days: int) -> tuple[str, list]:
+    memories = [make_memory(f"feedback_{i}.md", mtype="feedback") for i in range(5)]
+    lines = ["# Memory", "🚨 NEVER push to main", "## Feedback"]
+    lines += [f"- [F{i}](feedback_{i}.md) — rule {i}" for i in range(5)]
+    lines += ["## Session log"]
+    for day in range(days):
+        lines += [f"### 2026-10-{1 + day % 28:02d}", f"- did thing {day}", f"- left {day}"]
+    return "\n".join(lines) + "\n", memories
+
+
+def test_the_safe_scope_moves_only_unloaded_lines_as_one_topic_per_section() -> None:
+    text, memories = _log_index(90)
+    before = text.splitlines()
+
+    plan = plan_index(text, memories, present={m.file for m in memories}, scope="safe")
+
+    after = plan.text.splitlines()
+    assert after[:200] == before[:200]
+    [topic] = plan.creates
+    assert topic.file == "index_session_log.md"
+    assert [line for line in before[200:]] == topic.text.splitlines()[7:]
+    assert after[200].startswith("- [Session log](index_session_log.md)")
+    assert not plan.within_limits and plan.over == "1 line(s) over 200"
+
+
+def test_the_safe_scope_leaves_an_index_within_its_limits_alone() -> None:
+    text, memories = _log_index(20)
+
+    plan = plan_index(text, memories, present={m.file for m in memories}, scope="safe")
+
+    assert plan.changed is False and plan.creates == ()
+
+
+def test_the_whole_fit_moves_the_log_into_the_topic_an_earlier_safe_run_made() -> None:
+    text, memories = _log_index(90)
+    present = {m.file for m in memories}
+    safe = plan_index(text, memories, present=present, scope="safe")
+    live = memories + [t.memory for t in safe.creates]
+
+    full = plan_index(safe.text, live, present=present | {t.file for t in safe.creates})
+
+    assert full.within_limits
+    [topic] = full.creates
+    assert topic.file == "index_session_log.md" and topic.before is not None
+    body = topic.text.splitlines()
+    assert body.count("# Session log") == 1
+    assert body[7:] == text.splitlines()[9:]  # the whole log, in order, once
+    assert "🚨 NEVER push to main" in full.text.splitlines()[:200]
+
+
+def test_more_sections_past_the_window_than_topics_share_the_last_topic() -> None:
+    lines = ["# Memory"] + [f"- fact {i}" for i in range(198)]
+    for section in range(6):
+        lines += [f"## Part {section}"] + [f"- note {section}.{i}" for i in range(5)]
+    text = "\n".join(lines) + "\n"
+
+    plan = plan_index(text, [], present=set(), scope="safe")
+
+    assert len(plan.creates) == MAX_TOPICS
+    assert "index_more_of_the_index.md" in {t.file for t in plan.creates}
+    assert plan.text.splitlines()[:199] == lines[:199]
+    assert any("span 6 sections" in why for why in plan.why)
+
+
+def test_the_fit_moves_the_smallest_enough_section_not_the_largest() -> None:
+    memories = [make_memory(f"project_{i:03d}.md") for i in range(240)]
+    lines = ["# Memory", "first section line", "## Big"]
+    lines += [f"- [P{i}](project_{i:03d}.md) — p" for i in range(180)]
+    lines += ["## Small"] + [f"- [P{i}](project_{i:03d}.md) — p" for i in range(180, 240)]
+    text = "\n".join(lines) + "\n"
+
+    plan = plan_index(text, memories, present={m.file for m in memories})
+
+    assert plan.within_limits
+    assert [t.file for t in plan.creates] == ["index_small.md"]
+
+
+def test_fitter_replace_measures_the_new_lines() -> None:
+    fitter = Fitter(parse_index("a\nb\n"), {}, None, Limits(max_lines=1), "\n", set(), 0)
+    assert not fitter.fits()
+
+    fitter.replace(parse_index("a\n"))
+
+    assert fitter.fits()
+
+
+def _item(number: int, action: Create | Rewrite, status: str = "waiting") -> Item:
+    return Item(number, action, status)
+
+
+def test_choosing_the_index_change_takes_the_topic_memory_it_needs_along() -> None:
+    create = Create(file="index_log.md", reason="index overflow", kind="judgment", data=b"x",
+                    mtime_ns=0)
+    rewrite = Rewrite(file="MEMORY.md", reason="index", kind="judgment", data=b"y", mtime_ns=0,
+                      needs=("index_log.md",))
+    proposal = Proposal("20261201T000000Z-abcd", "/m", "now",
+                        (_item(1, create), _item(2, rewrite)))
+
+    assert [i.number for i in proposal.pick([2])] == [1, 2]
+    declined = Proposal("20261201T000000Z-abcd", "/m", "now",
+                        (_item(1, create, DECLINED), _item(2, rewrite)))
+    assert declined.blocked(declined.items[1]) is not None
+    assert declined.blocked(declined.items[0]) is None

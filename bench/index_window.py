@@ -18,7 +18,8 @@ HTML comments left out):
 - loaded lines changed by a default run: non-blank lines of the window before that are not,
   word for word, in the window after (a line moved out, shortened or reworded; a link
   repointed at the survivor of a merge, which the contract makes safe, is not counted);
-- pinned lines out of the window after ``apply = "all"``: the title, the intro and first
+- pinned lines out of the window after ``apply = "all"`` (a pointer unlinked with its words
+  kept, as a judgment may, still counts as there): the title, the intro and first
   section, feedback rules and lines marked as priority (their labels for the written cases;
   for real text a plain reading: the first heading and lines under it, lines under a
   feedback or rules heading, lines with a warning sign or a shouted NEVER / ALWAYS /
@@ -61,13 +62,20 @@ AGE_S = 30 * 86400
 MAX_LINES, MAX_BYTES = 200, 25000
 _PRIORITY = re.compile(r"🚨|⚠|❗|‼|⛔|\b(?:NEVER|ALWAYS|CRITICAL|IMPORTANT|MUST)\b|절대|必ず|严禁")
 _RULES_HEADING = re.compile(r"feedback|rules|フィードバック|피드백|反馈|規則|规则", re.I)
-_TARGET = re.compile(r"\]\([^)\s]*\)")
+_TARGET = re.compile(r"\]\([^)\s]*\)|\s\([^\s()]+\.md (?:missing|archived)\)|[\[\]]")
+
+
+def _said(line: str) -> str:
+    """A line without its links' targets (a link repointed at the survivor of a merge, which
+    the contract makes safe, does not change what the line says; anything else does)."""
+    return re.sub(r"\]\([^)\s]*\)", "]()", line)
 
 
 def _words(line: str) -> str:
-    """A line without its links' targets: a link repointed at a merge's survivor (a safe
-    consequence of the merge) is not a change to what the line says."""
-    return _TARGET.sub("]()", line)
+    """What a line says, without its links' targets: a link repointed at a merge's survivor
+    (a safe consequence of the merge), or unlinked with its words kept, is not a change to
+    what the line says."""
+    return " ".join(_TARGET.sub("", line).split())
 
 
 @dataclass
@@ -200,7 +208,7 @@ def measure(case: str, group: str, source: Path, pinned: list[str] | None) -> Re
         before = index_text(roots["safe"])
         lines, size = len(window(before)), len(before.encode())
         result = Result(case, group, len(before.splitlines()), size)
-        loaded_before = [_words(line) for line in window(before) if line.strip()]
+        loaded_before = [_said(line) for line in window(before) if line.strip()]
         pinned = pinned if pinned is not None else plain_pinned(before)
         within_before = (len(before.splitlines()) <= MAX_LINES and size <= MAX_BYTES)
         for mode, root in roots.items():
@@ -210,7 +218,8 @@ def measure(case: str, group: str, source: Path, pinned: list[str] | None) -> Re
             made = [a for a, ok in zip(report.plan.actions, report.plan.applied, strict=False)
                     if ok and a.file.rsplit("/", 1)[-1].startswith("index_")]
             after = index_text(root)
-            loaded_after = Counter(_words(line) for line in window(after) if line.strip())
+            loaded_after = Counter(_said(line) for line in window(after) if line.strip())
+            words_after = {_words(line) for line in window(after) if line.strip()}
             if mode == "safe":
                 result.topics_safe = len(made)
                 left = Counter(loaded_before) - loaded_after
@@ -220,7 +229,7 @@ def measure(case: str, group: str, source: Path, pinned: list[str] | None) -> Re
             else:
                 result.topics_all = len(made)
                 result.pinned_out = [p for p in pinned if p.strip() and not p.startswith("<!--")
-                                     and _words(p) not in loaded_after]
+                                     and _words(p) not in words_after]
                 index = report.plan.index
                 result.within_after_all = bool(index and index.within_limits)
                 result.over_without_reason = bool(index and not index.within_limits
@@ -314,7 +323,9 @@ def main() -> int:
                 "loaded_changed", "pinned_out", "hooks_changed", "second_run_safe",
                 "second_run_all")}
             print(f"\n{r.group}/{r.case}: {r.lines} lines, {r.bytes} bytes; topics "
-                  f"{r.topics_safe}/{r.topics_all}; within after all: {r.within_after_all}")
+                  f"{r.topics_safe}/{r.topics_all}; within after all: {r.within_after_all}"
+                  + (f"; blank runs gained: {r.blank_runs_gained}" if r.blank_runs_gained
+                     else ""))
             for key, value in bad.items():
                 print(f"  {key}: {value[:5]}")
     return 0

@@ -236,8 +236,8 @@ def date_rewrites(
     earlier = {a.file: a for a in actions if isinstance(a, (Merge, Rewrite))}
     out = []
     for memory in snapshot.memories:
-        if memory.file in gone or memory.file in hot:
-            continue
+        if memory.file in gone or memory.file in hot or is_topic(memory.file):
+            continue  # a topic memory holds index lines: its mtime does not date them
         prior = earlier.get(memory.file)  # a merge or a note this plan writes first
         doc = memory.doc
         if prior is not None:

@@ -39,9 +39,9 @@ from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.shrink import MAX_TOPICS, Fitter, says
 from consolidator.index.topic import TopicMemory
 from consolidator.index.window import hide, loaded, over_by, size, within
+from consolidator.detect.links import is_topic
 from consolidator.markdown_links import LINK_RE, WIKI_RE, resolve_link
 from consolidator.store.model import INDEX_NAME, Memory
-from consolidator.store.names import TOPIC_PREFIX
 
 SAFE_SCOPE, ALL = "safe", "all"  # what a rebuild may move: unloaded lines only, or any
 UNLISTED_TITLE = "Memories not listed in the index"
@@ -232,13 +232,9 @@ def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
                         if (key := w.group(1).strip().casefold()) in names}
         for target in targets - out:
             out.add(target)
-            if target in live and _is_topic(target):
+            if target in live and is_topic(target):
                 frontier.append(target)
     return out
-
-
-def _is_topic(file: str) -> bool:
-    return file.rsplit("/", 1)[-1].startswith(TOPIC_PREFIX)
 
 
 def _kept_text(line: IndexLine) -> str:

@@ -28,7 +28,7 @@ from consolidator.index.parse import IndexLine, classify, link_path, link_title,
 from consolidator.index.pointers import pointer_line, shorten
 from consolidator.index.topic import TopicMemory, topic_body, topic_file_name, topic_memory
 from consolidator.index.value import Worth, parents, worth
-from consolidator.index.window import HIDDEN, line_cost
+from consolidator.index.window import CODE, HIDDEN, line_cost
 from consolidator.store.model import Memory
 from consolidator.store.names import TOPIC_PREFIX
 
@@ -182,6 +182,8 @@ class Fitter:
         ends in one file); so does an earlier topic memory of the same title.
         """
         body, reused = self._absorb(title, body)
+        if reused is None:
+            title = self._fresh_title(title)
         parts = chunks(body, TOPIC_MAX_BYTES)
         pointers = []
         for number, part in enumerate(parts, 1):
@@ -208,6 +210,15 @@ class Fitter:
             pointers.append(classify(line))
         return pointers
 
+    def _fresh_title(self, title: str) -> str:
+        """``title``, numbered when a topic memory of this plan has it already: no two
+        topics read alike in the index."""
+        used = {t.title for t in self.creates}
+        name, n = title, 2
+        while name in used:
+            name, n = f"{title} ({n})", n + 1
+        return name
+
     def _absorb(self, title: str, body: list[IndexLine]) -> tuple[list[IndexLine],
                                                                    Memory | None]:
         """``body`` with the first pointer to an earlier topic memory replaced by its lines,
@@ -222,6 +233,18 @@ class Fitter:
         if same is not None and same.file not in made:
             return [classify(text) for text in topic_body(same)] + body, same
         return body, None
+
+    def _holds_pinned(self, at: int, marks: Sequence[Worth]) -> bool:
+        """Whether the sub-section headed at ``at`` keeps a pinned line (its heading then
+        stays with it, so the line keeps its context and a second run reads it the same)."""
+        level = self.lines[at].level
+        for i in range(at + 1, len(self.lines)):
+            line = self.lines[i]
+            if line.kind == "heading" and line.level <= level:
+                return False
+            if line.kind not in ("heading", *_QUIET) and marks[i].pinned:
+                return True
+        return False
 
     def _room_for_topics(self) -> int:
         return MAX_TOPICS - len(self.creates)
@@ -247,13 +270,16 @@ class Fitter:
             if i in tops or (line.kind == "pointer" and (line.target or "").startswith(
                     TOPIC_PREFIX)):
                 continue
+            if line.kind == "heading" and self._holds_pinned(i, marks):
+                continue
             groups.setdefault(section[i], []).append(i)
         if not groups:
             return
         order = sorted(groups)
         if len(order) > MAX_TOPICS:  # the rest share one topic memory, headings and all
             merged = [i for s in order[MAX_TOPICS - 1:] for i in
-                      ([s] if s >= 0 and not keep_loaded[s] else []) + groups[s]]
+                      ([s] if s >= 0 and not keep_loaded[s]
+                       and not self._holds_pinned(s, marks) else []) + groups[s]]
             groups = {s: groups[s] for s in order[:MAX_TOPICS - 1]}
             groups[-2] = sorted(merged)
             self.why.append(f"the lines past Claude Code's window span {len(order)} sections: "
@@ -293,6 +319,7 @@ class Fitter:
         self.flush()
         while not self.fits() and self._lines(self._marks()):
             self.flush()  # the pointer to what moved took room: move a little more
+        self._collapse_blanks()  # what moved leaves no run of blank lines behind
         if not self.fits():
             marks = self._marks()
             pinned = sum(1 for i, line in enumerate(self.lines)
@@ -405,22 +432,9 @@ class Fitter:
         under it stays too (so the pinned line keeps its context)."""
         out = []
         for start, end in top_sections(self.lines):
-            keep_under: set[int] = set()
-            sub: int | None = None
-            body: list[int] = []
-            for i in range(start + 1, end):
-                line = self.lines[i]
-                if line.kind == "heading":
-                    sub = i
-                    body.append(i)
-                elif line.kind in _QUIET:
-                    continue
-                elif marks[i].pinned:
-                    if sub is not None:
-                        keep_under.add(sub)
-                else:
-                    body.append(i)
-            body = [i for i in body if i not in keep_under]
+            body = [i for i in range(start + 1, end)
+                    if (self.lines[i].kind == "heading" and not self._holds_pinned(i, marks))
+                    or (self.lines[i].kind not in ("heading", *_QUIET) and not marks[i].pinned)]
             content = [i for i in body if self.lines[i].kind != "heading"]
             if len(body) > 1 and content:
                 mean = sum(marks[i].value for i in content) / len(content)
@@ -429,23 +443,23 @@ class Fitter:
 
     def _sections(self, marks: list[Worth]) -> None:
         """Move whole top-level sections, least valuable first, and no more than it takes:
-        within the least valuable ones, the smallest that is enough, else the largest."""
+        within the least valuable ones, the smallest that is enough, else the largest. The
+        largest chosen get topic memories of their own (up to :data:`MAX_TOPICS` less one);
+        the others, headings and all, share "More of the index"."""
         pool = self._section_bodies(marks)
         pointer_bytes = 4 * self.limits.max_line_chars + self._nl
         chosen: list[tuple[int, list[int]]] = []
         freed_lines = freed_bytes = 0
         room = self._room_for_topics() - 1  # one stays for "More of the index"
-        while pool and len(chosen) < room:
-            if self.fits(-freed_lines, -freed_bytes):
-                break
+
+        def frees(entry: tuple[float, int, list[int]]) -> tuple[int, int]:
+            body = entry[2]
+            return (len(body) - 2,  # its pointer; a shared one may take a blank line too
+                    sum(self._size(self.lines[i]) for i in body) - pointer_bytes)
+
+        while pool and not self.fits(-freed_lines, -freed_bytes):
             low = min(mean for mean, _s, _b in pool)
             tier = [entry for entry in pool if entry[0] <= low + 0.5]
-
-            def frees(entry: tuple[float, int, list[int]]) -> tuple[int, int]:
-                body = entry[2]
-                return (len(body) - 1,
-                        sum(self._size(self.lines[i]) for i in body) - pointer_bytes)
-
             enough = [e for e in tier
                       if self.fits(-freed_lines - frees(e)[0], -freed_bytes - frees(e)[1])]
             if enough:  # the bottom-most of those not much larger than the smallest
@@ -461,9 +475,23 @@ class Fitter:
             chosen.append((pick[1], pick[2]))
             freed_lines += lines_out
             freed_bytes += bytes_out
+        own = {start for start, _body in sorted(chosen, key=lambda c: -len(c[1]))[:room]}
+        shared: list[IndexLine] = []
         # Replace from the bottom up, so that earlier positions stay valid.
         for start, body in sorted(chosen, reverse=True):
             title = self.lines[start].heading_text or MORE_TITLE
+            if start not in own:
+                end = next((i for i in range(start + 1, len(self.lines))
+                            if self.lines[i].kind == "heading"
+                            and self.lines[i].level <= self.lines[start].level), len(self.lines))
+                whole = set(body) >= {i for i in range(start + 1, end)
+                                      if self.lines[i].kind not in _QUIET}
+                taking = sorted({*body, *([start] if whole else [])})
+                shared[:0] = [self.lines[i] for i in taking]
+                self._remove(taking)
+                self.moved.append(f"section {title!r}: {len(body)} lines -> a topic memory "
+                                  f"({MORE_TITLE!r}, index over its limits)")
+                continue
             moved = [self.lines[i] for i in body]
             pointers = self.topics(title, moved, "notes")
             self._remove(body)
@@ -471,6 +499,7 @@ class Fitter:
             files = ", ".join(p.target or "" for p in pointers) or "its topic memory"
             self.moved.append(
                 f"section {title!r}: {len(body)} lines -> {files} (index over its limits)")
+        self.leftovers[:0] = shared
 
     def _lines(self, marks: list[Worth]) -> bool:
         """Move single lines, least valuable and lowest first, into "More of the index";
@@ -480,6 +509,12 @@ class Fitter:
         children: dict[int, list[int]] = {}
         for child, parent in under.items():
             children.setdefault(parent, []).append(child)
+        for block in _tables(self.lines):  # a table moves whole, header and all
+            if any(marks[i].pinned for i in block):
+                under.update({i: block[0] for i in block})  # held: none moves alone
+                continue
+            for i in block:
+                children.setdefault(i, []).extend(j for j in block if j != i)
         # A line under a list item or note moves with it, never alone (it would lose what it
         # is a detail of); a detail of a pointer may (its words name the pointer's memory).
         candidates = [i for i, line in enumerate(self.lines)
@@ -549,6 +584,19 @@ def _summary(lines: list[IndexLine]) -> str:
     count = sum(1 for line in lines if line.kind not in _QUIET)
     head = f"{count} lines moved from MEMORY.md"
     return f"{head}: {', '.join(about)}" if about else head
+
+
+def _tables(lines: Sequence[IndexLine]) -> list[list[int]]:
+    """The positions of each run of table lines, and of each fenced code block."""
+    out: list[list[int]] = []
+    for i, line in enumerate(lines):
+        if line.kind not in ("table", CODE):
+            continue
+        if out and out[-1][-1] == i - 1 and lines[i - 1].kind == line.kind:
+            out[-1].append(i)
+        else:
+            out.append([i])
+    return out
 
 
 def _with_details(taking: list[int], children: Mapping[int, list[int]],

@@ -28,6 +28,7 @@ class TopicMemory:
     memory: Memory
     reason: str = "index overflow"
     before: FileStat | None = None  # an earlier topic memory this one extends
+    title: str = ""  # its heading, as the index's pointer names it
 
 
 def slug(title: str, limit: int = 40) -> str:
@@ -84,7 +85,7 @@ def topic_memory(
     if sources is None:
         sources = (s for line in body_lines for s in _targets(line))
     return TopicMemory(file, text, mtime_ns, tuple(dict.fromkeys(sources)), memory, reason,
-                       before)
+                       before, clean_title)
 
 
 def topic_body(memory: Memory) -> list[str]:

@@ -25,12 +25,26 @@ _STRESS = re.compile(
     # a bracketed or labelled "important" / "note" / "must read" marker: 【重要】, [重要], 重要：
     r"|[【\[［](?:重要|注意|必读|必読|警告|중요|주의)[】\]］]|(?:重要|注意|警告|중요)\s*[:：]"
 )
-_BOLD_RULE = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*|__)(?!\[)\S")
-# A bold label ("**Status:** done", "**Fix**: …", "**2026-11-02**") names a field, a day or a
-# part: it does not stress the line as a rule.
-_BOLD_LABEL = re.compile(
-    r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*|__)(?:[^*_\n]{1,40}[:：](?:\*\*|__)|[^*_\n]{1,40}"
-    r"(?:\*\*|__)\s*[:：]|[\d\-/.: ]+(?:\*\*|__))")
+# A line that opens in bold is a rule when the bold runs the whole line (a bolded statement,
+# "**Deploys freeze on Fridays.**") or the line says never / always / must / do not. Bold
+# alone is emphasis people also use for labels and run-in headings ("**Status:** done",
+# "**Critical Filters** (only three):"), and those are not priority marks.
+_BOLD_OPEN = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(\*\*|__)(?!\[)([^\n]+?)\1(.*)$")
+_RULE_WORD = re.compile(
+    r"\b(?:never|always|must|do not|don'?t|important)\b"
+    r"|必须|必須|必ず|不要|不得|不能|禁止|绝不|絶対|してはいけない|반드시|절대|하지 ?마",
+    re.IGNORECASE)
+
+
+def _bold_rule(text: str) -> bool:
+    match = _BOLD_OPEN.match(text)
+    if match is None:
+        return False
+    inner, rest = match.group(2), match.group(3)
+    whole = not rest.strip(" .!。！") and not inner.rstrip().endswith((":", "："))
+    return whole or bool(_RULE_WORD.search(text))
+
+
 _FEEDBACK_HEADING = re.compile(
     r"feedback|rules?\b|preferences?|conventions?|guidelines?|do(?:'s| and)|don'?ts"
     r"|ルール|規則|フィードバック|約束|规则|規則|反馈|反饋|约定|偏好|규칙|피드백",
@@ -49,9 +63,8 @@ _POINTER_VALUE = {"reference": REFERENCE, "project": OTHER, "user": USER}
 @lru_cache(maxsize=1 << 16)
 def stressed(text: str) -> bool:
     """A line its writer marked as important: a warning sign, a shouted rule word, or a
-    line that opens in bold (a bold rule, not a bold link)."""
-    return bool(_STRESS.search(text)
-                or (_BOLD_RULE.match(text) and not _BOLD_LABEL.match(text)))
+    line that opens with a bold rule (not a bold link, not a bold label)."""
+    return bool(_STRESS.search(text) or _bold_rule(text))
 
 
 def gone_line(text: str) -> bool:
@@ -124,8 +137,8 @@ def worth(
         if line.kind == "hidden":  # frontmatter, a comment: not content, never moved
             out.append(Worth(True, USER))
             continue
-        is_stressed = stressed(line.text) and not (gone_line(line.text)
-                                                   and not _STRESS.search(line.text))
+        is_stressed = line.kind != "code" and stressed(line.text) and not (
+            gone_line(line.text) and not _STRESS.search(line.text))
         target_type = types.get(line.target) if line.target else None
         pinned = is_stressed or i < first_end or in_feedback or target_type == "feedback"
         if gone_line(line.text):

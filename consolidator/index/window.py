@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from consolidator.index.parse import IndexLine
 
 HIDDEN = "hidden"  # the kind of a line Claude Code does not count (frontmatter, a comment)
+CODE = "code"  # a line of a fenced code block: no heading, link or rule, and it moves whole
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,25 @@ def hide(lines: Sequence[IndexLine]) -> list[IndexLine]:
                 i = end + 1
                 continue
         i += 1
-    return out
+    return fence(out)
+
+
+def fence(lines: list[IndexLine]) -> list[IndexLine]:
+    """``lines`` with each fenced code block (```` ``` ```` or ``~~~``, markers included)
+    re-kinded ``code``: a ``#`` inside is a comment, not a heading; a NEVER inside is code."""
+    marker: str | None = None
+    for i, line in enumerate(lines):
+        if line.kind == HIDDEN:
+            continue
+        stripped = line.text.lstrip()
+        if marker is None and stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+        elif marker is None:
+            continue
+        elif stripped.startswith(marker) and not stripped[3:].strip(marker[0] + " "):
+            marker = None
+        lines[i] = IndexLine(line.text, CODE)
+    return lines
 
 
 def line_cost(line: IndexLine, newline_bytes: int) -> int:

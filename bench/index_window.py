@@ -21,9 +21,9 @@ HTML comments left out):
 - pinned lines out of the window after ``apply = "all"`` (a pointer unlinked with its words
   kept, as a judgment may, still counts as there): the title, the intro and first
   section, feedback rules and lines marked as priority (their labels for the written cases;
-  for real text a plain reading: the first heading and lines under it, lines under a
-  feedback or rules heading, lines with a warning sign or a shouted NEVER / ALWAYS /
-  CRITICAL / IMPORTANT / MUST);
+  for real text a plain reading: the first heading and the lines under it when another
+  heading follows, lines under a feedback or rules heading, pointers to a feedback memory,
+  lines with a warning sign or a shouted NEVER / ALWAYS / CRITICAL / IMPORTANT / MUST);
 - topic memories created or extended per run (target: at most 3);
 - hooks changed in an index that was within its limits (default run);
 - indexes still over after ``apply = "all"`` without a reason in the report;
@@ -124,22 +124,33 @@ def window(text: str) -> list[str]:
 
 
 def plain_pinned(text: str) -> list[str]:
-    """Lines any reader would keep loaded: the first heading and what stands under it up to
-    the next heading, lines under a feedback or rules heading, lines marked as priority."""
+    """Lines any reader would keep loaded: the first heading and the lines under it up to
+    the next heading (an intro, when another heading follows), lines under a feedback or
+    rules heading, pointers to a feedback memory, lines marked as priority."""
+    lines = text.splitlines()
+    headings = [i for i, line in enumerate(lines) if line.lstrip().startswith("# ")
+                or line.lstrip().startswith("##")]
+    intro_end = headings[1] if len(headings) > 1 else (headings[0] + 1 if headings else 0)
     out: list[str] = []
-    heading, seen_heading = "", 0
-    for line in window(text) + text.splitlines()[len(window(text)):]:
+    heading = ""
+    fenced = False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced:  # code, not a rule a reader keeps in view
+            continue
         if line.lstrip().startswith("#"):
-            seen_heading += 1
             heading = line
-            if seen_heading == 1:
+            if i == (headings[0] if headings else -1):
                 out.append(line)
             continue
         if not line.strip():
             continue
-        if seen_heading <= 1 or _RULES_HEADING.search(heading) or _PRIORITY.search(line):
+        if (i < intro_end or _RULES_HEADING.search(heading) or _PRIORITY.search(line)
+                or re.search(r"\]\(<?(?:\./)?feedback[^)]*\.md", line)):
             out.append(line)
-    return out[:120]
+    return out
 
 
 def stub_missing(root: Path) -> None:

@@ -18,8 +18,13 @@ import posixpath
 import re
 from urllib.parse import quote, unquote
 
+# A link's text may hold balanced brackets two deep ("[[[maybe_unused]] is not …](x.md)");
+# each alternative starts with its own character, so matching stays linear.
+_FLAT = r"(?:[^\[\]\\]|\\.)"
+_NESTED = r"\[(?:" + _FLAT + r"|\[" + _FLAT + r"*\])*\]"
 LINK_RE = re.compile(
-    r"(?<!\\)\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^<>\n]*>|[^)\s\[]+)(\s+\"[^\"\n]*\")?\s*\)")
+    r"(?<!\\)\[((?:" + _FLAT + "|" + _NESTED + r")*)\]"
+    r"\(\s*(<[^<>\n]*>|[^)\s\[]+)(\s+\"[^\"\n]*\")?\s*\)")
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
 _LINK_UNSAFE = set(" ()<>[]#%\\\"'`")
 

@@ -90,3 +90,10 @@ def test_the_grammar_depends_only_on_the_standard_library() -> None:
 )
 def test_the_index_parser_still_offers_the_grammar_under_its_old_names(name: str) -> None:
     assert getattr(parse, name) is getattr(markdown_links, name)
+
+
+def test_a_link_text_with_balanced_brackets_is_still_a_link() -> None:
+    found = [m.group(2) for m in LINK_RE.finditer(
+        "- [[[maybe_unused]] is not dead code](feedback_unused.md) — count callers first")]
+
+    assert found == ["feedback_unused.md"]

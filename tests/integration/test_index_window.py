@@ -8,15 +8,18 @@ feedback rules and the priority lines still loaded; a second run changes nothing
 
 from __future__ import annotations
 
-import json
+import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from consolidator.cli import main
 from consolidator.index.parse import parse_index
+from tests.conftest import REPO
 from tests.integration.test_consolidate import World
+
+sys.path.insert(0, str(REPO / "bench"))
+from index_window import window  # noqa: E402  (a reading of the window of its own)
 
 
 @pytest.fixture
@@ -24,16 +27,9 @@ def world(tmp_path: Path) -> World:
     return World(tmp_path)
 
 
-def loaded_window(text: str, lines: int = 200, size: int = 25000) -> list[str]:
-    """The lines Claude Code loads of an index without frontmatter or comments."""
-    out: list[str] = []
-    used = 0
-    for line in text.splitlines():
-        used += len(line.encode()) + 1
-        if len(out) >= lines or used > size:
-            break
-        out.append(line)
-    return out
+def loaded_window(text: str) -> list[str]:
+    """The lines Claude Code loads of an index (the benchmark's own reading of it)."""
+    return window(text)
 
 
 def topic_files(world: World) -> list[str]:
@@ -65,13 +61,6 @@ def typed_index_with_a_session_log(world: World, days: int = 80) -> tuple[str, l
     text = "\n".join(lines) + "\n"
     world.raw("MEMORY.md", text.encode(), days=3)
     return text, pinned
-
-
-def proposal_numbers(world: World, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
-    assert main(["proposals", "--json", "--state-dir", str(world.state)]) == 0
-    out = capsys.readouterr().out.strip()
-    docs = [json.loads(line) for line in out.splitlines()] if out else []
-    return [action for doc in docs for action in doc.get("actions", [])]
 
 
 def test_a_default_run_moves_only_the_unloaded_tail_of_a_session_log_into_one_topic(

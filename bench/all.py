@@ -5,7 +5,6 @@
 Speed (each ratio measured side by side in this run, every command a fresh process):
   - a cold `report` at 10,000 memories (fresh state dir) against python-frontmatter merely
     parsing the same files;
-  - a warm `report` on the unchanged directory, reusing the plan the state dir kept;
   - cold `report` at 1,000, 10,000 and 100,000 memories: growth per 10x, and peak memory;
   - `run --force` at 10,000 (on a copy);
   - a pass over 100 roots whose gates are closed at G4, against `consolidator --help`.
@@ -108,21 +107,16 @@ def speed(args: argparse.Namespace, work: Path) -> list[Row]:
     ten_k = generated(10_000, args.seed)
     parse = [sys.executable, "-c", PARSE_SCRIPT, str(ten_k)]
     cold: list[Sample] = []
-    warm: list[Sample] = []
     parsed: list[Sample] = []
     for i in range(args.runs):
-        print(f"10k: round {i + 1}/{args.runs}: cold report, warm report, frontmatter ...",
-              flush=True)
+        print(f"10k: round {i + 1}/{args.runs}: cold report, frontmatter ...", flush=True)
         state = Path(tempfile.mkdtemp(prefix="state-", dir=work))
         output = work / "report.json"
         cold.append(measure(report_command(ten_k, state, output)))
-        warm.append(measure(report_command(ten_k, state, output)))
         parsed.append(measure(parse))
-    c, w, p = best(cold), best(warm), best(parsed)
+    c, p = best(cold), best(parsed)
     rows.append(ratio_row("cold `report`, 10k memories, vs python-frontmatter parsing them",
                           c.seconds, p.seconds, 1.5, "frontmatter"))
-    rows.append(ratio_row("warm `report` (unchanged directory, plan reused from the state dir)",
-                          w.seconds, p.seconds, 0.5, "frontmatter"))
 
     sizes = [1_000, 10_000] + ([] if args.quick else [100_000])
     times: dict[int, Sample] = {10_000: c}

@@ -43,8 +43,8 @@ class RootContext:
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def listing(self) -> list[Listed]:
-        """The root's memory files with their ``lstat``, listed once per run (gates and the
-        plan cache share it; no file is opened)."""
+        """The root's memory files with their ``lstat``, listed once per run (the gates
+        share it; no file is opened)."""
         if "listing" not in self.memo:
             from consolidator.store.scan import listing
 

@@ -208,7 +208,6 @@ def write_json(report: RunReport, out: TextIO) -> None:
 
 
 _compact = json.JSONEncoder(ensure_ascii=False).encode  # the C encoder: no indent
-BATCH = 2000  # list items encoded at once
 
 
 def _pretty(value: Any, depth: int, indent: str, write: Callable[[str], Any]) -> None:
@@ -235,34 +234,13 @@ def _pretty(value: Any, depth: int, indent: str, write: Callable[[str], Any]) ->
     separator = ",\n" + inner
     write("[\n" + inner)
     if depth >= 3:
-        for start in range(0, len(value), BATCH):
-            if start:
-                write(separator)
-            write(separator.join(_compact_items(value[start : start + BATCH])))
+        write(separator.join(_compact(item) for item in value))
     else:
         for n, item in enumerate(value):
             if n:
                 write(separator)
             _pretty(item, depth + 1, inner, write)
     write("\n" + indent + "]")
-
-
-def _compact_items(items: list[Any]) -> list[str]:
-    """Each item of ``items`` as compact JSON, encoded in one call when they are all objects
-    that start with the same key (a list of memories, gates, actions).
-
-    Within JSON text a quote inside a string is always escaped, so ``}, {"key": `` can only be
-    the boundary between two such objects; the count is checked all the same.
-    """
-    first = {next(iter(v), None) if isinstance(v, dict) else None for v in items}
-    if len(first) == 1 and (key := first.pop()) is not None:
-        opening = "{" + _compact(key) + ": "
-        parts = _compact(items)[1:-1].split("}, " + opening)
-        if len(parts) == len(items):
-            last = len(parts) - 1
-            return [("" if i == 0 else opening) + part + ("" if i == last else "}")
-                    for i, part in enumerate(parts)]
-    return [_compact(v) for v in items]
 
 
 # ----------------------------------------------------------------------------- Markdown

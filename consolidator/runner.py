@@ -211,7 +211,7 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float, debug: bool) -> 
         return RootReport(ctx.root, "skipped", gates, duration_s=time.monotonic() - started,
                           lock_held=closed.id == "G7")
 
-    from consolidator import plan_cache, proposal
+    from consolidator import proposal
     from consolidator.phases import PHASES  # the heavy part: only once the gates are open
     from consolidator.phases.context import Work
 
@@ -224,27 +224,20 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float, debug: bool) -> 
     try:
         recovered = _recover(ctx)
         current = None
-        fingerprint = plan_cache.key(ctx)
-        ctx.memo.pop("listing", None)  # the gates and the key are done with it: let it go
-        cached = plan_cache.load(ctx, fingerprint)
-        if cached is not None:
-            work.snapshot, work.plan = cached
-            bound.debug("plan reused", cache=str(statedir.plan_cache(ctx.state)))
-        else:
-            for name, phase in PHASES:
-                ctx.stop.check()
-                current = name
-                structlog.contextvars.bind_contextvars(phase=name)
-                progress.phase(ctx.root, name)
-                bound.debug("phase", phase=name)
-                phase(work)
-            current = "propose"
-            _propose(work, bound)
-            current = None
-            structlog.contextvars.unbind_contextvars("phase")
-            if work.snapshot is not None:
-                plan_cache.save(ctx, fingerprint, work.snapshot, work.plan, work.paths_looked_up)
-                work.snapshot = work.snapshot.without_bodies()
+        ctx.memo.pop("listing", None)  # the gates are done with it: let it go
+        for name, phase in PHASES:
+            ctx.stop.check()
+            current = name
+            structlog.contextvars.bind_contextvars(phase=name)
+            progress.phase(ctx.root, name)
+            bound.debug("phase", phase=name)
+            phase(work)
+        current = "propose"
+        structlog.contextvars.unbind_contextvars("phase")
+        _propose(work, bound)
+        current = None
+        if work.snapshot is not None:
+            work.snapshot = work.snapshot.without_bodies()
         if held is not None:
             held.success(ctx.now_ns)
     except Stopped:

@@ -8,7 +8,6 @@
                                   older than [state] keep_days are dropped)
         last-scan                 its mtime: the last session scan (gate G5)
         lock-previous.json        what .consolidate-lock was before a run still holding it
-        plan-cache.pickle         a dry run's plan, reused while nothing changed
         proposal.json             the judgments waiting for review (replaced atomically)
         declined.jsonl            judgments a person declined (appended, fsynced)
         runs/<run id>/
@@ -47,7 +46,6 @@ from consolidator.errors import UsageError
 HISTORY = "history.jsonl"
 SCAN_MARK = "last-scan"
 LOCK_PREVIOUS = "lock-previous.json"
-PLAN_CACHE = "plan-cache.pickle"
 PROPOSAL = "proposal.json"
 DECLINED = "declined.jsonl"
 RUNS = "runs"
@@ -87,10 +85,6 @@ def scan_mark(state: Path) -> Path:
 
 def lock_previous(state: Path) -> Path:
     return state / LOCK_PREVIOUS
-
-
-def plan_cache(state: Path) -> Path:
-    return state / PLAN_CACHE
 
 
 def proposal(state: Path) -> Path:

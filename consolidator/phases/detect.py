@@ -14,7 +14,7 @@ from consolidator.context import RootContext
 from consolidator.decide import Declined, Found, decide
 from consolidator.detect.conflicts import find_conflicts
 from consolidator.detect.duplicates import Together, find_duplicates
-from consolidator.detect.perfile import both, study_all
+from consolidator.detect.perfile import study_all
 from consolidator.detect.similar import find_similar
 from consolidator.detect.stale import ProjectPaths
 from consolidator.detect.text import normal_set
@@ -45,14 +45,11 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
     clusters = find_duplicates(snapshot.memories, sets)
     ctx.stop.check()
     pairs = Together(clusters)
-    feats: dict[str, set[str]] = {}  # on one core, conflicts fill it and similar reuses it
-    # Conflicts and similar memories on two cores: similar skips the conflicting pairs
-    # afterwards, which gives the same list as skipping them while it looks.
-    conflicts, similar = both(
-        lambda: find_conflicts(snapshot.memories, skip=pairs, sets=sets, features=feats),
-        lambda: find_similar(snapshot.memories, pairs, sets=sets, lines_features=feats),
-        len(snapshot.memories),
-    )
+    feats: dict[str, set[str]] = {}  # conflicts fill it and similar reuses it
+    conflicts = find_conflicts(snapshot.memories, skip=pairs, sets=sets, features=feats)
+    # Similar memories skip the conflicting pairs afterwards: the same list as skipping
+    # them while it looks.
+    similar = find_similar(snapshot.memories, pairs, sets=sets, lines_features=feats)
     ctx.stop.check()
     conflicting = {frozenset(c.files) for c in conflicts}
     across = across_scopes(snapshot, ctx, sets)

@@ -102,65 +102,18 @@ CASES: dict[str, Any] = {
 }
 
 
-@pytest.mark.parametrize("batch", [1, 2, 3, 2000])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_pretty_json_parses_to_what_json_dumps_gives(
-    name: str, batch: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(report, "BATCH", batch)
+def test_pretty_json_parses_to_what_json_dumps_gives(name: str) -> None:
     same_as_json_dumps(pretty(CASES[name]), CASES[name])
 
 
-@pytest.mark.parametrize("batch", [1, 3, 4, 7, 2000])
-def test_a_deep_list_longer_than_a_batch_keeps_every_item_in_order(
-    batch: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(report, "BATCH", batch)
+def test_a_deep_list_keeps_every_item_in_order_one_a_line() -> None:
     items = [record(f"m{i}.md", note=HOSTILE[i % len(HOSTILE)]) for i in range(23)]
     document = {"roots": [{"memories": items}]}
     text = pretty(document)
     same_as_json_dumps(text, document)
     lines = [line for line in text.split("\n") if line.startswith("      " + "  {")]
     assert [json.loads(line.strip().rstrip(",")) for line in lines] == items
-
-
-def test_the_layout_does_not_depend_on_the_batch(monkeypatch: pytest.MonkeyPatch) -> None:
-    document = {"roots": [{"memories": [record(f"m{i}.md") for i in range(10)],
-                           "mixed": [record("a"), {"other": 1}, record("b")] * 3}]}
-    monkeypatch.setattr(report, "BATCH", 2000)
-    whole = pretty(document)
-    for batch in (1, 2, 3, 4, 9, 10, 11):
-        monkeypatch.setattr(report, "BATCH", batch)
-        assert pretty(document) == whole
-
-
-# --- _compact_items ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("items", [
-    [record(text, x=text) for text in HOSTILE],
-    [record("a", sources=[record("b"), record("c")]), record("d")],
-    [record("a", inner=record("}, {\"file\": ")), record("b")],
-    [record("a"), {"name": "b"}],
-    [record("a"), {}],
-    [{}, {}],
-    [record("solo")],
-    [{1: "int key"}, {1: "again"}],
-    [{True: "bool key"}],
-    ["a", 1, None, [record("x"), record("y")]],
-], ids=lambda items: f"{len(items)} items")
-def test_compact_items_gives_each_item_as_its_own_compact_json(items: list[Any]) -> None:
-    parts = report._compact_items(items)
-    assert len(parts) == len(items)
-    for part, item in zip(parts, items, strict=True):
-        assert "\n" not in part
-        assert json.loads(part) == json.loads(json.dumps(item))
-
-
-def test_compact_items_of_records_is_what_the_encoder_gives_each_record() -> None:
-    items = [record(text, name=text, n=i) for i, text in enumerate(HOSTILE)]
-    encode = json.JSONEncoder(ensure_ascii=False).encode
-    assert report._compact_items(items) == [encode(item) for item in items]
 
 
 # --- arbitrary data (hypothesis) ---------------------------------------------------------------
@@ -192,17 +145,9 @@ DOCUMENT = st.one_of(
 
 @pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(DOCUMENT, st.integers(min_value=1, max_value=4))
-def test_pretty_json_of_arbitrary_data_parses_to_what_json_dumps_gives(
-    document: Any, batch: int
-) -> None:
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(report, "BATCH", batch)
-        text = pretty(document)
-    same_as_json_dumps(text, document)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(report, "BATCH", 2000)
-        assert pretty(document) == text, "the batch never changes the text"
+@given(DOCUMENT)
+def test_pretty_json_of_arbitrary_data_parses_to_what_json_dumps_gives(document: Any) -> None:
+    same_as_json_dumps(pretty(document), document)
 
 
 @pytest.mark.parametrize("key", [1, True, None, 2.5])
@@ -268,11 +213,7 @@ def test_index_plan_fields_used_here_exist() -> None:
     assert made_up_report(1).roots[0].plan.index is not None
 
 
-@pytest.mark.parametrize("batch", [1, 4, 2000])
-def test_to_json_of_a_made_up_report_parses_to_the_report_document(
-    batch: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(report, "BATCH", batch)
+def test_to_json_of_a_made_up_report_parses_to_the_report_document() -> None:
     run = made_up_report(25)
     text = report.to_json(run)
     same_as_json_dumps(text, document_of(run))
@@ -311,11 +252,7 @@ def test_top_level_keys_are_indented_by_two_spaces() -> None:
     assert top[3] == '  "roots": ['
 
 
-@pytest.mark.parametrize("batch", [1, 3, 2000])
-def test_each_memory_gate_and_action_is_on_a_line_of_its_own(
-    batch: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(report, "BATCH", batch)
+def test_each_memory_gate_and_action_is_on_a_line_of_its_own() -> None:
     run = made_up_report(11)
     text = report.to_json(run)
     document = document_of(run)

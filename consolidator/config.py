@@ -11,9 +11,11 @@ import difflib
 import tomllib
 import typing
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from consolidator import clock
 from consolidator.errors import ConfigError
 
 
@@ -201,11 +203,9 @@ def _check_cron(path: str, expr: str) -> list[str]:
         from apscheduler.triggers.cron import CronTrigger
     except ImportError:  # pragma: no cover - apscheduler is a dependency
         return []
-    from datetime import UTC, datetime, timedelta
-
     try:
         trigger = CronTrigger.from_crontab(expr, timezone="UTC")
-        now = datetime.now(UTC)
+        now = clock.now()
         first = trigger.get_next_fire_time(None, now)
     except (ValueError, TypeError, OverflowError, KeyError, IndexError) as exc:
         return [f"{path}: invalid crontab expression {expr!r}: {exc}"]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator import statedir
 from consolidator.config import Config
 from consolidator.paths import ProjectRoot, project_root
@@ -85,17 +86,10 @@ class RootContext:
         """Memories with a later mtime may be in a live session's hands: never touched."""
         if self.settled:
             return self.now_ns
-        return self.now_ns - self.cfg.gates.idle_minutes * 60 * 1_000_000_000
+        return self.now_ns - self.cfg.gates.idle_minutes * MINUTE_NS
 
     @property
     def run_dir(self) -> Path:
         return statedir.run_dir(self.state, self.run_id)
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def epoch_ns(moment: datetime) -> int:
-    """Exact nanoseconds since the epoch (a float product would be off by a few hundred ns)."""
-    aware = moment if moment.tzinfo else moment.astimezone()
-    return (aware - _EPOCH) // timedelta(microseconds=1) * 1000

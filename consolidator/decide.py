@@ -25,8 +25,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from consolidator import clock
+from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
-from consolidator.context import epoch_ns
 from consolidator.detect.dates import find_relative, rewrite_relative
 from consolidator.detect.duplicates import Cluster
 from consolidator.detect.links import is_topic, linked_from, linking_to, name_table, repoint
@@ -76,7 +77,7 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
     snapshot = found.snapshot
     by_file = snapshot.by_file()
     hot_after = epoch_ns(now) - (0 if found.settled else
-                                 cfg.gates.idle_minutes * 60 * 1_000_000_000)
+                                 cfg.gates.idle_minutes * MINUTE_NS)
     hot, pinned = hands_off(snapshot, hot_after)
     notes = list(found.notes)
     if hot:
@@ -245,7 +246,7 @@ def date_rewrites(
                 doc = parse(prior.data)
             except ParseError:
                 continue
-        written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
+        written = clock.local(memory.stat.mtime_ns)
         found = (per_file[memory.file].relative if prior is None and memory.file in per_file
                  else find_relative(doc.body, written, memory.file))
         if not found:

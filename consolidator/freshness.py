@@ -6,13 +6,11 @@ import time
 from datetime import datetime
 from functools import lru_cache
 
-DAY_NS = 86_400 * 1_000_000_000
-
+from consolidator.clock import DAY_NS, NS, epoch_ns
 
 def age_days(mtime_ns: int, now: datetime) -> int:
     """Whole days since ``mtime_ns`` (floor; never negative for a future mtime)."""
-    now_ns = int(now.timestamp() * 1_000_000_000)
-    return max(0, (now_ns - mtime_ns) // DAY_NS)
+    return max(0, (epoch_ns(now) - mtime_ns) // DAY_NS)
 
 
 @lru_cache(maxsize=4096)
@@ -39,4 +37,4 @@ def age_warning(days: int) -> str | None:
 
 def iso(mtime_ns: int) -> str:
     """UTC ISO 8601 with a ``Z``, to the second."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime_ns // 1_000_000_000))
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(mtime_ns // NS))

@@ -15,12 +15,13 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from consolidator.clock import DAY_NS, HOUR_NS, MINUTE_NS, epoch_ns
 from consolidator import statedir
 from consolidator.errors import UsageError
 from consolidator.store.model import INDEX_NAME
@@ -31,11 +32,9 @@ if TYPE_CHECKING:
 log = structlog.get_logger("consolidator.history")
 
 INDEX_KEY = INDEX_NAME.casefold()
-NS = 1_000_000_000
-DAY_NS = 86400 * NS
 TAIL_BYTES = 65536  # what is read of a history file's end to find its last lines
 _AGE = re.compile(r"(\d+)([dhm])")
-_UNIT_NS = {"d": DAY_NS, "h": 3600 * NS, "m": 60 * NS}
+_UNIT_NS = {"d": DAY_NS, "h": HOUR_NS, "m": MINUTE_NS}
 
 
 def counts(report: Any) -> dict[str, int]:
@@ -84,12 +83,10 @@ def entry_ns(entry: dict[str, Any]) -> int | None:
             pass
         else:
             aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-            return (aware - _EPOCH) // timedelta(microseconds=1) * 1000
+            return epoch_ns(aware)
     run_id = entry.get("run_id")
     return statedir.run_id_ns(run_id) if isinstance(run_id, str) else None
 
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def in_order(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -104,17 +101,13 @@ def since_ns(text: str, now: datetime) -> int:
     (``7d``, ``12h``, ``30m``). Raises :class:`UsageError` for anything else."""
     age = _AGE.fullmatch(text)
     if age:
-        return _ns(now) - int(age.group(1)) * _UNIT_NS[age.group(2)]
+        return epoch_ns(now) - int(age.group(1)) * _UNIT_NS[age.group(2)]
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise UsageError(f"--since {text}: not a date (2026-11-01), a time "
                          "(2026-11-01T10:00:00Z) or an age (7d, 12h, 30m)") from None
-    return _ns(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
-
-
-def _ns(moment: datetime) -> int:
-    return (moment - _EPOCH) // timedelta(microseconds=1) * 1000
+    return epoch_ns(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
 
 
 # ----------------------------------------------------------------------------- writing

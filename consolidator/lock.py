@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +17,8 @@ from pathlib import Path
 
 import structlog
 
+from consolidator import clock
+from consolidator.clock import MINUTE_NS, NS
 from consolidator import statedir
 from consolidator.errors import LockHeld
 
@@ -72,7 +73,7 @@ def last_consolidated_ns(root: Path, now_ns: int, state: Path | None = None) -> 
     mtime back; the state dir remembers it, so the kill does not delay the next run a day.
     """
     holder = read_holder(root)
-    if not holder.exists or holder.mtime_ns is None or holder.mtime_ns > now_ns + 60 * 10**9:
+    if not holder.exists or holder.mtime_ns is None or holder.mtime_ns > now_ns + MINUTE_NS:
         return None
     if state is not None and holder.pid is not None and not pid_alive(holder.pid):
         saved = _read_previous(state)
@@ -105,11 +106,11 @@ def live_holder(root: Path, now_ns: int, stale_minutes: int) -> str | None:
     if age_ns < 0:
         log.warning("lock file mtime is in the future; taking it over", root=str(root))
         return None
-    if age_ns >= stale_minutes * 60 * 10**9:
+    if age_ns >= stale_minutes * MINUTE_NS:
         return None
     if not pid_alive(holder.pid):
         return None
-    return f"held by PID {holder.pid} for {age_ns // 10**9} s"
+    return f"held by PID {holder.pid} for {age_ns // NS} s"
 
 
 def own_lock_free(root: Path) -> bool:
@@ -150,7 +151,7 @@ class RootLock:
             flock.acquire()
         except Timeout:
             raise LockHeld(f"{self.root}: another consolidator run holds the lock") from None
-        reason = live_holder(self.root, time.time_ns(), self.stale_minutes)
+        reason = live_holder(self.root, clock.now_ns(), self.stale_minutes)
         if reason is not None:
             flock.release()
             raise LockHeld(f"{self.root}: Claude Code's lock is {reason}")

@@ -32,8 +32,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from consolidator.clock import NS, epoch_ns
 from consolidator import statedir
-from consolidator.context import epoch_ns
 
 if TYPE_CHECKING:
     from consolidator.outcome import RunReport
@@ -147,7 +147,7 @@ def _collect(root: Any, now_ns: int, dry_run: bool, state_dir: Path) -> _Root:
     counts = {"merges": 0, "archives": 0, "rewrites": 0, "creates": 0}
     if not dry_run:
         counts = _safe(lambda: _applied(root), counts)
-    one.put("last_pass_timestamp_seconds", now_ns / 1e9)
+    one.put("last_pass_timestamp_seconds", now_ns / NS)
     one.put("last_consolidation_timestamp_seconds",
             _safe(lambda: _last_consolidated(memory_dir, now_ns, state_dir), 0.0))
     one.put("last_pass_duration_seconds",
@@ -199,7 +199,7 @@ def _last_consolidated(memory_dir: Any, now_ns: int, state_dir: Path) -> float:
         return 0.0
     root = Path(memory_dir)
     ns = last_consolidated_ns(root, now_ns, statedir.root_state(state_dir, root))
-    return 0.0 if ns is None else ns / 1e9
+    return 0.0 if ns is None else ns / NS
 
 
 def _waiting(memory_dir: Any, state_dir: Path) -> int:

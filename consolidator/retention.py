@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from consolidator import statedir
-from consolidator.history import DAY_NS, entry_ns, log, parsed
+from consolidator.clock import DAY_NS
+from consolidator.history import entry_ns, log, parsed
 
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import structlog
 
+from consolidator import clock
 from consolidator.config import Config
 from consolidator.errors import ConfigError, ConsolidatorError
 from consolidator.stop import Stopped, StopToken
@@ -147,7 +147,7 @@ class Service:
             signal.signal(signal.SIGHUP, self._on_reload)
         self.scheduler.add_job(
             self.tick, trigger_for(self.cfg), id=JOB_ID, name="consolidate",
-            next_run_time=datetime.now(UTC),
+            next_run_time=clock.now(),
         )
         log.info("serving", **self._described(self.cfg))
         self.scheduler.start()

@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from consolidator.clock import epoch_ns
 from consolidator.errors import UsageError
 
 HISTORY = "history.jsonl"
@@ -385,7 +386,7 @@ def run_id_ns(run_id: str) -> int | None:
         moment = datetime.strptime(found.group(1), "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
     except ValueError:
         return None
-    return int(moment.timestamp()) * 1_000_000_000
+    return epoch_ns(moment)
 
 
 def run_meta(run: Path) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from consolidator import clock
 from consolidator import pipes
 from consolidator.errors import UsageError
 
@@ -179,15 +180,13 @@ def write_metrics(cfg: Any, result: Any, state: Path) -> None:
     cannot be written is a warning line, never the pass's failure."""
     if not cfg.metrics.textfile or getattr(result, "dry_run", True):
         return
-    from datetime import UTC, datetime
-
     import structlog
 
     from consolidator import metrics
 
     path = Path(cfg.metrics.textfile).expanduser()
     try:
-        metrics.write_textfile(path, result, datetime.now(UTC), state)
+        metrics.write_textfile(path, result, clock.now(), state)
     except OSError as exc:
         structlog.get_logger("consolidator.metrics").warning(
             "metrics textfile not written", path=str(path), error=exc.strerror or str(exc))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from consolidator import clock
 from consolidator.cli.common import (
     journal_hook,
     listed_verbose,
@@ -53,7 +53,7 @@ def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         apply=args.apply,
         progress=True,  # on a terminal only: a large root is not silent for seconds
     )
-    result = runner.run_all(found, cfg, opts, datetime.now(UTC))
+    result = runner.run_all(found, cfg, opts, clock.now())
     if args.output:
         with open_output(args.output, roots) as stream:
             render(reporting, result, args.format, stream, listed_verbose(args))
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     )
     restore = stop_on_signals(opts.stop)
     try:
-        result = runner.run_all(roots, cfg, opts, datetime.now(UTC))
+        result = runner.run_all(roots, cfg, opts, clock.now())
     except Stopped as exc:
         print(f"consolidator: stopped by signal {exc.signum}; rolled back", file=sys.stderr)
         return 128 + exc.signum
@@ -167,7 +167,7 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             debug=args.debug,
             after_record=hook,
         )
-        result = runner.run_all(roots, current, opts, datetime.now(UTC))
+        result = runner.run_all(roots, current, opts, clock.now())
         write_metrics(current, result, state)
         return result
 
@@ -202,6 +202,6 @@ def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                              dry_run=False, trigger="hook", ended=ended.session_id,
                              llm=make_backend(cfg.llm, env, enabled=True), debug=args.debug,
                              after_record=journal_hook(env))
-    result = runner.run_all(stores, cfg, opts, datetime.now(UTC))
+    result = runner.run_all(stores, cfg, opts, clock.now())
     write_metrics(cfg, result, state)
     return EXIT_FAILED if result.failed else EXIT_OK

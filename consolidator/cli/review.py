@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from consolidator import clock
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
 from consolidator.cli.common import (
     journal_hook,
@@ -95,7 +95,7 @@ def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if not targets:
         print("nothing waits for review")
         return EXIT_OK
-    now = datetime.now(UTC)
+    now = clock.now()
     run_id = runner.new_run_id(now)
     opts = runner.RunOptions(state_dir=state, transcripts_dir=args.transcripts_dir,
                              project_root=args.project_root, dry_run=False, trigger="apply",

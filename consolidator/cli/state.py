@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from consolidator import clock
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
 from consolidator.cli.common import load_config, roots_and_state, setup_logging
 from consolidator.cli.review import waiting_count
@@ -27,7 +27,7 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     run_dirs = statedir.find_runs(state, args.run_id)  # exact names only: an id is never a pattern
     wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)} \
         if args.memory_dir else None
-    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    now = clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
     failed = locked = False
     for run_dir in run_dirs:
         where = str(run_dir)
@@ -67,7 +67,7 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             continue
         history.record(statedir.state_of_run(run_dir), {
             "run_id": args.run_id, "memory_dir": str(root), "started_at": now,
-            "started_ns": time.time_ns(),
+            "started_ns": clock.now_ns(),
             "trigger": "undo", "status": "undone", "dry_run": False,
             "counts": {"restored": len(result.restored)}, "conflicts": result.conflicts,
         })
@@ -94,7 +94,7 @@ def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     cfg = load_config(args, env)
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit {args.limit}: a number of runs, 0 or more")
-    since = history.since_ns(args.since, datetime.now(UTC)) if args.since else None
+    since = history.since_ns(args.since, clock.now()) if args.since else None
     entries = history.read_all(paths.state_dir(args.state_dir, cfg, env))
     if args.memory_dir:
         wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)}
@@ -156,15 +156,14 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     ``--older-than`` days ago, per root, saying what goes; ``--dry-run`` only says it.
     An interrupted run and the run of a proposal waiting for review stay."""
     from consolidator import history, paths, statedir
-    from consolidator.context import epoch_ns
     from consolidator.lock import own_lock
 
     cfg = load_config(args, env)
     setup_logging(cfg, args, quiet=True, env=env)
     state_dir = paths.state_dir(args.state_dir, cfg, env)
-    now = datetime.now(UTC)
-    now_ns = epoch_ns(now)
-    before = now_ns - args.older_than * history.DAY_NS
+    now = clock.now()
+    now_ns = clock.epoch_ns(now)
+    before = now_ns - args.older_than * clock.DAY_NS
     folders: list[tuple[Path, str | None]] = []
     if args.memory_dir:
         for raw in args.memory_dir:
@@ -202,7 +201,7 @@ def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     roots, state_dir = roots_and_state(args, cfg, env)
     opts = runner.RunOptions(state_dir=state_dir, transcripts_dir=args.transcripts_dir,
                              project_root=args.project_root, env=env, trigger="status")
-    now = datetime.now(UTC)
+    now = clock.now()
     rows: list[dict[str, Any]] = []
     for store in roots:
         ctx = runner.context_for(store, cfg, opts, now, "status")
@@ -285,14 +284,13 @@ def _prune_root(args: argparse.Namespace, env: Mapping[str, str], state: Path,
     """Prune one root's old runs (the caller holds its lock); returns (said anything,
     failed)."""
     from consolidator import history, retention, statedir, stores
-    from consolidator.context import epoch_ns
     from consolidator.runner import new_run_id
 
     runs = retention.old_runs(state, before)
     if not runs:
         return False, False
     failed = False
-    now_ns = epoch_ns(now)
+    now_ns = clock.epoch_ns(now)
     verb = "would remove" if args.dry_run else "removed"
     label = {statedir.ARCHIVE: "archived", statedir.UNDONE: "taken out by undo",
              statedir.DISPLACED: "set aside by undo --force"}

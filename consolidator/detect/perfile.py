@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from consolidator import clock
 from consolidator import secrets as redact
 from consolidator.detect.dates import RelativeDate, find_relative
 from consolidator.detect.stale import ProjectPaths, StaleFinding, find_stale
@@ -28,7 +29,7 @@ class Findings:
 
 
 def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findings:
-    written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
+    written = clock.local(memory.stat.mtime_ns)
     relative = find_relative(memory.body, written, memory.file)
     return Findings(
         lines=normal_set(memory.body),

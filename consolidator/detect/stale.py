@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from consolidator import clock
 from consolidator.detect.deadlines import Deadline, deadlines_in, might_date
 from consolidator.detect.markers import (
     Marker,
@@ -162,7 +163,7 @@ def _deadlines(memory: Memory, lines: list[Line], now: datetime, found: _Evidenc
     ("until 2026-03-12 the branch is frozen"), that day has passed and no deadline in the
     memory is still ahead. Work due by a day ("report due 2026-09-30") makes the memory
     history, not wrong: reported, not archived; so is every passed deadline in a part."""
-    written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
+    written = clock.local(memory.stat.mtime_ns)
     fields = [Line(0, text, "text", True, "") for text in (memory.name, memory.description)
               if text]
     every: list[Deadline] = deadlines_in(fields, written)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
-import time
 from pathlib import Path
 
+from consolidator import clock
+from consolidator.clock import NS
 from consolidator import lock, statedir
 from consolidator.context import RootContext
 from consolidator.paths import is_session_transcript
@@ -16,7 +17,6 @@ from consolidator.store.scan import find_index, walk
 
 INDEX_KEY = fold(INDEX_NAME)
 
-NS = 1_000_000_000
 
 
 def _ago(ns: int) -> str:
@@ -238,7 +238,7 @@ def sessions(ctx: RootContext) -> tuple[bool, str]:
 
 def lock_probe(ctx: RootContext) -> tuple[bool, str]:
     """Whether the lock is free now, without taking it (the dry-run report's G7)."""
-    held = lock.live_holder(ctx.root, time.time_ns(), ctx.cfg.gates.lock_stale_minutes)
+    held = lock.live_holder(ctx.root, clock.now_ns(), ctx.cfg.gates.lock_stale_minutes)
     if held is not None:
         return False, f"Claude Code's lock is {held}"
     if not lock.own_lock_free(ctx.root):

@@ -38,7 +38,7 @@ from consolidator.index.parse import (
 from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.shrink import MAX_TOPICS, Fitter, says
 from consolidator.index.topic import TopicMemory
-from consolidator.index.window import hide, loaded, over_by, size, within
+from consolidator.index.window import hide, loaded, over_by, within
 from consolidator.detect.links import is_topic
 from consolidator.markdown_links import LINK_RE, WIKI_RE, resolve_link
 from consolidator.store.model import INDEX_NAME, Memory

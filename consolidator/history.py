@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
@@ -26,8 +26,6 @@ from consolidator import statedir
 from consolidator.errors import UsageError
 from consolidator.store.model import INDEX_NAME
 
-if TYPE_CHECKING:
-    from consolidator.config import StateSection
 
 log = structlog.get_logger("consolidator.history")
 
@@ -128,42 +126,6 @@ def closed_by(entry: dict[str, Any]) -> str | None:
             found = gate.get("id")
             return found if isinstance(found, str) else None
     return None
-
-
-def record_pass(state: Path, entry: dict[str, Any], keep: StateSection | None = None,
-                now_ns: int | None = None) -> bool:
-    """Record one pass of the runner over a root; returns whether a line was written.
-
-    A closed-gate pass (``skipped``) is written only when the gate that closed it differs
-    from the root's last recorded line's (only the file's tail is read); every other status
-    always is. After a real pass (not skipped, not a dry run), retention runs with ``keep``
-    (see :func:`retain`); it never fails the pass.
-    """
-    if entry.get("status") == "skipped":
-        gate = closed_by(entry)
-        last = last_recorded(state)
-        if gate is not None and last is not None and last.get("status") == "skipped" \
-                and closed_by(last) == gate:
-            return False
-        record(state, entry, durable=False)
-        return True
-    record(state, entry)
-    if keep is not None and not entry.get("dry_run"):
-        when = now_ns if now_ns is not None else entry_ns(entry)
-        run_id = entry.get("run_id")
-        from consolidator.lock import own_lock
-        from consolidator.retention import retain
-
-        root = entry.get("memory_dir")
-        try:
-            with own_lock(Path(root) if isinstance(root, str) else None) as held:
-                if held:  # else a run or an undo is at work there: next time
-                    retain(state, keep.keep_days, keep.keep_runs,
-                           when if when is not None else 0,
-                           current=run_id if isinstance(run_id, str) else "")
-        except Exception as exc:  # noqa: BLE001 - housekeeping never fails the pass
-            log.warning("old state not removed", state=str(state), error=str(exc))
-    return True
 
 
 # ----------------------------------------------------------------------------- reading

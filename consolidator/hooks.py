@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from consolidator.errors import UsageError
-from consolidator.paths import is_session_transcript
+from consolidator.layout import is_session_transcript
 from consolidator.stores import Store
 
 MAX_INPUT = 1 << 20

@@ -241,19 +241,3 @@ def _pretty(value: Any, depth: int, indent: str, write: Callable[[str], Any]) ->
                 write(separator)
             _pretty(item, depth + 1, inner, write)
     write("\n" + indent + "]")
-
-
-# ----------------------------------------------------------------------------- Markdown
-#
-# Per root, in the order a person decides: a summary; what is (or would be) applied; what
-# waits for review, numbered as the proposal numbers it; the findings no action covers; the
-# index; the gates, notes and skipped steps; the memories last. Each action and each finding
-# is shown once: a duplicate that became a merge, or a stale memory that became an archive,
-# is shown as that action only.
-
-
-def to_markdown(report: RunReport, *, verbose: bool = False) -> str:
-    """The report a person reads (see :mod:`consolidator.report_markdown`)."""
-    from consolidator.report_markdown import markdown
-
-    return markdown(report, verbose=verbose)

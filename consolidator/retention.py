@@ -14,10 +14,13 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from consolidator import statedir
 from consolidator.clock import DAY_NS
-from consolidator.history import entry_ns, log, parsed
+from consolidator.config import StateSection
+from consolidator.history import closed_by, entry_ns, last_recorded, log, parsed, record
+from consolidator.lock import own_lock
 
 
 
@@ -203,3 +206,36 @@ def _started_ns(state: Path, run: str) -> int:
     except (OSError, ValueError, AttributeError):
         started = None
     return started if isinstance(started, int) else statedir.run_id_ns(run) or 0
+
+
+def record_pass(state: Path, entry: dict[str, Any], keep: StateSection | None = None,
+                now_ns: int | None = None) -> bool:
+    """Record one pass of the runner over a root; returns whether a line was written.
+
+    A closed-gate pass (``skipped``) is written only when the gate that closed it differs
+    from the root's last recorded line's (only the file's tail is read); every other status
+    always is. After a real pass (not skipped, not a dry run), retention runs with ``keep``
+    (see :func:`retain`); it never fails the pass.
+    """
+    if entry.get("status") == "skipped":
+        gate = closed_by(entry)
+        last = last_recorded(state)
+        if gate is not None and last is not None and last.get("status") == "skipped" \
+                and closed_by(last) == gate:
+            return False
+        record(state, entry, durable=False)
+        return True
+    record(state, entry)
+    if keep is not None and not entry.get("dry_run"):
+        when = now_ns if now_ns is not None else entry_ns(entry)
+        run_id = entry.get("run_id")
+        root = entry.get("memory_dir")
+        try:
+            with own_lock(Path(root) if isinstance(root, str) else None) as held:
+                if held:  # else a run or an undo is at work there: next time
+                    retain(state, keep.keep_days, keep.keep_runs,
+                           when if when is not None else 0,
+                           current=run_id if isinstance(run_id, str) else "")
+        except Exception as exc:  # noqa: BLE001 - housekeeping never fails the pass
+            log.warning("old state not removed", state=str(state), error=str(exc))
+    return True

@@ -18,7 +18,7 @@ from typing import Any
 
 import structlog
 
-from consolidator import history, progress, statedir, stores
+from consolidator import history, progress, retention, statedir, stores
 from consolidator.config import Config
 from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError, LockHeld
@@ -154,7 +154,7 @@ def run_root(ctx: RootContext, *, debug: bool = False) -> RootReport:
     report = dataclasses.replace(report, kind=ctx.kind)
     if ctx.trigger != "report":
         try:
-            history.record_pass(ctx.state, history_entry(ctx, report), ctx.cfg.state,
+            retention.record_pass(ctx.state, history_entry(ctx, report), ctx.cfg.state,
                                 ctx.now_ns)
         except Exception as exc:  # noqa: BLE001 - recorded as the root's failure
             bound.error("history not recorded", error=describe_error(exc))

@@ -31,6 +31,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from consolidator.layout import holds_memories, newest_transcript_cwd
+
 KINDS = ("auto", "team", "agent-user", "agent-project", "agent-local")
 TEAM = "team"  # the team scope's folder inside an auto memory directory
 AGENT_DIRS = {"agent-memory": "agent-project", "agent-memory-local": "agent-local"}
@@ -178,8 +180,6 @@ def _store_at(path: Path) -> Path | None:
     """The folder of a store at ``path`` (a symbolic link to one is followed, as Claude Code
     follows it, and the store is known by its real path), if it holds memories: an empty
     folder Claude Code made is not a store yet."""
-    from consolidator.paths import holds_memories
-
     real = Path(os.path.realpath(path)) if path.is_symlink() else path
     return real if _is_dir(real) and holds_memories(real) else None
 
@@ -197,8 +197,6 @@ def _stores_in(folder: Path) -> list[Path]:
 
 def discover(env: Mapping[str, str], warn: Warn | None = None) -> list[Store]:
     """Every store Claude Code keeps for this user, each once, in a stable order."""
-    from consolidator.paths import newest_transcript_cwd
-
     claude = claude_home(env)
     home = home_of(env)
     user_file = claude / "settings.json"

@@ -29,11 +29,14 @@ def write_out(produce: Callable[[TextIO], object]) -> None:
         pipes.stdout_closed()
 
 
-def render(report: Any, result: Any, fmt: str, out: TextIO, verbose: bool = False) -> None:
+def render(result: Any, fmt: str, out: TextIO, verbose: bool = False) -> None:
+    """A pass's report on ``out``: JSON, or the Markdown a person reads."""
+    from consolidator import report, report_markdown  # only a command that prints one
+
     if fmt == "json":
         report.write_json(result, out)
     else:
-        out.write(report.to_markdown(result, verbose=verbose))
+        out.write(report_markdown.markdown(result, verbose=verbose))
 
 
 def load_config(args: argparse.Namespace, env: Mapping[str, str]):  # type: ignore[no-untyped-def]

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from consolidator import paths, runner
-    from consolidator import report as reporting
     from consolidator.llm import make_backend
 
     cfg = load_config(args, env)
@@ -56,10 +55,10 @@ def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     result = runner.run_all(found, cfg, opts, clock.now())
     if args.output:
         with open_output(args.output, roots) as stream:
-            render(reporting, result, args.format, stream, listed_verbose(args))
+            render(result, args.format, stream, listed_verbose(args))
     else:
         verbose = listed_verbose(args)
-        write_out(lambda stream: render(reporting, result, args.format, stream, verbose))
+        write_out(lambda stream: render(result, args.format, stream, verbose))
     return EXIT_FAILED if result.failed else EXIT_OK
 
 
@@ -117,12 +116,10 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         restore()
     write_metrics(cfg, result, state)
     if args.json or args.dry_run:
-        from consolidator import report as reporting
-
         # --json: the JSON report; a dry run otherwise: the plan as a person reads it.
         fmt = "json" if args.json else "markdown"
         verbose = listed_verbose(args)
-        write_out(lambda out: render(reporting, result, fmt, out, verbose))
+        write_out(lambda out: render(result, fmt, out, verbose))
     for root in result.roots:
         if root.status == "failed":
             print(f"consolidator: {root.memory_dir}: {root.error}", file=sys.stderr)

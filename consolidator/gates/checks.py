@@ -10,7 +10,7 @@ from consolidator import clock
 from consolidator.clock import NS
 from consolidator import lock, statedir
 from consolidator.context import RootContext
-from consolidator.paths import is_session_transcript
+from consolidator.layout import is_session_transcript
 from consolidator.store.model import INDEX_NAME
 from consolidator.store.names import fold
 from consolidator.store.scan import find_index, walk

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from consolidator import config, paths, statedir
+from consolidator import config, layout, paths, statedir
 from consolidator.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -148,13 +148,13 @@ NOT_MEMORY_SHAPED = {
 @pytest.mark.parametrize("case", sorted(MEMORY_SHAPED))
 def test_a_folder_with_a_memory_shaped_file_is_a_memory_dir(tmp_path: Path, case: str) -> None:
     (tmp_path / "x.md").write_text(MEMORY_SHAPED[case], encoding="utf-8", newline="")
-    assert paths.holds_memories(tmp_path)
+    assert layout.holds_memories(tmp_path)
 
 
 @pytest.mark.parametrize("case", sorted(NOT_MEMORY_SHAPED))
 def test_a_folder_without_one_is_not(tmp_path: Path, case: str) -> None:
     (tmp_path / "x.md").write_text(NOT_MEMORY_SHAPED[case], encoding="utf-8")
-    assert not paths.holds_memories(tmp_path)
+    assert not layout.holds_memories(tmp_path)
 
 
 @pytest.mark.parametrize("name", ["MEMORY.md", "memory.md"])
@@ -163,8 +163,8 @@ def test_an_index_alone_makes_a_memory_dir_without_reading_a_file(
 ) -> None:
     (tmp_path / name).write_text("# index\n")
     (tmp_path / "a.md").write_text("no frontmatter\n")
-    monkeypatch.setattr(paths, "_memory_head", lambda path: pytest.fail(f"read {path}"))
-    assert paths.holds_memories(tmp_path)
+    monkeypatch.setattr(layout, "_memory_head", lambda path: pytest.fail(f"read {path}"))
+    assert layout.holds_memories(tmp_path)
 
 
 def test_the_shape_check_reads_a_few_file_heads_and_stops_at_the_first_memory(
@@ -173,13 +173,13 @@ def test_the_shape_check_reads_a_few_file_heads_and_stops_at_the_first_memory(
     for i in range(200):
         (tmp_path / f"note_{i:03d}.md").write_text("# a note\n" * 5000)
     read: list[str] = []
-    real = paths._memory_head
-    monkeypatch.setattr(paths, "_memory_head", lambda p: read.append(p.name) or real(p))
-    assert not paths.holds_memories(tmp_path)
-    assert len(read) == paths.SHAPE_FILES
+    real = layout._memory_head
+    monkeypatch.setattr(layout, "_memory_head", lambda p: read.append(p.name) or real(p))
+    assert not layout.holds_memories(tmp_path)
+    assert len(read) == layout.SHAPE_FILES
     (tmp_path / "a_memory.md").write_text(MEMORY_SHAPED["flat"])
     read.clear()
-    assert paths.holds_memories(tmp_path)
+    assert layout.holds_memories(tmp_path)
     assert read == ["a_memory.md"]
 
 
@@ -188,7 +188,7 @@ def test_a_memory_file_that_is_a_symlink_does_not_count(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
     (root / "x.md").symlink_to(tmp_path / "real.md")
-    assert not paths.holds_memories(root)
+    assert not layout.holds_memories(root)
 
 
 def test_a_folder_reached_twice_through_a_symlink_is_one_root(tmp_path: Path) -> None:

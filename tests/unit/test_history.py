@@ -139,7 +139,7 @@ def test_since_that_is_no_real_date_is_a_usage_error() -> None:
 
 def test_a_closed_gate_is_written_once_until_another_gate_closes_the_pass(
         tmp_path: Path) -> None:
-    written = [history.record_pass(tmp_path, entry(NOW_NS + i * NS, status="skipped", gate=g))
+    written = [retention.record_pass(tmp_path, entry(NOW_NS + i * NS, status="skipped", gate=g))
                for i, g in enumerate(["G4", "G4", "G4", "G1", "G1", "G4"])]
     assert written == [True, False, False, True, False, True]
     assert [history.closed_by(e) for e in lines_of(tmp_path)] == ["G4", "G1", "G4"]
@@ -147,10 +147,10 @@ def test_a_closed_gate_is_written_once_until_another_gate_closes_the_pass(
 
 def test_every_other_status_is_always_written(tmp_path: Path) -> None:
     for status in ("consolidated", "planned", "failed", "consolidated"):
-        assert history.record_pass(tmp_path, entry(NOW_NS, status=status))
-    assert history.record_pass(tmp_path, entry(NOW_NS, status="skipped", gate="G4"))
-    assert history.record_pass(tmp_path, entry(NOW_NS, status="failed"))
-    assert history.record_pass(tmp_path, entry(NOW_NS, status="skipped", gate="G4"))
+        assert retention.record_pass(tmp_path, entry(NOW_NS, status=status))
+    assert retention.record_pass(tmp_path, entry(NOW_NS, status="skipped", gate="G4"))
+    assert retention.record_pass(tmp_path, entry(NOW_NS, status="failed"))
+    assert retention.record_pass(tmp_path, entry(NOW_NS, status="skipped", gate="G4"))
     assert len(lines_of(tmp_path)) == 7
 
 
@@ -279,9 +279,9 @@ def test_record_pass_runs_retention_after_a_real_pass_only(tmp_path: Path) -> No
     for status, dry in (("skipped", False), ("planned", True)):
         line = {**entry(NOW_NS, status=status, gate="G4" if status == "skipped" else None),
                 "dry_run": dry}
-        history.record_pass(tmp_path, line, keep, NOW_NS)
+        retention.record_pass(tmp_path, line, keep, NOW_NS)
     assert old.is_dir() and len(lines_of(tmp_path)) == 3
-    history.record_pass(tmp_path, entry(NOW_NS), keep, NOW_NS)
+    retention.record_pass(tmp_path, entry(NOW_NS), keep, NOW_NS)
     assert not old.exists()
     assert [e["status"] for e in lines_of(tmp_path)] == ["skipped", "planned", "consolidated"]
 

@@ -48,7 +48,7 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH.parent) not in sys.path:
     sys.path.insert(0, str(BENCH.parent))
 
-from consolidator import log, report  # noqa: E402
+from consolidator import log, report, report_markdown  # noqa: E402
 from consolidator.config import Config  # noqa: E402
 from consolidator.detect.links import repoint  # noqa: E402
 from consolidator.index.parse import parse_index, retarget, unlink  # noqa: E402
@@ -125,7 +125,7 @@ def _plan(body: str = "", index: str = "", twin: bool = False) -> None:
         opts = RunOptions(state_dir=base / "state", dry_run=True)
         result = run_all([root], Config(), opts, datetime.now(UTC))
         report.to_json(result)
-        report.to_markdown(result)
+        report_markdown.markdown(result)
     finally:
         shutil.rmtree(base)
 

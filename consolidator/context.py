@@ -8,11 +8,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator import statedir
+from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
 from consolidator.paths import ProjectRoot, project_root
 from consolidator.stop import StopToken
+from consolidator.store.scan import listing
 
 if TYPE_CHECKING:
     from consolidator.store.scan import Listed
@@ -47,8 +48,6 @@ class RootContext:
         """The root's memory files with their ``lstat``, listed once per run (the gates
         share it; no file is opened)."""
         if "listing" not in self.memo:
-            from consolidator.store.scan import listing
-
             self.memo["listing"] = listing(self.root)
         found: list[Listed] = self.memo["listing"]
         return found

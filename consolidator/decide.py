@@ -29,15 +29,15 @@ from consolidator import clock
 from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
 from consolidator.detect.dates import find_relative, rewrite_relative
+from consolidator.detect.describe import describe
 from consolidator.detect.duplicates import Cluster
 from consolidator.detect.links import is_topic, linked_from, linking_to, name_table, repoint
 from consolidator.detect.perfile import Findings
 from consolidator.detect.text import exact_line, exact_set
-from consolidator.detect.describe import describe
 from consolidator.findings import Conflict, Duplicate, Similar, Stale
 from consolidator.freshness import age_days
-from consolidator.markdown_links import unlink
 from consolidator.llm.base import Answer
+from consolidator.markdown_links import unlink
 from consolidator.plan import (
     JUDGMENT,
     SAFE,

@@ -12,18 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from consolidator import proposal as proposals
 from consolidator.errors import FileChanged
 from consolidator.plan import Action, Archive, Create, Merge, Rewrite, Written
+from consolidator.proposal import Proposal
 from consolidator.stop import StopToken
 from consolidator.store.frontmatter import BOM, ParseError, parse
 from consolidator.store.model import FileStat, IndexFile, Memory, Snapshot, Unparsed
 from consolidator.store.scan import scan
 from consolidator.store.transaction import Transaction
-
-if TYPE_CHECKING:
-    from consolidator.proposal import Proposal
 
 
 class Executor:
@@ -74,7 +72,6 @@ class Executor:
         change waits any more). A dry run keeps nothing; returns whether it was kept."""
         if self.dry_run:
             return False
-        from consolidator import proposal as proposals
 
         proposals.save(state, proposal)
         return True

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from consolidator.clock import DAY_NS, NS, epoch_ns
 
+
 def age_days(mtime_ns: int, now: datetime) -> int:
     """Whole days since ``mtime_ns`` (floor; never negative for a future mtime)."""
     return max(0, (epoch_ns(now) - mtime_ns) // DAY_NS)

@@ -21,11 +21,10 @@ from typing import Any
 
 import structlog
 
-from consolidator.clock import DAY_NS, HOUR_NS, MINUTE_NS, epoch_ns
 from consolidator import statedir
+from consolidator.clock import DAY_NS, HOUR_NS, MINUTE_NS, epoch_ns
 from consolidator.errors import UsageError
 from consolidator.store.model import INDEX_NAME
-
 
 log = structlog.get_logger("consolidator.history")
 
@@ -109,6 +108,19 @@ def since_ns(text: str, now: datetime) -> int:
 
 
 # ----------------------------------------------------------------------------- writing
+
+
+def entry(*, run_id: str, memory_dir: str | None, started: datetime, trigger: str,
+          status: str, counts: dict[str, int], kind: str | None = None, dry_run: bool = False,
+          **more: Any) -> dict[str, Any]:
+    """One history line, the one way every pass, apply, undo and prune builds it: the fields
+    ``history --json`` promises first, then what the kind of pass adds (``more``)."""
+    return {
+        "run_id": run_id, "memory_dir": memory_dir, "kind": kind,
+        "started_at": started.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "started_ns": epoch_ns(started),  # orders passes started within the same second
+        "trigger": trigger, "status": status, "dry_run": dry_run, "counts": counts, **more,
+    }
 
 
 def record(state: Path, entry: dict[str, Any], durable: bool = True) -> None:

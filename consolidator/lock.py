@@ -8,6 +8,7 @@ a run is going on, and records when the last one finished.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from collections.abc import Iterator
@@ -16,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import structlog
+from filelock import FileLock, Timeout
 
-from consolidator import clock
+from consolidator import clock, statedir
 from consolidator.clock import MINUTE_NS, NS
-from consolidator import statedir
 from consolidator.errors import LockHeld
 
 CLAUDE_LOCK = ".consolidate-lock"
@@ -115,8 +116,6 @@ def live_holder(root: Path, now_ns: int, stale_minutes: int) -> str | None:
 
 def own_lock_free(root: Path) -> bool:
     """Probe: is the filelock free now? Creates nothing (the report writes nothing)."""
-    import fcntl
-
     try:
         fd = os.open(root / OWN_LOCK, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
@@ -144,8 +143,6 @@ class RootLock:
 
     def acquire(self) -> None:
         """Take both locks or raise :class:`LockHeld` (taking neither)."""
-        from filelock import FileLock, Timeout
-
         flock = FileLock(str(self.root / OWN_LOCK), timeout=0)
         try:
             flock.acquire()
@@ -242,7 +239,6 @@ def own_lock(root: Path | None) -> Iterator[bool]:
     if root is None or not root.is_dir():
         yield True
         return
-    from filelock import FileLock, Timeout
 
     held = FileLock(str(root / OWN_LOCK), timeout=0)
     try:

@@ -32,8 +32,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from consolidator.clock import NS, epoch_ns
 from consolidator import statedir
+from consolidator.clock import NS, epoch_ns
 
 if TYPE_CHECKING:
     from consolidator.outcome import RunReport

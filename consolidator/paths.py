@@ -15,6 +15,7 @@ from consolidator import stores
 from consolidator.config import Config
 from consolidator.errors import UsageError
 from consolidator.layout import holds_memories, newest_transcript_cwd
+from consolidator.store.scan import find_index, listing
 from consolidator.stores import Store
 
 APP = "dream-consolidator"
@@ -226,7 +227,6 @@ def check_output(output: str, found: list[Path]) -> None:
     if st.st_nlink < 2:
         return  # a symlink to a memory file was caught above; only a hard link is left
     ident = (st.st_dev, st.st_ino)
-    from consolidator.store.scan import find_index, listing
 
     for root in found:
         names = [rel for rel, _problem, _st in listing(root)]

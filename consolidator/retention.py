@@ -21,7 +21,7 @@ from consolidator.clock import DAY_NS
 from consolidator.config import StateSection
 from consolidator.history import closed_by, entry_ns, last_recorded, log, parsed, record
 from consolidator.lock import own_lock
-
+from consolidator.store.journal import is_closed
 
 
 def retain(state: Path, keep_days: int, keep_runs: int, now_ns: int,
@@ -115,8 +115,6 @@ def retire_runs(state: Path, keep_days: int, keep_runs: int, now_ns: int,
     proposal, holds anything but journal and backups (an archive with users' memories), or
     its journal is not closed (an interrupted run is needed for recovery). Returns the ids
     removed, oldest first."""
-    from consolidator.store.journal import is_closed
-
     timed = sorted((t, name) for name in statedir.run_ids(state)
                    if (t := statedir.run_id_ns(name)) is not None)  # others are left alone
     edge = len(timed) - max(1, keep_runs)
@@ -166,8 +164,6 @@ def old_runs(state: Path, before_ns: int) -> list[OldRun]:
     """The run folders of one root that started before ``before_ns`` (by the journal's
     ``started_ns``, else the time in the run id), oldest first, each with why it stays: an
     interrupted run (recovery needs it) and the current proposal's run are never pruned."""
-    from consolidator.store.journal import is_closed
-
     try:
         protected, unknown = proposal_run(state), None
     except _Unknown as exc:

@@ -19,6 +19,7 @@ import structlog
 
 from consolidator import history, proposal, statedir
 from consolidator.config import Config
+from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError, UsageError
 from consolidator.lock import RootLock
 from consolidator.phases import consolidate, index
@@ -204,16 +205,12 @@ def reject(state: Path, root: Path, found: Proposal, only: Sequence[int] | None,
 
 def _history(ctx: object, done: Answered, status: str, error: str | None, duration: float,
              work: Work) -> dict[str, object]:
-    from consolidator.context import RootContext
-
     assert isinstance(ctx, RootContext)
-    return {
-        "run_id": ctx.run_id, "memory_dir": str(ctx.root),
-        "started_at": ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), "started_ns": ctx.now_ns,
-        "kind": ctx.kind, "trigger": "apply",
-        "status": status, "dry_run": False, "proposal": done.run_id,
-        "counts": {"applied": len(done.applied), "refused": len(done.refused),
-                   "follow_ups": done.follow_ups, "skipped": len(work.skipped)},
-        "refused": {str(n): why for n, why in done.refused.items()},
-        "error": error, "duration_s": round(duration, 3),
-    }
+    return history.entry(
+        run_id=ctx.run_id, memory_dir=str(ctx.root), kind=ctx.kind, started=ctx.now,
+        trigger="apply", status=status, proposal=done.run_id,
+        counts={"applied": len(done.applied), "refused": len(done.refused),
+                "follow_ups": done.follow_ups, "skipped": len(work.skipped)},
+        refused={str(n): why for n, why in done.refused.items()},
+        error=error, duration_s=round(duration, 3),
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,10 +26,11 @@ from consolidator.errors import ConsolidatorError, LockHeld
 from consolidator.gates import GATE_NAMES, GateResult, evaluate, not_evaluated
 from consolidator.gates.checks import lock_probe, record_scan
 from consolidator.lock import RootLock
-from consolidator.paths import transcripts_dir
 from consolidator.outcome import RootReport, RunReport
+from consolidator.paths import transcripts_dir
 from consolidator.plan import Waiting
 from consolidator.stop import Stopped, StopToken
+from consolidator.store.recover import interrupted_runs, recover
 from consolidator.stores import Store
 
 log = structlog.get_logger("consolidator.runner")
@@ -129,8 +131,6 @@ def _log_failure(bound: Any, exc: BaseException, error: str, debug: bool) -> Non
     """One log line per failed root; the traceback only in debug mode."""
     expected = isinstance(exc, (ConsolidatorError, OSError))
     if debug and not expected:
-        import traceback
-
         bound.error("root failed", error=error,
                     traceback="".join(traceback.format_exception(exc)).rstrip())
     else:
@@ -185,8 +185,6 @@ def _record_stopped(ctx: RootContext, gates: tuple[GateResult, ...], work: Any,
 
 def _recover(ctx: RootContext) -> list[str]:
     """Roll back interrupted runs before anything else (a dry run only says it found one)."""
-    from consolidator.store.recover import interrupted_runs, recover
-
     if not ctx.dry_run:
         return recover(ctx.root, ctx.state)
     return [f"interrupted run {p.name} found; the next real run rolls it back"
@@ -309,24 +307,15 @@ def _propose(work: Any, bound: Any) -> None:
 
 
 def history_entry(ctx: RootContext, report: RootReport) -> dict[str, object]:
-    return {
-        "run_id": ctx.run_id,
-        "memory_dir": str(ctx.root),
-        "kind": ctx.kind,
-        "started_at": ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "started_ns": ctx.now_ns,  # orders runs started within the same second
-        "trigger": ctx.trigger,
-        "status": report.status,
-        "dry_run": ctx.dry_run,
-        "counts": history.counts(report),
-        "gates": [
-            {"id": g.id, "name": g.name, "passed": g.passed, "reason": g.reason}
-            for g in report.gates
-        ],
-        "skipped": list(report.skipped),
-        "error": report.error,
-        "duration_s": round(report.duration_s, 3),
-    }
+    return history.entry(
+        run_id=ctx.run_id, memory_dir=str(ctx.root), kind=ctx.kind, started=ctx.now,
+        trigger=ctx.trigger, status=report.status, dry_run=ctx.dry_run,
+        counts=history.counts(report),
+        gates=[{"id": g.id, "name": g.name, "passed": g.passed, "reason": g.reason}
+               for g in report.gates],
+        skipped=list(report.skipped), error=report.error,
+        duration_s=round(report.duration_s, 3),
+    )
 
 
 def run_all(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -392,8 +393,6 @@ def run_id_ns(run_id: str) -> int | None:
 def run_meta(run: Path) -> dict[str, Any]:
     """A run journal's ``meta`` record (only the first line is read; ``{}`` when there is
     none to read)."""
-    import json
-
     try:
         with open(journal(run), "rb") as fh:
             meta = json.loads(fh.readline(64 * 1024)).get("meta")

@@ -1,7 +1,7 @@
 """The command line: the only place that exits, and the map from errors to exit codes.
 
-Each command lives in the module that owns its subject (:mod:`.passes`: report, run, serve,
-hook; :mod:`.review`: proposals, apply, reject; :mod:`.state`: status, history, undo;
+Each command lives in the module that owns its subject (:mod:`.passes`: report, run, hook;
+:mod:`.serve`: serve; :mod:`.review`: proposals, apply, reject; :mod:`.state`: status, history, undo;
 :mod:`.settings`: config check) and is imported only when it runs, so ``--help`` and a
 closed-gate pass stay cheap. See :mod:`.codes` for the exit codes.
 """
@@ -25,7 +25,7 @@ Handler = Callable[[argparse.Namespace, Mapping[str, str]], int]
 _COMMANDS = {  # command -> (module, function)
     "report": ("passes", "report"),
     "run": ("passes", "run"),
-    "serve": ("passes", "serve"),
+    "serve": ("serve", "serve"),
     "hook": ("passes", "hook"),
     "status": ("state", "status"),
     "history": ("state", "history"),

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from consolidator import clock
-from consolidator import pipes
+import structlog
+
+from consolidator import clock, config, log, metrics, paths, pipes, statedir
 from consolidator.errors import UsageError
+from consolidator.store.journal import crash_after
 
 if TYPE_CHECKING:
     from consolidator.stores import Store
@@ -40,7 +43,6 @@ def render(result: Any, fmt: str, out: TextIO, verbose: bool = False) -> None:
 
 
 def load_config(args: argparse.Namespace, env: Mapping[str, str]):  # type: ignore[no-untyped-def]
-    from consolidator import config, paths
 
     return config.load(paths.config_path(args.config, env))
 
@@ -50,8 +52,6 @@ def setup_logging(cfg: Any, args: argparse.Namespace, stream: TextIO | None = No
     """Log lines as ``[log]`` says, unless the command line says otherwise: ``--debug`` or
     ``-v`` (debug), ``-q`` (warnings only); ``quiet`` commands log warnings only unless
     asked for more. Colour only on a terminal, never with ``NO_COLOR`` or ``--no-color``."""
-    from consolidator import log
-
     louder = bool(getattr(args, "debug", False)) or bool(getattr(args, "verbose", None))
     if louder:
         level = "debug"
@@ -77,8 +77,6 @@ def warner() -> Callable[[str, str], None]:
     """How a command hears about roots that do not look like memory directories: a named
     ``--memory-dir`` gets one warning line on stderr, a skipped configured folder a log line;
     each once per process (``serve`` lists its roots on every tick)."""
-    import structlog
-
     said: set[str] = set()
     logger = structlog.get_logger("consolidator.paths")
 
@@ -105,8 +103,6 @@ def roots_and_state(
     """The roots (each a store of its kind) and the state dir, refused (exit 2) when one lies
     inside the other, or when ``--project-root`` is given for several roots (each root's
     project comes from its own transcripts)."""
-    from consolidator import paths
-
     warn = warn or warner()
     found = paths.roots(args.memory_dir, cfg, env, warn, checked=checked)
     if not found:
@@ -126,9 +122,7 @@ def roots_and_state(
 def open_output(output: str, roots: list[Path]) -> TextIO:
     """Open ``--output`` for the report without truncating first: the path is checked once
     more against every root, then the file is emptied (a pipe or a device is written as is)."""
-    import stat
 
-    from consolidator import paths
 
     fd = os.open(output, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOCTTY", 0), 0o666)
     try:
@@ -147,7 +141,6 @@ def journal_hook(env: Mapping[str, str]) -> Callable[[], None] | None:
     limit = env.get("CONSOLIDATOR_FAULT_AFTER_STEP", "")
     if not limit.isdigit():
         return None
-    from consolidator.store.journal import crash_after
 
     return crash_after(int(limit))
 
@@ -156,7 +149,6 @@ def warn_keyless(cfg: Any, env: Mapping[str, str]) -> None:
     """A config that asks for the anthropic backend with no key runs offline: a warning line
     at the start says so (``config check`` calls it an error)."""
     if cfg.llm.backend == "anthropic" and not env.get("ANTHROPIC_API_KEY", "").strip():
-        import structlog
 
         structlog.get_logger("consolidator.llm").warning(
             "llm.backend is anthropic but ANTHROPIC_API_KEY is not set; deciding offline",
@@ -166,8 +158,6 @@ def warn_keyless(cfg: Any, env: Mapping[str, str]) -> None:
 def writable_state(state: Path) -> None:
     """The state dir exists (made private if need be) and can be written: else one line,
     exit 2, before any root is touched (a journal must be writable before any change)."""
-    from consolidator import statedir
-
     try:
         statedir.private_dir(state)
         probe = state / f".write-probe.{os.getpid()}"
@@ -183,9 +173,7 @@ def write_metrics(cfg: Any, result: Any, state: Path) -> None:
     cannot be written is a warning line, never the pass's failure."""
     if not cfg.metrics.textfile or getattr(result, "dry_run", True):
         return
-    import structlog
 
-    from consolidator import metrics
 
     path = Path(cfg.metrics.textfile).expanduser()
     try:

@@ -1,39 +1,35 @@
-"""The commands that make a pass over the roots: report, run, serve, and the SessionEnd
-hook."""
+"""The commands that make one pass over the roots: report, run, and the SessionEnd hook
+(``serve``, which makes them on a schedule, is :mod:`consolidator.cli.serve`)."""
 
 from __future__ import annotations
 
 import argparse
+import signal
+import subprocess
 import sys
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
-from consolidator import clock
+from consolidator import clock, hooks, paths, runner
+from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
 from consolidator.cli.common import (
     journal_hook,
     listed_verbose,
     load_config,
-    output_writable,
     open_output,
+    output_writable,
     render,
     roots_and_state,
     setup_logging,
     warn_keyless,
-    warner,
     writable_state,
     write_metrics,
     write_out,
 )
-from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
-
-if TYPE_CHECKING:
-    from consolidator.stop import StopToken
+from consolidator.llm import make_backend
+from consolidator.stop import Stopped, StopToken
 
 
 def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import paths, runner
-    from consolidator.llm import make_backend
-
     cfg = load_config(args, env)
     setup_logging(cfg, args, quiet=True, env=env)
     found, state = roots_and_state(args, cfg, env)
@@ -67,8 +63,6 @@ def stop_on_signals(token: StopToken) -> Callable[[], None]:
 
     Returns a function that puts the previous handlers back.
     """
-    import signal
-
     def handler(signum: int, _frame: object) -> None:
         token.request(signum)
 
@@ -82,10 +76,6 @@ def stop_on_signals(token: StopToken) -> Callable[[], None]:
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import runner
-    from consolidator.llm import make_backend
-    from consolidator.stop import Stopped
-
     cfg = load_config(args, env)
     setup_logging(cfg, args, stream=sys.stderr if args.json else sys.stdout, env=env)
     warn_keyless(cfg, env)
@@ -132,55 +122,11 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     return EXIT_OK
 
 
-def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import runner
-    from consolidator.llm import make_backend
-    from consolidator.scheduler import Service
-
-    cfg = load_config(args, env)
-    setup_logging(cfg, args, stream=sys.stdout, env=env)
-    warn = warner()
-    _found, state = roots_and_state(args, cfg, env, warn)  # a bad --memory-dir: exit 2 now
-    writable_state(state)
-    hook = journal_hook(env)
-
-    def configure(current):  # type: ignore[no-untyped-def]
-        setup_logging(current, args, stream=sys.stdout, env=env)  # [log] of this config
-        warn_keyless(current, env)
-        found, state = roots_and_state(args, current, env, warn, checked=False)
-        return {"roots": [f"{s.path} ({s.kind})" for s in found], "state_dir": str(state)}
-
-    def one_pass(current, stop):  # type: ignore[no-untyped-def]
-        roots, state = roots_and_state(args, current, env, warn, checked=False)
-        opts = runner.RunOptions(
-            state_dir=state,
-            transcripts_dir=args.transcripts_dir,
-            project_root=args.project_root,
-            dry_run=False,
-            trigger="serve",
-            env=env,
-            stop=stop,
-            llm=make_backend(current.llm, env, enabled=True),
-            debug=args.debug,
-            after_record=hook,
-        )
-        result = runner.run_all(roots, current, opts, clock.now())
-        write_metrics(current, result, state)
-        return result
-
-    return Service(lambda: load_config(args, env), one_pass, configure).serve()
-
-
 def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """``hook session-end``: the pass for the project of the session that just ended, as a
     Claude Code SessionEnd hook runs it (its JSON input on stdin). Quiet: it prints nothing
     unless the input is wrong, and by default it starts the pass in the background and
     returns at once, so it never holds Claude Code up; the gates still decide."""
-    import subprocess
-
-    from consolidator import hooks, runner
-    from consolidator.llm import make_backend
-
     ended = hooks.read_session_end(sys.stdin.buffer)
     cfg = load_config(args, env)
     found, state = roots_and_state(args, cfg, env)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from consolidator import clock
+from consolidator import clock, paths, proposal, review, runner, statedir
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
 from consolidator.cli.common import (
     journal_hook,
@@ -18,14 +19,13 @@ from consolidator.cli.common import (
     write_out,
 )
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
+from consolidator.report import Mask
 
 
 def review_scope(args: argparse.Namespace, cfg: Any,
                  env: Mapping[str, str]) -> tuple[list[Path] | None, Path]:
     """Which proposals a review command looks at: those of the ``--memory-dir`` roots, else
     every one kept in the state dir (a root need not be configured or found to have one)."""
-    from consolidator import paths
-
     if args.memory_dir:
         found, state = roots_and_state(args, cfg, env)
         return [s.path for s in found], state
@@ -34,8 +34,6 @@ def review_scope(args: argparse.Namespace, cfg: Any,
 
 def waiting_count(state: Path) -> int:
     """How many actions of the root's proposal wait (a damaged proposal counts none)."""
-    from consolidator import proposal
-
     try:
         found = proposal.load(state)
     except ConsolidatorError:
@@ -44,10 +42,6 @@ def waiting_count(state: Path) -> int:
 
 
 def proposals(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    import json
-
-    from consolidator import review
-
     cfg = load_config(args, env)
     roots, state = review_scope(args, cfg, env)
     found = review.waiting(state, roots)
@@ -66,8 +60,6 @@ def proposals(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 
 def proposals_text(found: list[tuple[Path, Any]]) -> str:
-    from consolidator.report import Mask
-
     lines = []
     for root, p in found:
         items = p.waiting()
@@ -85,8 +77,6 @@ def proposals_text(found: list[tuple[Path, Any]]) -> str:
 
 
 def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import review, runner
-
     cfg = load_config(args, env)
     setup_logging(cfg, args, quiet=True, env=env)
     roots, state = review_scope(args, cfg, env)
@@ -134,8 +124,6 @@ def listed(numbers: list[int]) -> str:
 
 
 def reject(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import review, statedir
-
     cfg = load_config(args, env)
     roots, state = review_scope(args, cfg, env)
     targets = review.target(state, roots, args.run_id, bool(args.only))

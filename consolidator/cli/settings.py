@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import glob
+import json
 import os
 import sys
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
+from consolidator import paths
 from consolidator.cli.codes import EXIT_OK, EXIT_USAGE
 from consolidator.cli.common import load_config, warner
 
@@ -19,10 +23,6 @@ def config(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 
 def check(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    import glob
-
-    from consolidator import paths
-
     path = paths.config_path(args.config, env)
     cfg = load_config(args, env)
     if cfg.llm.backend == "anthropic" and not env.get("ANTHROPIC_API_KEY"):
@@ -48,10 +48,7 @@ def check(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 def show(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """Every key of the effective config as TOML, each with where its value came from: the
     config file, or the built-in default; then the state dir and how it was chosen."""
-    import json
-    import tomllib
 
-    from consolidator import paths
 
     path = paths.config_path(args.config, env)
     cfg = load_config(args, env)
@@ -88,8 +85,6 @@ def _config_source(args: argparse.Namespace, env: Mapping[str, str]) -> str:
 
 
 def _state_dir(args: argparse.Namespace, cfg: object, env: Mapping[str, str]) -> tuple[str, str]:
-    from consolidator import paths
-
     state = paths.state_dir(args.state_dir, cfg, env)  # type: ignore[arg-type]
     for origin, given in (("--state-dir", args.state_dir),
                           ("$CONSOLIDATOR_STATE_DIR", env.get("CONSOLIDATOR_STATE_DIR")),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -10,24 +11,28 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from consolidator import clock
+from consolidator import clock, lock, paths, proposal, retention, runner, statedir, stores
+from consolidator import history as past  # `history` is the command below
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
 from consolidator.cli.common import load_config, roots_and_state, setup_logging
 from consolidator.cli.review import waiting_count
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
+from consolidator.freshness import iso
+from consolidator.gates import evaluate
+from consolidator.lock import own_lock
+from consolidator.log import summary_of
+from consolidator.runner import new_run_id
+from consolidator.store.journal import JournalDamaged, load
+from consolidator.store.undo import undo_run
 
 
 def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from consolidator import history, paths, statedir
-    from consolidator.store.journal import JournalDamaged, load
-    from consolidator.store.undo import undo_run
-
     cfg = load_config(args, env)
     state = paths.state_dir(args.state_dir, cfg, env)
     run_dirs = statedir.find_runs(state, args.run_id)  # exact names only: an id is never a pattern
     wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)} \
         if args.memory_dir else None
-    now = clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    now = clock.now()
     failed = locked = False
     for run_dir in run_dirs:
         where = str(run_dir)
@@ -42,7 +47,8 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             where = str(root)
             if wanted is not None and memory_dir not in wanted:
                 continue
-            done = undo_run(root, run_dir, force=args.force, when=now,
+            done = undo_run(root, run_dir, force=args.force,
+                            when=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
                             stale_minutes=cfg.gates.lock_stale_minutes)
         except LockHeld as exc:
             print(f"consolidator: {exc}; not undone", file=sys.stderr)
@@ -65,12 +71,11 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         if result is None:
             print(f"{root}: run {args.run_id} was already undone")
             continue
-        history.record(statedir.state_of_run(run_dir), {
-            "run_id": args.run_id, "memory_dir": str(root), "started_at": now,
-            "started_ns": clock.now_ns(),
-            "trigger": "undo", "status": "undone", "dry_run": False,
-            "counts": {"restored": len(result.restored)}, "conflicts": result.conflicts,
-        })
+        past.record(statedir.state_of_run(run_dir), past.entry(
+            run_id=args.run_id, memory_dir=str(root), started=now, trigger="undo",
+            status="undone", counts={"restored": len(result.restored)},
+            conflicts=result.conflicts,
+        ))
         print(f"{root}: restored {len(result.restored)} file(s)"
               + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))
         back = reopened(statedir.state_of_run(run_dir), args.run_id)
@@ -87,15 +92,13 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """Past passes, oldest first (the newest last): every root's, or ``--memory-dir`` /
     ``--root`` ones'; ``--since`` a date, time or age; ``--limit N`` the newest N."""
-    import json
 
-    from consolidator import history, paths
 
     cfg = load_config(args, env)
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit {args.limit}: a number of runs, 0 or more")
-    since = history.since_ns(args.since, clock.now()) if args.since else None
-    entries = history.read_all(paths.state_dir(args.state_dir, cfg, env))
+    since = past.since_ns(args.since, clock.now()) if args.since else None
+    entries = past.read_all(paths.state_dir(args.state_dir, cfg, env))
     if args.memory_dir:
         wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)}
         entries = [e for e in entries if e.get("memory_dir") in wanted]
@@ -104,7 +107,7 @@ def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         entries = [e for e in entries if isinstance(e.get("memory_dir"), str)
                    and _path_names(e["memory_dir"]) & named]
     if since is not None:
-        entries = [e for e in entries if (history.entry_ns(e) or 0) >= since]
+        entries = [e for e in entries if (past.entry_ns(e) or 0) >= since]
     if args.limit is not None:
         entries = entries[len(entries) - args.limit:] if args.limit else []
     if args.json:
@@ -122,8 +125,6 @@ def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 def changes(entry: dict[str, Any]) -> str:
     """What one history line did, in words: a pass's changes, an apply's or undo's counts."""
-    from consolidator.log import summary_of
-
     counts = entry.get("counts")
     counts = counts if isinstance(counts, dict) else {}
     trigger = entry.get("trigger")
@@ -155,9 +156,6 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """Remove the run folders (archives included) of runs that started more than
     ``--older-than`` days ago, per root, saying what goes; ``--dry-run`` only says it.
     An interrupted run and the run of a proposal waiting for review stay."""
-    from consolidator import history, paths, statedir
-    from consolidator.lock import own_lock
-
     cfg = load_config(args, env)
     setup_logging(cfg, args, quiet=True, env=env)
     state_dir = paths.state_dir(args.state_dir, cfg, env)
@@ -173,7 +171,7 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                 raise UsageError(f"--memory-dir {raw}: no such directory")
             folders.append((state, str(root)))
     else:
-        folders = [(s, history.memory_dir_of(s)) for s in statedir.root_folders(state_dir)]
+        folders = [(s, past.memory_dir_of(s)) for s in statedir.root_folders(state_dir)]
     said = failed = False
     for state, memory_dir in folders:
         with own_lock(Path(memory_dir) if memory_dir else None) as held:
@@ -190,12 +188,6 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 
 def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    import json
-
-    from consolidator import history, lock, runner
-    from consolidator.freshness import iso
-    from consolidator.gates import evaluate
-
     cfg = load_config(args, env)
     setup_logging(cfg, args, quiet=True, env=env)
     roots, state_dir = roots_and_state(args, cfg, env)
@@ -213,7 +205,7 @@ def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             "gates": [{"id": g.id, "name": g.name, "passed": g.passed, "reason": g.reason}
                       for g in gates],
             "last_consolidated": iso(last) if last else None,
-            "last_run": history.last_for(ctx.state),
+            "last_run": past.last_for(ctx.state),
             "waiting": waiting_count(ctx.state),
         })
     if args.json:
@@ -237,9 +229,6 @@ def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 def later_runs(run_dir: Path, files: list[str]) -> list[str]:
     """The runs of the same root after ``run_dir`` (not undone) that changed any of
     ``files``, oldest first: what an undo refused for "changed since" should undo first."""
-    from consolidator import statedir
-    from consolidator.store.journal import load
-
     if not files:
         return []
     state = statedir.state_of_run(run_dir)
@@ -263,9 +252,6 @@ def reopened(state: Path, run_id: str) -> list[int]:
     """After an ``apply`` run is undone: the actions of the root's proposal it had applied
     wait for review again (their files are back as the proposal recorded them). Returns
     their numbers; a proposal that is gone, replaced or damaged is left as it is."""
-    from consolidator import proposal
-    from consolidator.errors import ConsolidatorError
-
     try:
         found = proposal.load(state)
     except ConsolidatorError:
@@ -283,14 +269,10 @@ def _prune_root(args: argparse.Namespace, env: Mapping[str, str], state: Path,
                 memory_dir: str | None, before: int, now: datetime) -> tuple[bool, bool]:
     """Prune one root's old runs (the caller holds its lock); returns (said anything,
     failed)."""
-    from consolidator import history, retention, statedir, stores
-    from consolidator.runner import new_run_id
-
     runs = retention.old_runs(state, before)
     if not runs:
         return False, False
     failed = False
-    now_ns = clock.epoch_ns(now)
     verb = "would remove" if args.dry_run else "removed"
     label = {statedir.ARCHIVE: "archived", statedir.UNDONE: "taken out by undo",
              statedir.DISPLACED: "set aside by undo --force"}
@@ -316,13 +298,12 @@ def _prune_root(args: argparse.Namespace, env: Mapping[str, str], state: Path,
     total = sum(r.files.size for r in gone)
     print(f"  {verb} {len(gone)} run(s), {total} bytes in all")
     if gone and not args.dry_run:
-        history.record(state, {
-            "run_id": new_run_id(now), "memory_dir": memory_dir,
-            "kind": stores.describe(Path(memory_dir), env).kind if memory_dir else None,
-            "started_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"), "started_ns": now_ns,
-            "trigger": "prune", "status": "pruned", "dry_run": False,
-            "counts": {"runs": len(gone), "bytes": total,
-                       "archived": sum(len(r.files.users) for r in gone)},
-            "removed": [r.run_id for r in gone], "older_than_days": args.older_than,
-        })
+        past.record(state, past.entry(
+            run_id=new_run_id(now), memory_dir=memory_dir,
+            kind=stores.describe(Path(memory_dir), env).kind if memory_dir else None,
+            started=now, trigger="prune", status="pruned",
+            counts={"runs": len(gone), "bytes": total,
+                    "archived": sum(len(r.files.users) for r in gone)},
+            removed=[r.run_id for r in gone], older_than_days=args.older_than,
+        ))
     return True, failed

@@ -28,10 +28,10 @@ from consolidator.detect.deadlines import Deadline, deadlines_in, might_date
 from consolidator.detect.markers import (
     Marker,
     frontmatter_marker,
-    paused_status,
     maybe,
     no_longer,
     part_markers,
+    paused_status,
     whole_marker,
 )
 from consolidator.detect.scope import Line, outline

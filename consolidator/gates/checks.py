@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat as stat_mod
+from datetime import UTC, datetime
 from pathlib import Path
 
-from consolidator import clock
+from consolidator import clock, lock, statedir
 from consolidator.clock import NS
-from consolidator import lock, statedir
 from consolidator.context import RootContext
 from consolidator.layout import is_session_transcript
 from consolidator.store.model import INDEX_NAME
@@ -135,9 +136,6 @@ def _written_by_a_run(state: Path, mtime_ns: int) -> bool:
     """Whether a run of ours started at exactly ``mtime_ns`` (its index write carries that
     time). Run ids begin with their start second, so only the journals of runs started in
     that second are looked at, and of each only its first record (the run's metadata)."""
-    import json
-    from datetime import UTC, datetime
-
     second = datetime.fromtimestamp(mtime_ns // NS, UTC).strftime("%Y%m%dT%H%M%SZ-")
     for name in statedir.run_ids(state, second):
         try:

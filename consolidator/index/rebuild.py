@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from consolidator.detect.links import is_topic
 from consolidator.index.fit import TOPIC_MAX_BYTES, Limits, measure
 from consolidator.index.parse import (
     IndexLine,
@@ -39,7 +40,6 @@ from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.shrink import MAX_TOPICS, Fitter, says
 from consolidator.index.topic import TopicMemory
 from consolidator.index.window import hide, loaded, over_by, within
-from consolidator.detect.links import is_topic
 from consolidator.markdown_links import LINK_RE, WIKI_RE, resolve_link
 from consolidator.store.model import INDEX_NAME, Memory
 

@@ -26,7 +26,6 @@ from consolidator.errors import ConsolidatorError
 from consolidator.store.model import FileStat
 
 
-
 @dataclass(frozen=True)
 class Entry:
     step: int

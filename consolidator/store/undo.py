@@ -28,13 +28,14 @@ from typing import Literal, NoReturn
 
 from consolidator import statedir
 from consolidator.errors import ConsolidatorError, FileChanged, UnsafePath
+from consolidator.lock import RootLock, forget_run
+from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.journal import (
     Entry,
     Journal,
     RunJournal,
     load,
 )
-from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.model import FileStat
 from consolidator.store.names import clip
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
@@ -581,8 +582,6 @@ def undo_run(root: Path, run_dir: Path, *, force: bool, stale_minutes: int,
     """``consolidator undo`` on one root: take the root's locks (both files, as a run
     does; raises :class:`LockHeld`), undo, mark the run undone, and put Claude Code's
     "last consolidated" back to before that run when it still records it."""
-    from consolidator.lock import RootLock, forget_run
-
     held = RootLock(root, stale_minutes, statedir.state_of_run(run_dir))
     try:
         held.acquire()

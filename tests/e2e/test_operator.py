@@ -220,7 +220,8 @@ def test_pytest_durations_measure_real_time() -> None:
     duration in `pytest --durations`."""
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=1",
-         "tests/integration/test_plan_cache.py::test_a_reused_plan_brings_every_age_up_to_now"],
+         "tests/integration/test_history_retention.py::"
+         "test_runs_started_in_the_same_second_are_listed_in_the_order_they_started"],
         capture_output=True, text=True, cwd=REPO, timeout=120)
     assert proc.returncode == 0, proc.stdout
     line = next(l for l in proc.stdout.splitlines() if "s call" in l or "s setup" in l)

@@ -292,6 +292,7 @@ def test_a_pass_stopped_by_sigterm_is_listed_in_history_so_it_can_be_undone(
 # --- a failing root -------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_a_root_that_fails_is_logged_retried_and_the_service_keeps_running(
     tmp_path: Path, serve: Callable[..., Serve]
 ) -> None:
@@ -406,6 +407,7 @@ def test_a_bad_schedule_is_a_config_error_naming_its_key(
     assert not (tmp_path / "state").exists()
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_sighup_reloads_the_config_and_keeps_the_old_one_if_the_new_is_broken(
     tmp_path: Path, serve: Callable[..., Serve]
 ) -> None:
@@ -436,6 +438,7 @@ def test_sighup_reloads_the_config_and_keeps_the_old_one_if_the_new_is_broken(
     assert code == 0 and elapsed < STOP_WITHIN_S, (code, elapsed, service.stderr)
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_sighup_applies_the_log_section_too(
     tmp_path: Path, serve: Callable[..., Serve]
 ) -> None:
@@ -456,6 +459,7 @@ def test_sighup_applies_the_log_section_too(
                      timeout=5)
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_a_root_the_service_cannot_use_is_one_warning_per_change_of_reason(
     tmp_path: Path, serve: Callable[..., Serve]
 ) -> None:

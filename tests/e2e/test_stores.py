@@ -959,6 +959,7 @@ def with_model(sim: Home, ended: Ended, monkeypatch: pytest.MonkeyPatch, api: An
     api.always(decide("keep_both", reason="they say different things"))
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_the_pass_the_hook_starts_in_the_background_asks_the_configured_model(
         sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch, messages_api: Any) -> None:

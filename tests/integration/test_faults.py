@@ -649,6 +649,7 @@ class LiveSession(threading.Thread):
         self.join(10)
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_lines_a_live_session_writes_during_a_run_all_stay_in_live_memories(
     large_root: Path, tmp_path: Path
 ) -> None:
@@ -680,6 +681,7 @@ def test_lines_a_live_session_writes_during_a_run_all_stay_in_live_memories(
     assert temp_files(root) == []
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_sigterm_mid_run_exits_143_within_five_seconds_with_the_lock_mtime_put_back(
     large_root: Path, tmp_path: Path
 ) -> None:

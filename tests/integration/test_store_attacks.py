@@ -32,10 +32,10 @@ import pytest
 
 from consolidator import cli
 from consolidator.errors import FileChanged, UnsafePath
+from consolidator.statedir import archived as archive_path
 from consolidator.store.journal import Journal
 from consolidator.store.model import FileStat
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
-from consolidator.statedir import archived as archive_path
 from consolidator.store.transaction import Transaction
 from consolidator.store.write import atomic_write, move_file
 

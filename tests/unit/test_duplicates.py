@@ -279,6 +279,7 @@ def test_pairs_already_reported_are_skipped() -> None:
     assert find_similar([a, b], {frozenset((file_a, file_b))}) == []
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_a_megabyte_of_adversarial_text_keeps_the_exact_form_linear() -> None:
     for chunk in ("a -- ", ", 测", "** ", "`x", " —a", "ａ，"):
         text = chunk * (1_000_000 // len(chunk))

@@ -22,7 +22,6 @@ from consolidator.index.rebuild import (
     unlink_dead,
 )
 from consolidator.index.shrink import Fitter
-from consolidator.index.topic import topic_memory
 from consolidator.store.model import Memory
 from tests.unit.test_index_rebuild import make_memory
 

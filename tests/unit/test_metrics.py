@@ -34,6 +34,7 @@ ROOT_GAUGES = (
     "proposal_waiting_actions",
 )
 from tests.conftest import gate_results
+
 COUNTS = ("merges", "archives", "rewrites", "creates")
 HOSTILE = (
     'say "hi"',

@@ -15,7 +15,6 @@ from consolidator.detect.stale import ProjectPaths
 from consolidator.store.model import Memory
 from consolidator.store.scan import scan
 
-
 NOW = datetime(2026, 11, 30, 12, 0)
 WRITTEN = datetime(2026, 2, 1, 12, 0)  # local time: "yesterday" is 2026-01-31
 

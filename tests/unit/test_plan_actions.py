@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from consolidator import statedir
 from consolidator import proposal as proposals
+from consolidator import statedir
 from consolidator.config import Config
-from consolidator.decide import Found, declined_key, decide
+from consolidator.decide import Found, decide, declined_key
 from consolidator.execute import Executor, imagine
 from consolidator.phases import consolidate, index
 from consolidator.phases.context import Work

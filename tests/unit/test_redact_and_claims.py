@@ -411,6 +411,7 @@ def test_a_claim_checked_in_its_own_line_is_not_kept_by_facts_scattered_elsewher
     assert missing_claims(sources, swapped)
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_a_merged_text_too_large_to_check_is_refused_not_waited_for() -> None:
     lines = "".join(f"- deploy rule number {n} for the billing service\n" for n in range(3000))
     assert missing_claims([lines], lines) == ["a merged text too long to check"]

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from consolidator import report
 from consolidator.config import Config
+from consolidator.findings import LlmUsage, MemoryInfo, Stale
 from consolidator.gates import GateResult
 from consolidator.index.rebuild import IndexPlan
-from consolidator.findings import LlmUsage, MemoryInfo, Stale
-from consolidator.plan import Archive, Merge, Plan
 from consolidator.outcome import RootReport, RunReport
+from consolidator.plan import Archive, Merge, Plan
 from consolidator.runner import RunOptions, context_for, run_root
 
 HOSTILE = (

@@ -78,6 +78,10 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         ))
         print(f"{root}: restored {len(result.restored)} file(s)"
               + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))
+        gone = withdrawn(statedir.state_of_run(run_dir), args.run_id)
+        if gone:
+            print(f"  actions {', '.join(map(str, gone))} of its proposal no longer wait for "
+                  "review: the run that judged them was undone")
         back = reopened(statedir.state_of_run(run_dir), args.run_id)
         if back:
             print(f"  actions {', '.join(map(str, back))} of its proposal wait for review again "
@@ -263,6 +267,23 @@ def reopened(state: Path, run_id: str) -> list[int]:
     if mine:
         proposal.save(state, found.settled({n: (proposal.WAITING, "") for n in mine}))
     return mine
+
+
+def withdrawn(state: Path, run_id: str) -> list[int]:
+    """After the run that made the root's proposal is undone: what still waited of it is
+    withdrawn (refused, "its run was undone"), so that nothing the run judged applies to
+    the files it put back. Returns their numbers."""
+    try:
+        found = proposal.load(state)
+    except ConsolidatorError:
+        return []
+    if found is None or found.run_id != run_id:
+        return []
+    waiting = [i.number for i in found.waiting()]
+    if waiting:
+        proposal.save(state, found.settled(
+            {n: (proposal.REFUSED, "its run was undone") for n in waiting}))
+    return waiting
 
 
 def _prune_root(args: argparse.Namespace, env: Mapping[str, str], state: Path,

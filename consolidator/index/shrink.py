@@ -36,7 +36,9 @@ NOTE_PREFIX = "Index note (moved from MEMORY.md): "
 MORE_TITLE = "More of the index"
 MAX_TOPICS = 3  # topic memories one plan may create or extend
 _INDENT = re.compile(r"^(\s*)")
-_MARKUP = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+|[*_`#>|]+")
+# Markup around a line's words: its bullet, heading or quote mark, and emphasis (a "#" inside
+# the words, as in "PR #2062", stays).
+_MARKUP = re.compile(r"^\s*(?:#+\s*|>\s*|(?:[-*+]|\d+[.)])\s+)|[*_`|]+")
 _QUIET = ("blank", HIDDEN)
 
 
@@ -181,6 +183,7 @@ class Fitter:
         memory holds, and that memory takes ``body`` (so a section that moves in two steps
         ends in one file); so does an earlier topic memory of the same title.
         """
+        moving = body
         body, reused = self._absorb(title, body)
         if reused is None:
             title = self._fresh_title(title)
@@ -203,8 +206,9 @@ class Fitter:
                                  max(stamps, default=self.mtime_ns), types, self.newline,
                                  sources=sources, before=old.stat if old else None)
             self.creates.append(topic)
-            if old is not None and any(old.file in line.targets for line in self.lines):
-                continue  # the index points to it already
+            if old is not None and _pointers_to(old.file, self.lines) > _pointers_to(old.file,
+                                                                                     moving):
+                continue  # a line that stays in the index points to it already
             hook = _summary(part)
             line = pointer_line(topic.memory, self.limits.max_line_chars, title=name, hook=hook)
             pointers.append(classify(line))
@@ -584,6 +588,10 @@ def _summary(lines: list[IndexLine]) -> str:
     count = sum(1 for line in lines if line.kind not in _QUIET)
     head = f"{count} lines moved from MEMORY.md"
     return f"{head}: {', '.join(about)}" if about else head
+
+
+def _pointers_to(file: str, lines: Iterable[IndexLine]) -> int:
+    return sum(1 for line in lines if file in line.targets)
 
 
 def _tables(lines: Sequence[IndexLine]) -> list[list[int]]:

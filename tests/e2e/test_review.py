@@ -889,6 +889,25 @@ def test_undoing_an_apply_puts_its_actions_back_up_for_review(
     assert code == 0 and "applied action 1" in out, err
 
 
+def test_undoing_the_run_withdraws_what_waited_of_its_proposal(
+    ex: Ex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_force(capsys, ex)
+    rid = run_id_of_proposal(ex)
+    before = snapshot_tree(ex.memory)
+
+    code, out, err = cli_run(capsys, ex, "undo", rid)
+
+    assert code == 0, err
+    assert "actions 1, 2, 3, 4, 5 of its proposal no longer wait for review" in out
+    assert proposed(capsys, ex) == []
+    restored = snapshot_tree(ex.memory)
+    code, out, err = cli_run(capsys, ex, "apply", rid)
+    assert code == 2 and "nothing waits any more" in err
+    assert snapshot_tree(ex.memory) == restored
+    assert restored != before
+
+
 def test_a_date_rewrite_in_a_memory_a_safe_step_changed_is_proposed_on_the_new_bytes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -107,6 +107,11 @@ def test_applying_the_proposal_fits_the_index_with_every_pinned_line_still_loade
         if line.strip() and line not in after.splitlines():
             assert line in topics, line
     assert "\n\n\n" not in after
+    lines = after.splitlines()
+    assert sum("(index_session_log.md)" in line for line in lines) == 1
+    at = lines.index("## Session log")
+    assert lines[at + 1].startswith("- [Session log](index_session_log.md)")
+    assert not lines[-1].startswith("#"), "no heading is left empty"
     before_tree = world.tree()
     report = world.run(capsys, "--apply", "safe")
     assert world.tree() == before_tree and report["proposal"] is None

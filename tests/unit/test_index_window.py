@@ -108,7 +108,11 @@ def test_the_whole_fit_moves_the_log_into_the_topic_an_earlier_safe_run_made() -
     body = topic.text.splitlines()
     assert body.count("# Session log") == 1
     assert body[7:] == text.splitlines()[9:]  # the whole log, in order, once
-    assert "🚨 NEVER push to main" in full.text.splitlines()[:200]
+    index = full.text.splitlines()
+    assert "🚨 NEVER push to main" in index[:200]
+    at = index.index("## Session log")
+    assert index[at + 1].startswith("- [Session log](index_session_log.md)")
+    assert sum("(index_session_log.md)" in line for line in index) == 1
 
 
 def test_more_sections_past_the_window_than_topics_share_the_last_topic() -> None:

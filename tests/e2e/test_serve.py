@@ -236,6 +236,7 @@ def test_sigterm_or_sigint_while_waiting_for_the_next_tick_exits_0(
     assert "Traceback" not in service.stderr
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 @pytest.mark.parametrize("lock_before", ["absent", "from an earlier consolidation"])
 def test_sigterm_during_a_consolidation_rolls_the_lock_back_and_loses_nothing(
     tmp_path: Path, serve: Callable[..., Serve], lock_before: str
@@ -273,6 +274,7 @@ def test_sigterm_during_a_consolidation_rolls_the_lock_back_and_loses_nothing(
     assert not lost, dict(list(lost.items())[:5])
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_a_pass_stopped_by_sigterm_is_listed_in_history_so_it_can_be_undone(
     tmp_path: Path, serve: Callable[..., Serve]
 ) -> None:
@@ -345,6 +347,7 @@ def test_a_root_whose_state_folder_is_unusable_does_not_block_the_other_roots(
     assert end.get("root") == str(healthy) and end.get("status") == "consolidated", end
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_a_root_that_fails_on_every_tick_is_logged_at_warning_level(
     tmp_path: Path, serve: Callable[..., Serve]
 ) -> None:

@@ -977,6 +977,7 @@ def test_the_pass_the_hook_starts_in_the_background_asks_the_configured_model(
     assert entry["status"] == "consolidated" and entry["counts"]["llm_calls"] >= 1
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_the_hook_with_wait_asks_the_configured_model_like_the_background_pass(
         sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch, messages_api: Any) -> None:

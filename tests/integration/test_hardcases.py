@@ -136,6 +136,7 @@ def test_the_index_corpus_covers_every_case() -> None:
                      "unindexed memory", "stale memory", "duplicate pair"}
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_no_false_archive_no_lossy_merge_and_nothing_rewritten_twice(
         score: hardcases.Score) -> None:
     assert score.tally("archive").false == []

@@ -429,6 +429,7 @@ def test_a_root_of_100000_tiny_files_is_consolidated_without_harm(tmp_path: Path
 # --------------------------------------------------------------------------- found here
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_a_users_file_that_looks_like_a_temp_file_is_left_alone(tmp_path: Path) -> None:
     """Recovery used to unlink every ``.<x>.<8 chars>.tmp`` under the root, the user's too."""
     hostile = Hostile(tmp_path / "lookalike")
@@ -438,6 +439,7 @@ def test_a_users_file_that_looks_like_a_temp_file_is_left_alone(tmp_path: Path) 
     hostile.check(index_protected=False)
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_a_memory_with_an_empty_nested_value_does_not_crash_report_or_run(tmp_path: Path) -> None:
     """``metadata:\\n  type: `` (a trailing space) used to raise IndexError in the
     frontmatter reader: report and run died with a traceback."""
@@ -468,6 +470,7 @@ def test_the_index_points_at_a_memory_with_an_odd_name_once_and_correctly(
     assert [line.target for line in lines if line.target == name] == [name]
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_thousands_of_identical_memories_are_planned_in_memory_that_grows_linearly(
         tmp_path: Path) -> None:
     """2,000 copies of one tiny memory used to peak at about 700 MB (every pair of copies was

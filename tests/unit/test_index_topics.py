@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from consolidator.index.parse import parse_index
 from consolidator.index.rebuild import TOPIC_MAX_BYTES, Limits, plan_index
 from consolidator.store.frontmatter import parse
@@ -16,6 +18,7 @@ def _memory(rel: str) -> Memory:
                   parse(data))
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_a_section_too_big_for_one_memory_is_split_across_topic_memories() -> None:
     hook = "x" * 140
     files = [f"m{i:05d}.md" for i in range(9000)]

@@ -10,16 +10,18 @@ path, commit, folder; bench/real_indexes.tsv keeps those sources without their t
 
 Each case is copied twice, every file aged 30 days (so nothing counts as being written by a
 live session), and consolidated in-process with --force: once with ``apply = "safe"`` (then
-once more, to see that a second run changes nothing) and once with ``apply = "all"`` (then
-once more). Measured per case, with a reading of the window written here, independently of
+once more, to see that a second run changes nothing; then ``consolidator apply`` of the
+proposal that run left, and a run after it) and once with ``apply = "all"`` (then once
+more). Measured per case, with a reading of the window written here, independently of
 the code under test (first 200 lines and 25,000 bytes of the index, frontmatter and block
 HTML comments left out):
 
 - loaded lines changed by a default run: non-blank lines of the window before that are not,
   word for word, in the window after (a line moved out, shortened or reworded; a link
   repointed at the survivor of a merge, which the contract makes safe, is not counted);
-- pinned lines out of the window after ``apply = "all"`` (a pointer unlinked with its words
-  kept, as a judgment may, still counts as there): the title, the intro and first
+- pinned lines out of the window after ``apply = "all"``, and after applying the default
+  run's proposal (a pointer unlinked with its words kept, as a judgment may, still counts
+  as there): the title, the intro and first
   section, feedback rules and lines marked as priority (their labels for the written cases;
   for real text a plain reading: the first heading and the lines under it when another
   heading follows, lines under a feedback or rules heading, pointers to a feedback memory,
@@ -27,13 +29,16 @@ HTML comments left out):
 - topic memories created or extended per run (target: at most 3);
 - hooks changed in an index that was within its limits (default run);
 - indexes still over after ``apply = "all"`` without a reason in the report;
-- files a second run changes, per mode; runs of blank lines gained.
+- files a second run changes, per mode; runs of blank lines gained; topic memories the
+  index (or another topic memory) does not point to exactly once.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
 import json
 import os
 import re
@@ -54,6 +59,7 @@ if str(BENCH.parent) not in sys.path:
 import index_cases  # noqa: E402
 
 from consolidator import log  # noqa: E402
+from consolidator.cli import main as cli_main  # noqa: E402
 from consolidator.config import Config  # noqa: E402
 from consolidator.runner import RunOptions, context_for, new_run_id, run_root  # noqa: E402
 
@@ -93,6 +99,8 @@ class Result:
     second_run_safe: list[str] = field(default_factory=list)
     second_run_all: list[str] = field(default_factory=list)
     blank_runs_gained: int = 0
+    topics_not_pointed_once: list[str] = field(default_factory=list)
+    pinned_out_after_apply: list[str] = field(default_factory=list)
     within_after_all: bool = True
     seconds: float = 0.0
 
@@ -194,6 +202,12 @@ def consolidate(root: Path, state: Path, mode: str) -> Any:
     return run_root(context_for(root, Config(), opts, now, new_run_id(now)))
 
 
+def apply_proposal(root: Path, state: Path, run_id: str) -> None:
+    """``consolidator apply RUN_ID``: every waiting judgment of the default run, applied."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        cli_main(["apply", run_id, "--memory-dir", str(root), "--state-dir", str(state)])
+
+
 def index_text(root: Path) -> str:
     for name in ("MEMORY.md", "memory.md"):
         if (root / name).exists():
@@ -246,11 +260,33 @@ def measure(case: str, group: str, source: Path, pinned: list[str] | None) -> Re
                 result.over_without_reason = bool(index and not index.within_limits
                                                   and not index.why)
                 result.blank_runs_gained = max(after.count("\n\n\n") - before.count("\n\n\n"), 0)
+                topics = {a.file for a in made}
+                listed = " ".join((root / t).read_text(encoding="utf-8") for t in topics
+                                  if (root / t).exists())
+                result.topics_not_pointed_once = sorted(
+                    t for t in topics
+                    if after.count(f"({t})") + listed.count(f"({t})") != 1)
             first = tree(root)
-            consolidate(root, state, mode)
+            again = consolidate(root, state, mode)
             second = changes(first, tree(root))
             setattr(result, f"second_run_{mode}", second)
             del names_before
+            if mode == "safe" and again.plan.proposal is not None:
+                apply_proposal(root, state, again.plan.proposal.run_id or "")
+                fitted = index_text(root)
+                words_fitted = {_words(line) for line in window(fitted) if line.strip()}
+                result.pinned_out_after_apply = [
+                    p for p in pinned if p.strip() and not p.startswith("<!--")
+                    and _words(p) not in words_fitted]
+                topics = [p.name for p in root.glob("index_*.md")]
+                listed = " ".join((root / t).read_text(encoding="utf-8") for t in topics)
+                result.topics_not_pointed_once += sorted(
+                    f"{t} (after apply)" for t in topics
+                    if fitted.count(f"({t})") + listed.count(f"({t})") != 1)
+                first = tree(root)
+                consolidate(root, state, mode)
+                result.second_run_safe += [f"{f} (after apply)"
+                                           for f in changes(first, tree(root))]
         del lines
     result.seconds = round(time.monotonic() - started, 2)
     return result
@@ -286,11 +322,14 @@ def real_cases(folder: Path, split: str) -> list[tuple[str, str, Path, list[str]
 TARGETS = [
     ("loaded lines changed by a default run", lambda r: len(r.loaded_changed), 0),
     ("pinned lines out of the window under apply=all", lambda r: len(r.pinned_out), 0),
+    ("pinned lines out of the window after applying the proposal",
+     lambda r: len(r.pinned_out_after_apply), 0),
     ("runs creating more than 3 topic memories", lambda r: (r.topics_safe > 3) + (r.topics_all > 3), 0),
     ("hooks changed in an index within its limits", lambda r: len(r.hooks_changed), 0),
     ("over after apply=all with no reason given", lambda r: int(r.over_without_reason), 0),
     ("files a second run changed", lambda r: len(r.second_run_safe) + len(r.second_run_all), 0),
     ("runs of blank lines gained", lambda r: r.blank_runs_gained, 0),
+    ("topic memories not pointed to exactly once", lambda r: len(r.topics_not_pointed_once), 0),
 ]
 
 
@@ -332,7 +371,7 @@ def main() -> int:
         for r in results:
             bad = {k: v for k, v in asdict(r).items() if v and k in (
                 "loaded_changed", "pinned_out", "hooks_changed", "second_run_safe",
-                "second_run_all")}
+                "second_run_all", "topics_not_pointed_once", "pinned_out_after_apply")}
             print(f"\n{r.group}/{r.case}: {r.lines} lines, {r.bytes} bytes; topics "
                   f"{r.topics_safe}/{r.topics_all}; within after all: {r.within_after_all}"
                   + (f"; blank runs gained: {r.blank_runs_gained}" if r.blank_runs_gained

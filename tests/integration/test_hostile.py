@@ -470,7 +470,8 @@ def test_the_index_points_at_a_memory_with_an_odd_name_once_and_correctly(
     assert [line.target for line in lines if line.target == name] == [name]
 
 
-@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
+# Not with the slow tests: the child's peak is read from wait4, and a child forked from a
+# test process grown large by the 100,000-file test starts out that large.
 def test_thousands_of_identical_memories_are_planned_in_memory_that_grows_linearly(
         tmp_path: Path) -> None:
     """2,000 copies of one tiny memory used to peak at about 700 MB (every pair of copies was

@@ -26,7 +26,13 @@ from dataclasses import dataclass, field
 from consolidator.index.fit import TOPIC_MAX_BYTES, Limits, chunks
 from consolidator.index.parse import IndexLine, classify, link_path, link_title, split_pointer
 from consolidator.index.pointers import pointer_line, shorten
-from consolidator.index.topic import TopicMemory, topic_body, topic_file_name, topic_memory
+from consolidator.index.topic import (
+    TopicMemory,
+    extended,
+    topic_body,
+    topic_file_name,
+    topic_memory,
+)
 from consolidator.index.value import Worth, parents, worth
 from consolidator.index.window import CODE, HIDDEN, line_cost
 from consolidator.store.model import Memory
@@ -202,9 +208,11 @@ class Fitter:
             else:
                 file = topic_file_name(name, self.taken, kind)
                 self.taken.add(file)
-            topic = topic_memory(file, name, [line.text for line in part],
-                                 max(stamps, default=self.mtime_ns), types, self.newline,
-                                 sources=sources, before=old.stat if old else None)
+            texts = [line.text for line in part]
+            newest = max(stamps, default=self.mtime_ns)
+            topic = (extended(old, texts, newest, sources, name) if old is not None
+                     else topic_memory(file, name, texts, newest, types, self.newline,
+                                       sources=sources))
             self.creates.append(topic)
             if old is not None and _pointers_to(old.file, self.lines) > _pointers_to(old.file,
                                                                                      moving):

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from consolidator.index.parse import classify
-from consolidator.store.frontmatter import parse_text
+from consolidator.store.frontmatter import parse, parse_text
 from consolidator.store.model import FileStat, Memory
 from consolidator.store.names import TOPIC_PREFIX, clip, fold
 
@@ -62,7 +62,6 @@ def topic_memory(
     newline: str = "\n",
     reason: str = "index overflow",
     sources: Iterable[str] | None = None,
-    before: FileStat | None = None,
 ) -> TopicMemory:
     """Build the text of a topic memory holding ``body_lines`` moved out of MEMORY.md."""
     counts = Counter(types)
@@ -85,7 +84,24 @@ def topic_memory(
     if sources is None:
         sources = (s for line in body_lines for s in _targets(line))
     return TopicMemory(file, text, mtime_ns, tuple(dict.fromkeys(sources)), memory, reason,
-                       before, clean_title)
+                       title=clean_title)
+
+
+def extended(old: Memory, lines: list[str], mtime_ns: int, sources: Iterable[str],
+             title: str) -> TopicMemory:
+    """``old``, a topic memory an earlier run made, now holding ``lines`` (its own lines among
+    them) after what opens its body. Rewritten losslessly: its frontmatter (any key a person
+    added included) and the lines before its held lines stay byte for byte."""
+    everything = old.body.splitlines()
+    held = topic_body(old)
+    head = everything[: len(everything) - len(held)]
+    newline = old.doc.newline
+    data = old.doc.with_body(newline.join(head + lines) + newline).to_bytes()
+    stat = FileStat(old.file, len(data), mtime_ns, old.stat.mode,
+                    hashlib.sha256(data).hexdigest())
+    return TopicMemory(old.file, data.decode("utf-8", "surrogateescape"), mtime_ns,
+                       tuple(dict.fromkeys(sources)), Memory(stat, parse(data)),
+                       before=old.stat, title=title)
 
 
 def topic_body(memory: Memory) -> list[str]:

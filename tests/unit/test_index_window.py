@@ -10,6 +10,8 @@ from consolidator.index.value import stressed
 from consolidator.index.window import HIDDEN, hide, loaded, over_by
 from consolidator.plan import Create, Rewrite
 from consolidator.proposal import DECLINED, Item, Proposal
+from consolidator.store.frontmatter import parse
+from consolidator.store.model import FileStat, Memory
 from tests.unit.test_index_rebuild import make_memory
 
 
@@ -168,3 +170,22 @@ def test_choosing_the_index_change_takes_the_topic_memory_it_needs_along() -> No
                         (_item(1, create, DECLINED), _item(2, rewrite)))
     assert declined.blocked(declined.items[1]) is not None
     assert declined.blocked(declined.items[0]) is None
+
+
+def test_extending_an_earlier_topic_keeps_its_frontmatter_and_opening_byte_for_byte() -> None:
+    text, memories = _log_index(90)
+    present = {m.file for m in memories}
+    safe = plan_index(text, memories, present=present, scope="safe")
+    [made] = safe.creates
+    edited = made.text.replace("type: project\n", "type: project\nowner: dana\n").replace(
+        "# Session log\n", "# Session log\nKept by hand: read the newest day first.\n")
+    data = edited.encode()
+    topic = Memory(FileStat(made.file, len(data), made.mtime_ns, 0o644, "x"), parse(data))
+
+    full = plan_index(safe.text, memories + [topic], present=present | {made.file})
+
+    [grown] = full.creates
+    assert grown.text.startswith(edited.split("Kept by hand")[0])  # frontmatter, title
+    assert "owner: dana\n" in grown.text
+    assert grown.text.count("Kept by hand: read the newest day first.\n") == 1
+    assert grown.text.count("- did thing 89") == 1

@@ -26,6 +26,15 @@ from dataclasses import dataclass, field
 from consolidator.index.fit import TOPIC_MAX_BYTES, Limits, chunks
 from consolidator.index.parse import IndexLine, classify, link_path, link_title, split_pointer
 from consolidator.index.pointers import pointer_line, shorten
+from consolidator.index.sections import (
+    QUIET,
+    blocks,
+    pointers_to,
+    section_of,
+    summary,
+    top_sections,
+    with_details,
+)
 from consolidator.index.topic import (
     TopicMemory,
     extended,
@@ -34,7 +43,7 @@ from consolidator.index.topic import (
     topic_memory,
 )
 from consolidator.index.value import Worth, parents, worth
-from consolidator.index.window import CODE, HIDDEN, line_cost
+from consolidator.index.window import HIDDEN, line_cost
 from consolidator.store.model import Memory
 from consolidator.store.names import TOPIC_PREFIX
 
@@ -42,10 +51,6 @@ NOTE_PREFIX = "Index note (moved from MEMORY.md): "
 MORE_TITLE = "More of the index"
 MAX_TOPICS = 3  # topic memories one plan may create or extend
 _INDENT = re.compile(r"^(\s*)")
-# Markup around a line's words: its bullet, heading or quote mark, and emphasis (a "#" inside
-# the words, as in "PR #2062", stays).
-_MARKUP = re.compile(r"^\s*(?:#+\s*|>\s*|(?:[-*+]|\d+[.)])\s+)|[*_`|]+")
-_QUIET = ("blank", HIDDEN)
 
 
 def _norm_words(text: str) -> set[str]:
@@ -56,35 +61,6 @@ def says(memory: Memory, text: str) -> bool:
     """True when every word of ``text`` already stands in ``memory``."""
     known = _norm_words(f"{memory.name} {memory.description} {memory.body}")
     return _norm_words(text) <= known
-
-
-def top_sections(lines: Sequence[IndexLine]) -> list[tuple[int, int]]:
-    """The index's top-level sections as (heading position, end), in order.
-
-    The top level is the highest heading level in use, leaving out a lone ``#`` title that
-    heads the index; a section runs to the next heading of its level or higher, so its
-    sub-sections (one heading per day, per sprint, per release) belong to it.
-    """
-    heads = [(i, line.level) for i, line in enumerate(lines) if line.kind == "heading"]
-    if not heads:
-        return []
-    levels = [level for _i, level in heads]
-    rest = heads
-    if levels.count(1) == 1 and heads[0][1] == 1 and len(heads) > 1:
-        rest = heads[1:]  # the title
-    top = min(level for _i, level in rest)
-    starts = [i for i, level in rest if level <= top]
-    return [(start, starts[n + 1] if n + 1 < len(starts) else len(lines))
-            for n, start in enumerate(starts)]
-
-
-def section_of(lines: Sequence[IndexLine]) -> list[int]:
-    """Per line, the position of the top-level heading it stands under (-1: before any)."""
-    out = [-1] * len(lines)
-    for start, end in top_sections(lines):
-        for i in range(start, end):
-            out[i] = start
-    return out
 
 
 @dataclass
@@ -214,10 +190,10 @@ class Fitter:
                      else topic_memory(file, name, texts, newest, types, self.newline,
                                        sources=sources))
             self.creates.append(topic)
-            if old is not None and _pointers_to(old.file, self.lines) > _pointers_to(old.file,
+            if old is not None and pointers_to(old.file, self.lines) > pointers_to(old.file,
                                                                                      moving):
                 continue  # a line that stays in the index points to it already
-            hook = _summary(part)
+            hook = summary(part)
             line = pointer_line(topic.memory, self.limits.max_line_chars, title=name, hook=hook)
             pointers.append(classify(line))
         return pointers
@@ -254,7 +230,7 @@ class Fitter:
             line = self.lines[i]
             if line.kind == "heading" and line.level <= level:
                 return False
-            if line.kind not in ("heading", *_QUIET) and marks[i].pinned:
+            if line.kind not in ("heading", *QUIET) and marks[i].pinned:
                 return True
         return False
 
@@ -277,7 +253,7 @@ class Fitter:
         tops = {start for start, _end in top_sections(self.lines)}
         groups: dict[int, list[int]] = {}
         for i, line in enumerate(self.lines):
-            if keep_loaded[i] or line.kind in _QUIET or marks[i].pinned and line.kind != "heading":
+            if keep_loaded[i] or line.kind in QUIET or marks[i].pinned and line.kind != "heading":
                 continue
             if i in tops or (line.kind == "pointer" and (line.target or "").startswith(
                     TOPIC_PREFIX)):
@@ -335,7 +311,7 @@ class Fitter:
         if not self.fits():
             marks = self._marks()
             pinned = sum(1 for i, line in enumerate(self.lines)
-                         if marks[i].pinned and line.kind not in _QUIET)
+                         if marks[i].pinned and line.kind not in QUIET)
             self.why.append(f"{pinned} pinned line(s) (title, first section, feedback rules, "
                             "priority lines) and the pointers to what moved take the room: "
                             "they never move")
@@ -412,7 +388,7 @@ class Fitter:
             indent = len(_INDENT.match(line.text).group(1))  # type: ignore[union-attr]
             if line.kind == "pointer" and line.target:
                 owner = (indent, line.target)
-            elif line.kind in _QUIET:
+            elif line.kind in QUIET:
                 continue
             elif owner is not None and indent > owner[0] and line.kind == "text":
                 owners[i] = owner[1]
@@ -446,7 +422,7 @@ class Fitter:
         for start, end in top_sections(self.lines):
             body = [i for i in range(start + 1, end)
                     if (self.lines[i].kind == "heading" and not self._holds_pinned(i, marks))
-                    or (self.lines[i].kind not in ("heading", *_QUIET) and not marks[i].pinned)]
+                    or (self.lines[i].kind not in ("heading", *QUIET) and not marks[i].pinned)]
             content = [i for i in body if self.lines[i].kind != "heading"]
             if len(body) > 1 and content:
                 mean = sum(marks[i].value for i in content) / len(content)
@@ -497,7 +473,7 @@ class Fitter:
                             if self.lines[i].kind == "heading"
                             and self.lines[i].level <= self.lines[start].level), len(self.lines))
                 whole = set(body) >= {i for i in range(start + 1, end)
-                                      if self.lines[i].kind not in _QUIET}
+                                      if self.lines[i].kind not in QUIET}
                 taking = sorted({*body, *([start] if whole else [])})
                 shared[:0] = [self.lines[i] for i in taking]
                 self._remove(taking)
@@ -521,7 +497,7 @@ class Fitter:
         children: dict[int, list[int]] = {}
         for child, parent in under.items():
             children.setdefault(parent, []).append(child)
-        for block in _tables(self.lines):  # a table moves whole, header and all
+        for block in blocks(self.lines):  # a table moves whole, header and all
             if any(marks[i].pinned for i in block):
                 under.update({i: block[0] for i in block})  # held: none moves alone
                 continue
@@ -548,7 +524,7 @@ class Fitter:
                 break
             if i in going:
                 continue  # already going, under a line taken before it
-            group = _with_details([i], children, going)
+            group = with_details([i], children, going)
             taking += group
             going.update(group)
             bytes_out += sum(self._size(self.lines[j]) for j in group)
@@ -571,58 +547,6 @@ class Fitter:
                 if start is not None and body and all(j in chosen for j in body):
                     out.add(start)
                 start, body = (i if i < len(self.lines) else None), []
-            elif line.kind not in _QUIET:
+            elif line.kind not in QUIET:
                 body.append(i)
         return sorted(out)
-
-
-def _summary(lines: list[IndexLine]) -> str:
-    """A topic pointer's hook: how many lines moved, then what they are about, in the words
-    of the lines themselves (a pointer's title, a note's first words, a heading), so that a
-    session can tell when to open it. The pointer line is shortened to the line limit."""
-    about: list[str] = []
-    for line in lines:
-        if line.kind in _QUIET:
-            continue
-        if line.kind == "heading":
-            words = line.heading_text
-        elif line.kind == "pointer":
-            words = link_title(line.text)
-        else:
-            words = " ".join(_MARKUP.sub(" ", line.text).split()[:6])
-        words = words.strip().rstrip(".,;:。、，；：")
-        if words and words not in about:
-            about.append(words)
-    count = sum(1 for line in lines if line.kind not in _QUIET)
-    head = f"{count} lines moved from MEMORY.md"
-    return f"{head}: {', '.join(about)}" if about else head
-
-
-def _pointers_to(file: str, lines: Iterable[IndexLine]) -> int:
-    return sum(1 for line in lines if file in line.targets)
-
-
-def _tables(lines: Sequence[IndexLine]) -> list[list[int]]:
-    """The positions of each run of table lines, and of each fenced code block."""
-    out: list[list[int]] = []
-    for i, line in enumerate(lines):
-        if line.kind not in ("table", CODE):
-            continue
-        if out and out[-1][-1] == i - 1 and lines[i - 1].kind == line.kind:
-            out[-1].append(i)
-        else:
-            out.append([i])
-    return out
-
-
-def _with_details(taking: list[int], children: Mapping[int, list[int]],
-                  going: set[int]) -> list[int]:
-    """``taking`` plus every line indented (at any depth) under a line it takes."""
-    chosen = set(taking)
-    todo = list(taking)
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in chosen and child not in going:
-                chosen.add(child)
-                todo.append(child)
-    return sorted(chosen)

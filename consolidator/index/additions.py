@@ -1,0 +1,119 @@
+"""Step 2 of the rebuild: a pointer for every memory, without ever pushing the index into
+shrinking.
+
+A memory counts as reached when a line of the index links it, or a memory a line links
+does (a user's own list of memories, a "dormant" list, a topic memory; topic memories are
+followed further). New pointers go in only while the index stays within its limits; the
+memories left over are listed in one topic memory the index points to, when that pointer
+fits, else named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from consolidator.detect.links import is_topic
+from consolidator.index.fit import Limits
+from consolidator.index.parse import IndexLine, classify
+from consolidator.index.pointers import add_pointers, pointer_line
+from consolidator.index.shrink import MAX_TOPICS, Fitter
+from consolidator.index.window import within
+from consolidator.markdown_links import LINK_RE, WIKI_RE, resolve_link
+from consolidator.store.model import Memory
+
+UNLISTED_TITLE = "Memories not listed in the index"
+
+
+def add_missing(
+    lines: Sequence[IndexLine], live: Mapping[str, Memory], limits: Limits, newline: str = "\n",
+    reached: Iterable[str] = (),
+) -> tuple[list[IndexLine], list[str], list[Memory]]:
+    """``lines`` with a pointer for each memory the index does not reach, as long as the
+    index stays within ``limits`` (a new pointer never pushes it into shrinking); the files
+    that got one, and the memories left without (rules first, then newest, get the room).
+
+    A memory counts as reached when a line links it, or a memory a line links does (a
+    user's own list of memories, a topic memory), and so does one in ``reached`` (a rename
+    that a pointer left for review would repoint to it)."""
+    linked = _reachable({t for line in lines for t in line.targets}, live) | set(reached)
+    return add_within(lines, [m for m in live.values() if m.file not in linked], limits,
+                      newline)
+
+
+def add_within(
+    lines: Sequence[IndexLine], memories: Iterable[Memory], limits: Limits, newline: str
+) -> tuple[list[IndexLine], list[str], list[Memory]]:
+    """``lines`` with pointers to as many of ``memories`` as fit within ``limits`` (and room
+    for one more pointer, to the rest); the files added, and the memories left over."""
+    missing = sorted(memories, key=_room_order)
+    if not missing or not within(lines, limits, newline):
+        return list(lines), [], missing
+    full = add_pointers(list(lines), missing, limits.max_line_chars)
+    if within(full, limits, newline):
+        return full, sorted(m.file for m in missing), []
+    reserve = Limits(limits.max_lines - 2,  # a blank line and the pointer to the rest
+                     limits.max_bytes - 4 * limits.max_line_chars - 2 * len(newline.encode()),
+                     limits.max_line_chars)
+    low, high = 0, len(missing) - 1  # the most that fit beside one more pointer line
+    while low < high:
+        mid = (low + high + 1) // 2
+        if within(add_pointers(list(lines), missing[:mid], limits.max_line_chars), reserve,
+                  newline):
+            low = mid
+        else:
+            high = mid - 1
+    kept = missing[:low]
+    out = add_pointers(list(lines), kept, limits.max_line_chars) if kept else list(lines)
+    return out, sorted(m.file for m in kept), missing[low:]
+
+
+def _room_order(memory: Memory) -> tuple[int, int, str]:
+    rank = {"feedback": 0, "user": 1, "project": 2, "reference": 3}.get(memory.type or "", 4)
+    return rank, -memory.stat.mtime_ns, memory.file
+
+
+def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory]) -> list[str]:
+    """Point to ``unlisted`` from one topic memory, when its pointer fits; else name them."""
+    if not unlisted:
+        return []
+    lines, _added, rest = add_within(fitter.lines, unlisted, fitter.limits, fitter.newline)
+    fitter.replace(lines)
+    if not rest:
+        return []
+    unlisted = rest
+    limit = fitter.limits.max_line_chars
+    body = [classify(pointer_line(m, limit)) for m in sorted(unlisted, key=lambda m: m.file)]
+    if fitter.fits(2, fitter.pointer_bytes(body)) and len(fitter.creates) < MAX_TOPICS:
+        pointers = fitter.topics(UNLISTED_TITLE, body, "notes")
+        fitter.append(pointers)
+        fitter.moved.append(f"{len(unlisted)} memories with no room in the index -> "
+                            + (", ".join(p.target or "" for p in pointers if p.target)
+                               or "their list"))
+        return []
+    return [f"{m.file} (no room in the index)" for m in sorted(unlisted, key=lambda m: m.file)]
+
+
+def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
+    """``linked`` plus what the memories among them link to (a user's own list of
+    memories), and, transitively, what topic memories list."""
+    out = set(linked)
+    names: dict[str, str] | None = None
+    frontier = [f for f in out if f in live]
+    while frontier:
+        memory = live[frontier.pop()]
+        folder = memory.file.rpartition("/")[0]
+        targets = {t for m in LINK_RE.finditer(memory.body)
+                   if (t := resolve_link(m.group(2), folder)) is not None}
+        if "[[" in memory.body:
+            if names is None:
+                names = {}
+                for m in live.values():
+                    names.setdefault(m.stem.casefold(), m.file)
+                    names.setdefault(m.name.casefold(), m.file)
+            targets |= {names[key] for w in WIKI_RE.finditer(memory.body)
+                        if (key := w.group(1).strip().casefold()) in names}
+        for target in targets - out:
+            out.add(target)
+            if target in live and is_topic(target):
+                frontier.append(target)
+    return out

@@ -43,7 +43,7 @@ if str(BENCH.parent) not in sys.path:
 
 from consolidator import log  # noqa: E402
 from consolidator.config import Config  # noqa: E402
-from consolidator.detect.dates import find_relative  # noqa: E402
+from consolidator.detect.dates.relative import find_relative  # noqa: E402
 from consolidator.plan import Plan  # noqa: E402
 from consolidator.runner import RunOptions, context_for, new_run_id, run_root  # noqa: E402
 from consolidator.store.model import Snapshot  # noqa: E402

@@ -48,12 +48,14 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH.parent) not in sys.path:
     sys.path.insert(0, str(BENCH.parent))
 
-from consolidator import log, report, report_markdown  # noqa: E402
+from consolidator import log  # noqa: E402
 from consolidator.config import Config  # noqa: E402
 from consolidator.detect.links import repoint  # noqa: E402
 from consolidator.index.parse import parse_index, retarget, unlink  # noqa: E402
 from consolidator.llm.claims import missing_claims  # noqa: E402
 from consolidator.llm.redact import find, redact  # noqa: E402
+from consolidator.report.json import to_json  # noqa: E402
+from consolidator.report.markdown import markdown  # noqa: E402
 from consolidator.runner import RunOptions, run_all  # noqa: E402
 
 KB = 1024
@@ -124,8 +126,8 @@ def _plan(body: str = "", index: str = "", twin: bool = False) -> None:
         root = _root(base, body, index, twin)
         opts = RunOptions(state_dir=base / "state", dry_run=True)
         result = run_all([root], Config(), opts, datetime.now(UTC))
-        report.to_json(result)
-        report_markdown.markdown(result)
+        to_json(result)
+        markdown(result)
     finally:
         shutil.rmtree(base)
 

@@ -8,10 +8,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from consolidator import statedir
 from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
-from consolidator.paths import ProjectRoot, project_root
+from consolidator.roots.paths import ProjectRoot, project_root
+from consolidator.state import statedir
 from consolidator.stop import StopToken
 from consolidator.store.scan import listing
 
@@ -37,7 +37,7 @@ class RootContext:
     stop: StopToken = field(default_factory=StopToken, compare=False)
     llm: Any = field(default=None, compare=False)  # the run's backend (llm.base.Backend)
     apply: str | None = None  # --apply: which actions this run applies (None: the config's)
-    kind: str = "auto"  # the kind of store (see consolidator.stores)
+    kind: str = "auto"  # the kind of store (see consolidator.roots.stores)
     sessions: tuple[Path, ...] = ()  # folders whose transcripts count (default: transcripts)
     off: str | None = None  # why Claude Code's auto memory is off for this store
     ended: str | None = None  # the session that just ended (Claude Code's SessionEnd hook)

@@ -28,16 +28,15 @@ from datetime import datetime
 from consolidator import clock
 from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
-from consolidator.detect.dates import find_relative, rewrite_relative
+from consolidator.detect.dates.freshness import age_days
+from consolidator.detect.dates.relative import find_relative, rewrite_relative
 from consolidator.detect.describe import describe
-from consolidator.detect.duplicates import Cluster
+from consolidator.detect.findings import Conflict, Duplicate, Similar, Stale
 from consolidator.detect.links import is_topic, linked_from, linking_to, name_table, repoint
+from consolidator.detect.overlap.duplicates import Cluster
 from consolidator.detect.perfile import Findings
 from consolidator.detect.text import exact_line, exact_set
-from consolidator.findings import Conflict, Duplicate, Similar, Stale
-from consolidator.freshness import age_days
 from consolidator.llm.base import Answer
-from consolidator.markdown_links import unlink
 from consolidator.plan import (
     JUDGMENT,
     SAFE,
@@ -50,6 +49,7 @@ from consolidator.plan import (
     redirects,
 )
 from consolidator.store.frontmatter import ParseError, parse
+from consolidator.store.links import unlink
 from consolidator.store.model import Memory, Snapshot
 from consolidator.store.scan import MAX_FILE_BYTES
 

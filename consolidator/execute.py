@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from consolidator import proposal as proposals
 from consolidator.errors import FileChanged
 from consolidator.plan import Action, Archive, Create, Merge, Rewrite, Written
-from consolidator.proposal import Proposal
+from consolidator.state import proposal as proposals
+from consolidator.state.proposal import Proposal
 from consolidator.stop import StopToken
 from consolidator.store.frontmatter import BOM, ParseError, parse
 from consolidator.store.model import FileStat, IndexFile, Memory, Snapshot, Unparsed

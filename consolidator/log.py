@@ -13,7 +13,8 @@ from typing import Any, TextIO
 
 import structlog
 
-from consolidator import pipes, progress
+from consolidator.cli import pipes
+from consolidator.report import progress
 
 BRIDGED = ("apscheduler", "filelock", "httpx", "httpx2", "httpcore", "anthropic")
 

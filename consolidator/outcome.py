@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from consolidator.findings import LlmUsage
+from consolidator.detect.findings import LlmUsage
 from consolidator.gates import GateResult
 from consolidator.plan import Plan
 from consolidator.store.model import Snapshot
@@ -24,7 +24,7 @@ class RootReport:
     duration_s: float = 0.0
     skipped: tuple[str, ...] = ()
     lock_held: bool = False
-    kind: str = "auto"  # the kind of store (see consolidator.stores)
+    kind: str = "auto"  # the kind of store (see consolidator.roots.stores)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from consolidator.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
+from consolidator.detect.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
 from consolidator.store.model import FileStat
 
 if TYPE_CHECKING:

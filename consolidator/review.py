@@ -17,16 +17,16 @@ from pathlib import Path
 
 import structlog
 
-from consolidator import history, proposal, statedir
 from consolidator.config import Config
 from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError, UsageError
-from consolidator.lock import RootLock
 from consolidator.phases import consolidate, index
 from consolidator.phases.context import Work
 from consolidator.plan import Plan
-from consolidator.proposal import APPLIED, DECLINED, REFUSED, Item, Proposal
 from consolidator.runner import RunOptions, close_run, context_for, describe_error
+from consolidator.state import history, proposal, statedir
+from consolidator.state.lock import RootLock
+from consolidator.state.proposal import APPLIED, DECLINED, REFUSED, Item, Proposal
 from consolidator.store.recover import recover
 from consolidator.store.scan import scan
 

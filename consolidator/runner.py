@@ -19,19 +19,21 @@ from typing import Any
 
 import structlog
 
-from consolidator import history, progress, retention, statedir, stores
 from consolidator.config import Config
 from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError, LockHeld
 from consolidator.gates import GATE_NAMES, GateResult, evaluate, not_evaluated
 from consolidator.gates.checks import lock_probe, record_scan
-from consolidator.lock import RootLock
 from consolidator.outcome import RootReport, RunReport
-from consolidator.paths import transcripts_dir
 from consolidator.plan import Waiting
+from consolidator.report import progress
+from consolidator.roots import stores
+from consolidator.roots.paths import transcripts_dir
+from consolidator.roots.stores import Store
+from consolidator.state import history, retention, statedir
+from consolidator.state.lock import RootLock
 from consolidator.stop import Stopped, StopToken
 from consolidator.store.recover import interrupted_runs, recover
-from consolidator.stores import Store
 
 log = structlog.get_logger("consolidator.runner")
 
@@ -209,9 +211,9 @@ def _gate_and_run(ctx: RootContext, bound: Any, started: float, debug: bool) -> 
         return RootReport(ctx.root, "skipped", gates, duration_s=time.monotonic() - started,
                           lock_held=closed.id == "G7")
 
-    from consolidator import proposal
     from consolidator.phases import PHASES  # the heavy part: only once the gates are open
     from consolidator.phases.context import Work
+    from consolidator.state import proposal
 
     work = Work(ctx, mode=ctx.mode, declined=proposal.declined(ctx.state))
     if held is not None:
@@ -281,8 +283,8 @@ def close_run(work: Any, held: RootLock | None, status: str,
 
 def _propose(work: Any, bound: Any) -> None:
     """Keep what this run did not apply as the root's proposal (a dry run only counts it)."""
-    from consolidator import proposal
     from consolidator.decide import rebased
+    from consolidator.state import proposal
 
     ctx = work.ctx
     final = work.after or work.snapshot

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
-from consolidator import pipes
+from consolidator.cli import pipes
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK, EXIT_USAGE
 from consolidator.cli.parser import build_parser
 from consolidator.errors import ConfigError, ConsolidatorError, LockHeld, UsageError

@@ -12,12 +12,16 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import structlog
 
-from consolidator import clock, config, log, metrics, paths, pipes, statedir
+from consolidator import clock, config, log
+from consolidator.cli import pipes
 from consolidator.errors import UsageError
+from consolidator.report import metrics
+from consolidator.roots import paths
+from consolidator.state import statedir
 from consolidator.store.journal import crash_after
 
 if TYPE_CHECKING:
-    from consolidator.stores import Store
+    from consolidator.roots.stores import Store
 
 NO_ROOT = "no memory directory found"
 
@@ -34,12 +38,13 @@ def write_out(produce: Callable[[TextIO], object]) -> None:
 
 def render(result: Any, fmt: str, out: TextIO, verbose: bool = False) -> None:
     """A pass's report on ``out``: JSON, or the Markdown a person reads."""
-    from consolidator import report, report_markdown  # only a command that prints one
+    from consolidator.report.json import write_json  # only a command that prints one
+    from consolidator.report.markdown import markdown
 
     if fmt == "json":
-        report.write_json(result, out)
+        write_json(result, out)
     else:
-        out.write(report_markdown.markdown(result, verbose=verbose))
+        out.write(markdown(result, verbose=verbose))
 
 
 def load_config(args: argparse.Namespace, env: Mapping[str, str]):  # type: ignore[no-untyped-def]
@@ -78,7 +83,7 @@ def warner() -> Callable[[str, str], None]:
     ``--memory-dir`` gets one warning line on stderr, a skipped configured folder a log line;
     each once per process (``serve`` lists its roots on every tick)."""
     said: set[str] = set()
-    logger = structlog.get_logger("consolidator.paths")
+    logger = structlog.get_logger("consolidator.roots.paths")
 
     def warn(level: str, message: str) -> None:
         if message in said:
@@ -179,7 +184,7 @@ def write_metrics(cfg: Any, result: Any, state: Path) -> None:
     try:
         metrics.write_textfile(path, result, clock.now(), state)
     except OSError as exc:
-        structlog.get_logger("consolidator.metrics").warning(
+        structlog.get_logger("consolidator.report.metrics").warning(
             "metrics textfile not written", path=str(path), error=exc.strerror or str(exc))
 
 

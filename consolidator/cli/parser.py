@@ -55,7 +55,7 @@ def _numbers(text: str) -> list[int]:
 
 
 def _session_id(text: str) -> str:
-    from consolidator.layout import is_session_transcript
+    from consolidator.roots.layout import is_session_transcript
 
     if not is_session_transcript(f"{text}.jsonl"):
         raise argparse.ArgumentTypeError(f"{text!r} is not a session id (a UUID)")

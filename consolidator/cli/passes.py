@@ -9,7 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 
-from consolidator import clock, hooks, paths, runner
+from consolidator import clock, runner
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
 from consolidator.cli.common import (
     journal_hook,
@@ -26,6 +26,7 @@ from consolidator.cli.common import (
     write_out,
 )
 from consolidator.llm import make_backend
+from consolidator.roots import hooks, paths
 from consolidator.stop import Stopped, StopToken
 
 

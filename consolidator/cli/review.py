@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from consolidator import clock, paths, proposal, review, runner, statedir
+from consolidator import clock, review, runner
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
 from consolidator.cli.common import (
     journal_hook,
@@ -19,7 +19,9 @@ from consolidator.cli.common import (
     write_out,
 )
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
-from consolidator.report import Mask
+from consolidator.report.json import Mask
+from consolidator.roots import paths
+from consolidator.state import proposal, statedir
 
 
 def review_scope(args: argparse.Namespace, cfg: Any,

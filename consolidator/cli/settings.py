@@ -13,9 +13,9 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from consolidator import paths
 from consolidator.cli.codes import EXIT_OK, EXIT_USAGE
 from consolidator.cli.common import load_config, warner
+from consolidator.roots import paths
 
 
 def config(args: argparse.Namespace, env: Mapping[str, str]) -> int:

@@ -11,17 +11,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from consolidator import clock, lock, paths, proposal, retention, runner, statedir, stores
-from consolidator import history as past  # `history` is the command below
+from consolidator import clock, runner
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
 from consolidator.cli.common import load_config, roots_and_state, setup_logging
 from consolidator.cli.review import waiting_count
+from consolidator.detect.dates.freshness import iso
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
-from consolidator.freshness import iso
 from consolidator.gates import evaluate
-from consolidator.lock import own_lock
 from consolidator.log import summary_of
+from consolidator.roots import paths, stores
 from consolidator.runner import new_run_id
+from consolidator.state import history as past  # `history` is the command below
+from consolidator.state import lock, proposal, retention, statedir
+from consolidator.state.lock import own_lock
 from consolidator.store.journal import JournalDamaged, load
 from consolidator.store.undo import undo_run
 

@@ -8,10 +8,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from consolidator.detect.dates.freshness import age_days, age_warning, freshness_text
+from consolidator.detect.findings import MemoryInfo
 from consolidator.detect.perfile import Findings
-from consolidator.findings import MemoryInfo
-from consolidator.freshness import age_days, age_warning, freshness_text
-from consolidator.secrets import find as find_secrets
+from consolidator.detect.secrets.scan import find as find_secrets
 from consolidator.store.model import MEMORY_TYPES, Memory, Snapshot
 
 

@@ -7,7 +7,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 
-from consolidator.markdown_links import LINK_RE, WIKI_RE, relink, resolve_link
+from consolidator.store.links import LINK_RE, WIKI_RE, relink, resolve_link
 from consolidator.store.model import Memory, Snapshot
 from consolidator.store.names import TOPIC_PREFIX
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from consolidator import clock
-from consolidator import secrets as redact
-from consolidator.detect.dates import RelativeDate, find_relative
-from consolidator.detect.stale import ProjectPaths, StaleFinding, find_stale
+from consolidator.detect.dates.relative import RelativeDate, find_relative
+from consolidator.detect.secrets.scan import find as find_secrets
+from consolidator.detect.stale.evidence import ProjectPaths, StaleFinding, find_stale
 from consolidator.detect.text import normal_set
 from consolidator.store.model import Memory
 
@@ -35,7 +35,7 @@ def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findin
         lines=normal_set(memory.body),
         relative=tuple(relative),  # () for most memories: one shared empty tuple
         stale=find_stale(memory, now, project),
-        secrets=tuple(redact.find(memory.doc.head + memory.body)),
+        secrets=tuple(find_secrets(memory.doc.head + memory.body)),
     )
 
 

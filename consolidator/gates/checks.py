@@ -8,10 +8,11 @@ import stat as stat_mod
 from datetime import UTC, datetime
 from pathlib import Path
 
-from consolidator import clock, lock, statedir
+from consolidator import clock
 from consolidator.clock import NS
 from consolidator.context import RootContext
-from consolidator.layout import is_session_transcript
+from consolidator.roots.layout import is_session_transcript
+from consolidator.state import lock, statedir
 from consolidator.store.model import INDEX_NAME
 from consolidator.store.names import fold
 from consolidator.store.scan import find_index, walk

@@ -18,7 +18,7 @@ from consolidator.index.parse import IndexLine, classify
 from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.shrink import MAX_TOPICS, Fitter
 from consolidator.index.window import within
-from consolidator.markdown_links import LINK_RE, WIKI_RE, resolve_link
+from consolidator.store.links import LINK_RE, WIKI_RE, resolve_link
 from consolidator.store.model import Memory
 
 UNLISTED_TITLE = "Memories not listed in the index"

@@ -4,7 +4,7 @@ Pointer lines are list items that start with a link to a local ``.md`` file:
 ``- [Title](file.md) — hook``, ``- **[x](x.md)** — …``, ``* [x](x.md); hook``, ``1. [x](x.md): …``.
 Headings, blank lines, tables and hand-written text (which may link to memories inside a
 sentence) are kept as they are. What a link is, and which file it names, is
-:mod:`consolidator.markdown_links`; its names are importable from here too.
+:mod:`consolidator.store.links`; its names are importable from here too.
 
 Every pattern here runs in time linear in its text, however hostile (a heading padded with
 spaces): a pointer's start is matched only at the start of a line, and a heading's closing
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from consolidator.markdown_links import (
+from consolidator.store.links import (
     LINK_RE,
     WIKI_RE,
     link_path,

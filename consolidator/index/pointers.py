@@ -12,8 +12,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from consolidator.detect.secrets.scan import redact
 from consolidator.index.parse import IndexLine, classify, link_path, split_pointer
-from consolidator.secrets import redact
 from consolidator.store.model import MEMORY_TYPES, Memory
 
 ELLIPSIS = "…"

@@ -1,12 +1,12 @@
 """Credentials never leave the machine: every text a backend sends is redacted first.
 
-The scan itself is :mod:`consolidator.secrets` (detect, the index and the reports use it too);
-its names stay importable from here.
+The scan itself is :mod:`consolidator.detect.secrets.scan` (detect, the index and the reports
+use it too); its names stay importable from here.
 """
 
 from __future__ import annotations
 
-from consolidator.secrets import (
+from consolidator.detect.secrets.scan import (
     KINDS,
     LABELLED,
     PLACEHOLDER,

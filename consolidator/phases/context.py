@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from consolidator.context import RootContext
 from consolidator.decide import Declined
+from consolidator.detect.findings import LlmUsage
 from consolidator.execute import Executor
-from consolidator.findings import LlmUsage
 from consolidator.plan import SAFE, Action, Plan
 from consolidator.store.model import Snapshot
 from consolidator.store.transaction import Transaction

@@ -9,22 +9,22 @@ from __future__ import annotations
 
 import dataclasses
 
-from consolidator import progress
 from consolidator.context import RootContext
 from consolidator.decide import Declined, Found, decide
-from consolidator.detect.conflicts import find_conflicts
-from consolidator.detect.duplicates import Together, find_duplicates
+from consolidator.detect.conflicts.find import find_conflicts
+from consolidator.detect.findings import Duplicate
+from consolidator.detect.overlap.duplicates import Together, find_duplicates
+from consolidator.detect.overlap.similar import find_similar
 from consolidator.detect.perfile import study_all
-from consolidator.detect.similar import find_similar
-from consolidator.detect.stale import ProjectPaths
+from consolidator.detect.stale.evidence import ProjectPaths
 from consolidator.detect.text import normal_set
-from consolidator.findings import Duplicate
 from consolidator.llm.base import Answer, Question
 from consolidator.phases.context import Work
 from consolidator.plan import Plan
+from consolidator.report import progress
+from consolidator.roots.stores import TEAM
 from consolidator.store.model import Memory, Snapshot
 from consolidator.store.scan import scan
-from consolidator.stores import TEAM
 
 
 def find(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None,

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from consolidator import statedir
 from consolidator.errors import ConsolidatorError
+from consolidator.state import statedir
 from consolidator.store.model import FileStat
 
 

@@ -21,8 +21,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
-from consolidator import statedir
 from consolidator.errors import UnsafePath
+from consolidator.state import statedir
 from consolidator.store.journal import Journal, RunJournal, is_closed, load
 from consolidator.store.names import TAG_LEN, is_side_name_of, side_name
 from consolidator.store.undo import BackupDamaged, UndoResult, check_copies, undo

@@ -12,8 +12,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from consolidator import statedir
 from consolidator.errors import FileChanged
+from consolidator.state import statedir
 from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.journal import AfterRecord, Journal
 from consolidator.store.model import FileStat

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NoReturn
 
-from consolidator import statedir
 from consolidator.errors import ConsolidatorError, FileChanged, UnsafePath
-from consolidator.lock import RootLock, forget_run
+from consolidator.state import statedir
+from consolidator.state.lock import RootLock, forget_run
 from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.journal import (
     Entry,

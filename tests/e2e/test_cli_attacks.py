@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from consolidator.statedir import root_key
+from consolidator.state.statedir import root_key
 from tests.conftest import SESSION_IDS, write_sessions
 
 OLD_S = 10 * 86400

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from consolidator import __version__, cli, progress
+from consolidator import __version__, cli
+from consolidator.report import progress
 from tests.conftest import EXAMPLES, REPO
 
 

@@ -37,7 +37,8 @@ from typing import Any
 
 import pytest
 
-from consolidator import cli, statedir
+from consolidator import cli
+from consolidator.state import statedir
 from tests.conftest import EXAMPLES, REPO, age_tree, flock_held_elsewhere, snapshot_tree
 
 NS = 1_000_000_000

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from consolidator.statedir import root_key
+from consolidator.state.statedir import root_key
 from tests.conftest import flock_held_elsewhere, write_sessions
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from consolidator.statedir import root_key
+from consolidator.state.statedir import root_key
 from tests.conftest import EXAMPLES
 
 FAST = "[schedule]\ninterval_seconds = 1\n[gates]\nmin_sessions = 1\n"

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from consolidator import cli
-from consolidator.stores import sanitize
+from consolidator.roots.stores import sanitize
 from tests.conftest import REPO, SESSION_IDS, age_tree, snapshot_tree
 
 DAY = 86400.0

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import consolidator.store.transaction as transaction_mod
 from consolidator.cli import main
 from consolidator.detect.text import normal_line, normal_set
-from consolidator.statedir import root_key
+from consolidator.state.statedir import root_key
 from consolidator.store.frontmatter import parse
 from tests.conftest import EXAMPLES, snapshot_tree
 

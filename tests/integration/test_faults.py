@@ -34,8 +34,8 @@ from typing import Any
 import pytest
 
 from consolidator import cli
-from consolidator.lock import last_consolidated_ns, pid_alive
-from consolidator.statedir import root_key
+from consolidator.state.lock import last_consolidated_ns, pid_alive
+from consolidator.state.statedir import root_key
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

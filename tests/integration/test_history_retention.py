@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 from freezegun import freeze_time
 
-from consolidator import statedir
 from consolidator.cli import main
+from consolidator.state import statedir
 from tests.conftest import snapshot_tree
 
 NS = 1_000_000_000

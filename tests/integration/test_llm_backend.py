@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from consolidator.cli import main
-from consolidator.statedir import root_key
+from consolidator.state.statedir import root_key
 from consolidator.store.frontmatter import parse
 from tests.conftest import snapshot_tree
 from tests.llm_server import (

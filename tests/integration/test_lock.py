@@ -396,7 +396,7 @@ def test_sigterm_in_the_middle_of_a_run_exits_143_and_restores_the_lock_mtime(
 def test_sigterm_right_after_the_lock_is_taken_still_restores_the_lock_mtime(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from consolidator.lock import RootLock
+    from consolidator.state.lock import RootLock
 
     root = make_root(tmp_path)
     previous = (b"", whole_seconds_ago(3 * 86400))

@@ -32,7 +32,7 @@ import pytest
 
 from consolidator import cli
 from consolidator.errors import FileChanged, UnsafePath
-from consolidator.statedir import archived as archive_path
+from consolidator.state.statedir import archived as archive_path
 from consolidator.store.journal import Journal
 from consolidator.store.model import FileStat
 from consolidator.store.scan import ReadProblem, file_stat, read_regular

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from consolidator.cli import main
-from consolidator.statedir import root_key
+from consolidator.state.statedir import root_key
 from tests.conftest import snapshot_tree
 
 DAY = 86400

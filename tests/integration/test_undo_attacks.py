@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from consolidator.cli import main
-from consolidator.statedir import JOURNAL, root_key
-from consolidator.statedir import archived as archive_path
-from consolidator.statedir import backup as backup_path
+from consolidator.state.statedir import JOURNAL, root_key
+from consolidator.state.statedir import archived as archive_path
+from consolidator.state.statedir import backup as backup_path
 from consolidator.store import undo as undo_module
 from consolidator.store.journal import is_closed, is_undone, load
 from consolidator.store.recover import clear_temp_files, temp_prefix

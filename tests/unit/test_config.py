@@ -5,8 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from consolidator import config, layout, paths, statedir
+from consolidator import config
 from consolidator.errors import ConfigError
+from consolidator.roots import layout, paths
+from consolidator.state import statedir
 
 REPO = Path(__file__).resolve().parents[2]
 

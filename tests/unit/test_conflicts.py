@@ -13,8 +13,8 @@ from datetime import datetime
 
 import pytest
 
-from consolidator.detect.conflicts import find_conflicts
-from consolidator.detect.values import tokens
+from consolidator.detect.conflicts.find import find_conflicts
+from consolidator.detect.conflicts.values import tokens
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
 

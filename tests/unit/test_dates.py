@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from consolidator.detect.dates import find_relative, rewrite_relative
+from consolidator.detect.dates.relative import find_relative, rewrite_relative
 
 WRITTEN = datetime(2026, 11, 18, 12, 0)  # a Wednesday; "yesterday" is 2026-11-17
 

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from consolidator.detect.conflicts import find_conflicts
-from consolidator.detect.dates import find_relative, rewrite_relative
-from consolidator.detect.deadlines import find_deadlines
-from consolidator.detect.duplicates import find_duplicates
+from consolidator.detect.conflicts.find import find_conflicts
+from consolidator.detect.dates.deadlines import find_deadlines
+from consolidator.detect.dates.relative import find_relative, rewrite_relative
 from consolidator.detect.links import name_table, repoint
-from consolidator.detect.stale import find_stale, mentioned_paths
+from consolidator.detect.overlap.duplicates import find_duplicates
+from consolidator.detect.stale.evidence import find_stale, mentioned_paths
 from consolidator.detect.text import normal_line, normal_set
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory

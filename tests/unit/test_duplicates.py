@@ -14,10 +14,10 @@ from datetime import datetime
 
 import pytest
 
-from consolidator.detect.duplicates import Together, find_duplicates
-from consolidator.detect.similar import find_similar
+from consolidator.detect.findings import Similar
+from consolidator.detect.overlap.duplicates import Together, find_duplicates
+from consolidator.detect.overlap.similar import find_similar
 from consolidator.detect.text import exact_line, exact_set
-from consolidator.findings import Similar
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
 

@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from freezegun import freeze_time
 
-from consolidator import cli, statedir
+from consolidator import cli
 from consolidator.config import Config, GatesSection
 from consolidator.gates import GATE_NAMES, checks, evaluate
 from consolidator.runner import RunOptions, context_for, run_root
+from consolidator.state import statedir
 from tests.conftest import SESSION_IDS
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from consolidator import history, retention, statedir
 from consolidator.config import StateSection
 from consolidator.errors import UsageError
+from consolidator.state import history, retention, statedir
 
 NS = 1_000_000_000
 DAY = 86400 * NS

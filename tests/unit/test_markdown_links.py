@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from consolidator import markdown_links
 from consolidator.index import parse
-from consolidator.markdown_links import (
+from consolidator.store import links as markdown_links
+from consolidator.store.links import (
     LINK_RE,
     WIKI_RE,
     link_path,

@@ -1,4 +1,4 @@
-"""The Prometheus textfile (consolidator.metrics.write_textfile), read back with a real parser
+"""The Prometheus textfile (report.metrics.write_textfile), read back with a real parser
 of the text format: every gauge with its HELP and TYPE, labels escaped, the file replaced
 atomically, and the values a person watching the service relies on, from RunReports built
 by hand and from real runs on the bundled example."""
@@ -18,12 +18,13 @@ import pytest
 pytest.importorskip("prometheus_client")
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
-from consolidator import metrics, proposal, statedir  # noqa: E402
 from consolidator.config import Config  # noqa: E402
 from consolidator.gates import GateResult, not_evaluated  # noqa: E402
 from consolidator.outcome import RootReport, RunReport  # noqa: E402
 from consolidator.plan import JUDGMENT, SAFE, Archive, Create, Merge, Plan, Rewrite, Waiting  # noqa: E402
+from consolidator.report import metrics  # noqa: E402
 from consolidator.runner import RunOptions, run_all  # noqa: E402
+from consolidator.state import proposal, statedir
 
 P = "dream_consolidator_"
 NOW = datetime(2026, 11, 30, 3, 15, 0, 250000, tzinfo=UTC)

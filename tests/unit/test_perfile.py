@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from consolidator.detect import perfile
-from consolidator.detect.stale import ProjectPaths
+from consolidator.detect.stale.evidence import ProjectPaths
 from consolidator.store.model import Memory
 from consolidator.store.scan import scan
 

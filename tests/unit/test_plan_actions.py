@@ -19,8 +19,6 @@ from typing import Any
 
 import pytest
 
-from consolidator import proposal as proposals
-from consolidator import statedir
 from consolidator.config import Config
 from consolidator.decide import Found, decide, declined_key
 from consolidator.execute import Executor, imagine
@@ -40,6 +38,8 @@ from consolidator.plan import (
     action_from_json,
 )
 from consolidator.runner import RunOptions, context_for
+from consolidator.state import proposal as proposals
+from consolidator.state import statedir
 from consolidator.store.frontmatter import BOM
 from consolidator.store.model import FileStat, Snapshot
 from consolidator.store.scan import scan

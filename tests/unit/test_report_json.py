@@ -1,4 +1,4 @@
-"""The JSON report written piece by piece (consolidator.report.write_json and its helpers).
+"""The JSON report written piece by piece (consolidator.report.json.write_json and its helpers).
 
 Whatever the data, the text must parse back to what ``json.dumps`` of the same data parses
 to; the layout must stay readable: top-level keys indented by two spaces, each item of a deep
@@ -17,13 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from consolidator import report
 from consolidator.config import Config
-from consolidator.findings import LlmUsage, MemoryInfo, Stale
+from consolidator.detect.findings import LlmUsage, MemoryInfo, Stale
 from consolidator.gates import GateResult
 from consolidator.index.rebuild import IndexPlan
 from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import Archive, Merge, Plan
+from consolidator.report import json as report
 from consolidator.runner import RunOptions, context_for, run_root
 
 HOSTILE = (

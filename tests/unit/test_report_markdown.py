@@ -1,4 +1,4 @@
-"""The Markdown report a person reads (consolidator.report_markdown.markdown), on RunReports built by
+"""The Markdown report a person reads (consolidator.report.markdown.markdown), on RunReports built by
 hand: the summary first, each action and each finding once, the memories last."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from consolidator.findings import Conflict, Duplicate, LlmUsage, MemoryInfo, Similar, Stale
-from consolidator.freshness import age_warning, freshness_text
+from consolidator.detect.dates.freshness import age_warning, freshness_text
+from consolidator.detect.findings import Conflict, Duplicate, LlmUsage, MemoryInfo, Similar, Stale
 from consolidator.gates import GateResult
 from consolidator.index.rebuild import IndexPlan
 from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import JUDGMENT, SAFE, Action, Archive, Create, Merge, Plan, Rewrite, Waiting
-from consolidator.report_markdown import markdown as to_markdown
+from consolidator.report.markdown import markdown as to_markdown
 from consolidator.store.model import IndexFile, Snapshot, Unparsed
 from tests.conftest import gate_results
 

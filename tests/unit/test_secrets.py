@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from consolidator import secrets
 from consolidator.cli import main
+from consolidator.detect.secrets import scan as secrets
+from consolidator.detect.secrets.scan import PLACEHOLDER, find, hits, redact, scrub, secret_values
 from consolidator.llm import redact as llm_redact
-from consolidator.secrets import PLACEHOLDER, find, hits, redact, scrub, secret_values
 
 
 def flagged(text: str) -> bool:

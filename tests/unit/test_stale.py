@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from consolidator.detect.deadlines import find_deadlines
+from consolidator.detect.dates.deadlines import find_deadlines
 from consolidator.detect.scope import outline
-from consolidator.detect.stale import StaleFinding, find_stale
+from consolidator.detect.stale.evidence import StaleFinding, find_stale
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
 

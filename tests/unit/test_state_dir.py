@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from consolidator import config, paths
+from consolidator import config
+from consolidator.roots import paths
 
 APP = "dream-consolidator"
 DEFAULTS = config.Config()

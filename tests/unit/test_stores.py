@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from consolidator.stores import (
+from consolidator.roots.stores import (
     Store,
     claude_home,
     describe,

@@ -6,7 +6,7 @@ with a secret in it. A secret is a *value*: a key in a known format (`sk-ant-…
 assigned to a credential's name (`DB_PASSWORD=hunter2`, "the password is `hunter2`"). Names,
 references, placeholders and settings are not (`os.environ["BOT_TOKEN"]`,
 `MAX_OUTPUT_TOKENS=25000`, `API_KEY=${API_KEY}`, "token: <your token here>"); see
-:mod:`consolidator.detect.credentials`.
+:mod:`consolidator.detect.secrets.credentials`.
 
 What :func:`find` reports is exactly what :func:`redact` replaces, so a warning always means
 that something will be redacted, and nothing is redacted without a warning.
@@ -24,8 +24,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from consolidator.detect import credentials
-from consolidator.detect import secret_values as sv
+from consolidator.detect.secrets import credentials
+from consolidator.detect.secrets import values as sv
 
 PLACEHOLDER = "[REDACTED]"
 LABELLED = "password"  # the kind of a literal assigned to a credential's name

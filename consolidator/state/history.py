@@ -21,12 +21,12 @@ from typing import Any
 
 import structlog
 
-from consolidator import statedir
 from consolidator.clock import DAY_NS, HOUR_NS, MINUTE_NS, epoch_ns
 from consolidator.errors import UsageError
+from consolidator.state import statedir
 from consolidator.store.model import INDEX_NAME
 
-log = structlog.get_logger("consolidator.history")
+log = structlog.get_logger("consolidator.state.history")
 
 INDEX_KEY = INDEX_NAME.casefold()
 TAIL_BYTES = 65536  # what is read of a history file's end to find its last lines

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from consolidator import statedir
 from consolidator.clock import DAY_NS
 from consolidator.config import StateSection
-from consolidator.history import closed_by, entry_ns, last_recorded, log, parsed, record
-from consolidator.lock import own_lock
+from consolidator.state import statedir
+from consolidator.state.history import closed_by, entry_ns, last_recorded, log, parsed, record
+from consolidator.state.lock import own_lock
 from consolidator.store.journal import is_closed
 
 

@@ -32,8 +32,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from consolidator import statedir
 from consolidator.clock import NS, epoch_ns
+from consolidator.state import statedir
 
 if TYPE_CHECKING:
     from consolidator.outcome import RunReport
@@ -193,7 +193,7 @@ def _applied(root: Any) -> dict[str, int]:
 
 
 def _last_consolidated(memory_dir: Any, now_ns: int, state_dir: Path) -> float:
-    from consolidator.lock import last_consolidated_ns
+    from consolidator.state.lock import last_consolidated_ns
 
     if memory_dir is None:
         return 0.0
@@ -209,7 +209,7 @@ def _waiting(memory_dir: Any, state_dir: Path) -> int:
     state = statedir.root_state(state_dir, Path(memory_dir))
     if not os.path.lexists(statedir.proposal(state)):
         return 0  # the common case, without loading what reads a proposal
-    from consolidator import proposal
+    from consolidator.state import proposal
 
     try:
         found = proposal.load(state)

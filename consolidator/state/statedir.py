@@ -18,7 +18,8 @@
           displaced/<step>/<file> newer bytes a forced undo put aside
 
 Everything is private to the user: folders 0700, files 0600. Nothing here is a ``.md`` file
-under a root (the state dir is never inside one; see :func:`consolidator.paths.check_state_dir`).
+under a root (the state dir is never inside one; see
+:func:`consolidator.roots.paths.check_state_dir`).
 
 A run folder goes only through :func:`remove_run`: retention removes one that holds nothing
 but the tool's own files (journal, backups); ``consolidator prune`` also one whose archive

@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from consolidator import statedir
 from consolidator.decide import Declined, declined_key
 from consolidator.errors import ConsolidatorError, UsageError
 from consolidator.plan import Action, BadAction, action_from_json
+from consolidator.state import statedir
 from consolidator.store.model import FileStat, Snapshot
 
 FORMAT = 1

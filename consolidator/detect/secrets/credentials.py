@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from consolidator.detect import secret_values as sv
+from consolidator.detect.secrets import values as sv
 
 NAME_MAX = 80
 VALUE_MAX = 300

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from consolidator.detect import date_words
-from consolidator.detect.date_words import FUTURE, PAST, PRESENT
+from consolidator.detect.dates import words as date_words
+from consolidator.detect.dates.words import FUTURE, PAST, PRESENT
 
 __all__ = ["FUTURE", "PAST", "PRESENT", "names_a_day"]
 

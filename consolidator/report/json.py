@@ -1,5 +1,5 @@
 """RunReport -> the JSON report (schema_version 1); the Markdown is in
-:mod:`consolidator.report_markdown`.
+:mod:`consolidator.report.markdown`.
 
 No secret is printed: every text a report quotes from memories or the index (names, warnings,
 reasons, evidence, the lines that moved, the index's diff, notes) goes through :class:`Mask`,
@@ -16,10 +16,10 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from consolidator.freshness import iso
+from consolidator.detect.dates.freshness import iso
+from consolidator.detect.secrets.scan import PLACEHOLDER, redact, secret_values
 from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import Archive, Plan
-from consolidator.secrets import PLACEHOLDER, redact, secret_values
 
 SCHEMA_VERSION = 1
 MIN_MASKED = 4  # a secret shorter than this is not looked for elsewhere (it would mask words)

@@ -24,10 +24,10 @@ from collections.abc import Container, Iterable
 from itertools import chain, repeat
 from typing import NamedTuple
 
-from consolidator.detect.shared_lines import same_lines, sharing_lines
+from consolidator.detect.findings import Similar
+from consolidator.detect.overlap.shared_lines import same_lines, sharing_lines
 from consolidator.detect.text import normal_line, normal_set, tokens
 from consolidator.detect.words import line_features, lines_features, sentences
-from consolidator.findings import Similar
 from consolidator.store.model import Memory
 
 __all__ = ["Similar", "find_similar"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Container
 
-from consolidator.detect.postings import line_postings
+from consolidator.detect.overlap.postings import line_postings
 from consolidator.detect.text import normal_line
 from consolidator.store.model import Memory
 

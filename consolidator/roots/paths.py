@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from consolidator import stores
 from consolidator.config import Config
 from consolidator.errors import UsageError
-from consolidator.layout import holds_memories, newest_transcript_cwd
+from consolidator.roots import stores
+from consolidator.roots.layout import holds_memories, newest_transcript_cwd
+from consolidator.roots.stores import Store
 from consolidator.store.scan import find_index, listing
-from consolidator.stores import Store
 
 APP = "dream-consolidator"
 

@@ -1,7 +1,7 @@
 """RunReport -> the Markdown a person reads before trusting a run: per root a summary, what
 is (or would be) applied, what waits for review, the findings no action covers, the index,
 the gates, and the memories last. Every text quoted from a memory goes through the report's
-:class:`~consolidator.report.Mask`.
+:class:`~consolidator.report.json.Mask`.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from consolidator.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
-from consolidator.freshness import age_warning
+from consolidator.detect.dates.freshness import age_warning
+from consolidator.detect.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
 from consolidator.index.rebuild import IndexPlan
 from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import JUDGMENT, Action, Archive, Create, Merge, Plan, Rewrite
-from consolidator.report import Mask, applied_flags, mask_for
+from consolidator.report.json import Mask, applied_flags, mask_for
 
 
 def _cell(text: str) -> str:

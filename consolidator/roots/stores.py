@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from consolidator.layout import holds_memories, newest_transcript_cwd
+from consolidator.roots.layout import holds_memories, newest_transcript_cwd
 
 KINDS = ("auto", "team", "agent-user", "agent-project", "agent-local")
 TEAM = "team"  # the team scope's folder inside an auto memory directory

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from consolidator.errors import UsageError
-from consolidator.layout import is_session_transcript
-from consolidator.stores import Store
+from consolidator.roots.layout import is_session_transcript
+from consolidator.roots.stores import Store
 
 MAX_INPUT = 1 << 20
 

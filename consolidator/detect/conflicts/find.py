@@ -7,10 +7,10 @@ value.
 struck through.
 
 Candidates are found in linear time from the normal-form lines the detectors share
-(:mod:`consolidator.detect.skeletons`): a line with a value is keyed by its skeleton (each
+(:mod:`consolidator.detect.conflicts.skeletons`): a line with a value is keyed by its skeleton (each
 value replaced by its class), so lines that differ only in values share a key; a line without
 one is keyed by itself when one side holds symbols that the normal form drops. Each candidate
-is then read as written, with the symbols kept (:mod:`consolidator.detect.values`).
+is then read as written, with the symbols kept (:mod:`consolidator.detect.conflicts.values`).
 
 A shared skeleton is not yet a disagreement. Real memories are full of lines that differ in a
 value because they are about different things: two reference memories with their own database
@@ -39,12 +39,12 @@ import re
 from collections.abc import Container, Iterable, Sequence
 from functools import lru_cache
 
-from consolidator.detect.skeletons import MIN_LINE_TOKENS, candidates
-from consolidator.detect.subject import Subjects, Written
+from consolidator.detect.conflicts.skeletons import MIN_LINE_TOKENS, candidates
+from consolidator.detect.conflicts.subject import Subjects, Written
+from consolidator.detect.conflicts.values import Tok, diff_kind, differs, tokens
+from consolidator.detect.findings import Conflict
 from consolidator.detect.text import exact_line, normal_set
 from consolidator.detect.text import tokens as word_tokens
-from consolidator.detect.values import Tok, diff_kind, differs, tokens
-from consolidator.findings import Conflict
 from consolidator.store.model import Memory
 
 RELATED = 0.2  # the overlap two memories named for one subject count as having, at least

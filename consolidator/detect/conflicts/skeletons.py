@@ -7,15 +7,15 @@ skeleton, or its first part when one line goes on with a remark. Lines without a
 by the line itself, but only where one side is written with a symbol the normal form drops
 (C++/C#, -5/+5, ~~struck~~, ✅/❌). Everything is keyed from the normal-form lines the
 detectors share, with one pass over the raw lines that hold symbols or paths: linear in the
-size of the root. The pairs are judged in :mod:`consolidator.detect.conflicts`.
+size of the root. The pairs are judged in :mod:`consolidator.detect.conflicts.find`.
 """
 
 from __future__ import annotations
 
 import re
 
+from consolidator.detect.conflicts.values import CHOICE
 from consolidator.detect.text import exact_line, normal_line
-from consolidator.detect.values import CHOICE
 from consolidator.store.model import Memory
 
 MIN_LINE_TOKENS = 3  # a claim that stands on its own

@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from consolidator.detect.postings import files_of, line_postings
+from consolidator.detect.overlap.postings import files_of, line_postings
 from consolidator.detect.text import exact_set, normal_set
 from consolidator.store.model import Memory
 

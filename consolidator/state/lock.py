@@ -19,15 +19,16 @@ from pathlib import Path
 import structlog
 from filelock import FileLock, Timeout
 
-from consolidator import clock, statedir
+from consolidator import clock
 from consolidator.clock import MINUTE_NS, NS
 from consolidator.errors import LockHeld
+from consolidator.state import statedir
 
 CLAUDE_LOCK = ".consolidate-lock"
 OWN_LOCK = ".consolidate.flock"
 MAX_PID = 1 << 22  # Linux's pid_max ceiling; anything larger is garbage
 
-log = structlog.get_logger("consolidator.lock")
+log = structlog.get_logger("consolidator.state.lock")
 
 
 @dataclass(frozen=True)

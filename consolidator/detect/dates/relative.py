@@ -1,8 +1,8 @@
 """Relative dates in memory text ("yesterday", "next Tuesday", 「明日」), to rewrite as absolute ones.
 
 Only phrases that name a day relative to the writing are found: in the writer's own prose
-(see ``date_layout``), meaning a day (see ``date_sense``). Each is counted from the nearest
-explicit date it is anchored to (see ``date_anchors``), else from the memory's mtime. English,
+(see ``layout``), meaning a day (see ``sense``). Each is counted from the nearest
+explicit date it is anchored to (see ``anchors``), else from the memory's mtime. English,
 Chinese and Japanese forms are known. What a rewrite writes is never found again.
 """
 
@@ -14,10 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from consolidator.detect import date_anchors, date_sense
-from consolidator.detect.date_anchors import MONTHS, Anchors
-from consolidator.detect.date_layout import Layout
-from consolidator.detect.date_sense import FUTURE, PAST, PRESENT
+from consolidator.detect.dates.anchors import MONTHS, Anchors, gloss, near_day
+from consolidator.detect.dates.layout import Layout
+from consolidator.detect.dates.sense import FUTURE, PAST, PRESENT, names_a_day
 
 __all__ = ["MONTHS", "WEEKDAYS", "RelativeDate", "find_relative", "line_at", "mentions",
            "rewrite_relative"]
@@ -85,7 +84,7 @@ class RelativeDate:
 class _Meaning:
     """What a phrase says: ``days`` from the writing day, or a week or a month."""
 
-    category: str  # PAST, FUTURE or PRESENT (see date_sense)
+    category: str  # PAST, FUTURE or PRESENT (see sense)
     unit: str  # "day", "week", "weeks-ago" or "month"
     shift: int  # days, weeks or months
     weekday: int | None = None  # a day of the shifted week
@@ -236,7 +235,7 @@ def _candidates(text: str, matches: list[re.Match[str]], layout: Layout) -> list
         if layout.masked(index, column, stop):
             continue
         before, after = _wrapped(layout, index)
-        if date_sense.names_a_day(line, column, stop, meaning.category, before, after):
+        if names_a_day(line, column, stop, meaning.category, before, after):
             out.append(_Candidate(match.start(), end, index, meaning))
     return out
 
@@ -286,10 +285,10 @@ def find_relative(text: str, written: datetime, name: str = "") -> list[Relative
     for item in found:
         if item.meaning.unit != "day":
             continue
-        note = date_anchors.gloss(text, item.match_end)
+        note = gloss(text, item.match_end)
         if note is None:
             continue
-        day = date_anchors.near_day(note, today + timedelta(days=item.meaning.shift))
+        day = near_day(note, today + timedelta(days=item.meaning.shift))
         if day is None:
             continue
         own[item.match_start] = None if note.year is not None else day

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from consolidator.detect.conflicts.values import Tok, tokens
 from consolidator.detect.text import normal_line
-from consolidator.detect.values import Tok, tokens
 from consolidator.detect.words import line_features, lines_features
 from consolidator.store.model import Memory
 

@@ -24,8 +24,9 @@ from datetime import datetime
 from pathlib import Path
 
 from consolidator import clock
-from consolidator.detect.deadlines import Deadline, deadlines_in, might_date
-from consolidator.detect.markers import (
+from consolidator.detect.dates.deadlines import Deadline, deadlines_in, might_date
+from consolidator.detect.scope import Line, outline
+from consolidator.detect.stale.markers import (
     Marker,
     frontmatter_marker,
     maybe,
@@ -34,8 +35,7 @@ from consolidator.detect.markers import (
     paused_status,
     whole_marker,
 )
-from consolidator.detect.scope import Line, outline
-from consolidator.markdown_links import LINK_RE, WIKI_RE
+from consolidator.store.links import LINK_RE, WIKI_RE
 from consolidator.store.model import Memory
 
 MAX_PART_REASONS = 3  # per class of evidence: enough to judge, not a copy of the memory

@@ -1,0 +1,3 @@
+"""Secrets in memory text: credential formats and assigned values, found so no report, index or
+request carries one.
+"""

@@ -1,0 +1,3 @@
+"""What a pass tells a person or a program: the JSON report, the Markdown report, metrics,
+terminal progress.
+"""

@@ -1,0 +1,3 @@
+"""The state dir, its one owner: per-root folders, the lock, history and its retention,
+proposals waiting for review.
+"""

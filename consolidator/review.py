@@ -18,16 +18,14 @@ from pathlib import Path
 import structlog
 
 from consolidator.config import Config
-from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError, UsageError
 from consolidator.phases import consolidate, index
 from consolidator.phases.context import Work
 from consolidator.plan import Plan
-from consolidator.runner import RunOptions, close_run, context_for, describe_error
-from consolidator.state import history, proposal, statedir
-from consolidator.state.lock import RootLock
+from consolidator.runner import RunOptions, context_for
+from consolidator.session import Session, describe_error
+from consolidator.state import proposal, statedir
 from consolidator.state.proposal import APPLIED, DECLINED, REFUSED, Item, Proposal
-from consolidator.store.recover import recover
 from consolidator.store.scan import scan
 
 log = structlog.get_logger("consolidator.review")
@@ -109,21 +107,14 @@ def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datet
     ctx = context_for(root, cfg, opts, now, run_id)
     if not root.is_dir():
         raise ConsolidatorError("not a folder any more (it vanished?)")
-    held = RootLock(root, cfg.gates.lock_stale_minutes, ctx.state)
-    try:
-        held.acquire()
-    except BaseException:
-        try:
-            held.rollback()
-        finally:
-            held.release()
-        raise
+    session = Session.of(ctx)
+    session.acquire()
     started = time.monotonic()
     done = Answered(root, found.run_id, apply_run=run_id)
-    work = Work(ctx, mode="all", lock_before_ns=held.previous_mtime_ns)
+    work = Work(ctx, mode="all", session=session)
     status, error = "applied", None
     try:
-        recover(root, ctx.state)
+        session.recover()
         current = proposal.load(ctx.state)  # again, under the lock
         if current is None or current.run_id != found.run_id:
             raise UsageError(f"run {found.run_id}: its proposal was replaced meanwhile")
@@ -146,13 +137,13 @@ def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datet
         status, error = "failed", describe_error(exc)
         raise
     finally:
-        status, error = close_run(work, None, status, error)
-        try:
-            held.rollback()  # not a consolidation: the lock's mtime goes back
-        finally:
-            held.release()
-        history.record(ctx.state, _history(ctx, done, status, error, time.monotonic() - started,
-                                           work))
+        # Not a consolidation: the lock's mtime goes back.
+        status, error = session.close(status, error)
+        session.record(
+            status, {"applied": len(done.applied), "refused": len(done.refused),
+                     "follow_ups": done.follow_ups, "skipped": len(work.skipped)},
+            proposal=done.run_id, refused={str(n): why for n, why in done.refused.items()},
+            error=error, duration_s=round(time.monotonic() - started, 3))
     log.info("proposal applied", root=str(root), proposal=found.run_id, run_id=run_id,
              applied=len(done.applied), refused=len(done.refused))
     return done
@@ -201,16 +192,3 @@ def reject(state: Path, root: Path, found: Proposal, only: Sequence[int] | None,
     done = Answered(root, found.run_id, declined=[i.number for i in items])
     proposal.save(state, found.settled(_statuses(done)))
     return done
-
-
-def _history(ctx: object, done: Answered, status: str, error: str | None, duration: float,
-             work: Work) -> dict[str, object]:
-    assert isinstance(ctx, RootContext)
-    return history.entry(
-        run_id=ctx.run_id, memory_dir=str(ctx.root), kind=ctx.kind, started=ctx.now,
-        trigger="apply", status=status, proposal=done.run_id,
-        counts={"applied": len(done.applied), "refused": len(done.refused),
-                "follow_ups": done.follow_ups, "skipped": len(work.skipped)},
-        refused={str(n): why for n, why in done.refused.items()},
-        error=error, duration_s=round(duration, 3),
-    )

@@ -21,10 +21,11 @@ from consolidator.gates import evaluate
 from consolidator.log import summary_of
 from consolidator.roots import paths, stores
 from consolidator.runner import new_run_id
+from consolidator.session import Session
 from consolidator.state import history as past  # `history` is the command below
-from consolidator.state import lock, proposal, retention, statedir
+from consolidator.state import lock, retention, statedir
 from consolidator.state.lock import own_lock
-from consolidator.store.journal import JournalDamaged, load
+from consolidator.state.runs import later_runs, reopened, root_of, withdrawn
 from consolidator.store.undo import undo_run
 
 
@@ -39,15 +40,9 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     for run_dir in run_dirs:
         where = str(run_dir)
         try:
-            meta = load(run_dir).meta
-            memory_dir = meta.get("memory_dir")
-            if not isinstance(memory_dir, str) or not os.path.isabs(memory_dir) \
-                    or statedir.root_key(Path(memory_dir)) != statedir.state_of_run(run_dir).name:
-                raise JournalDamaged(statedir.journal(run_dir), 1,
-                                     "it names no memory dir, or not the one it is kept for")
-            root = Path(memory_dir)
+            root = root_of(run_dir)
             where = str(root)
-            if wanted is not None and memory_dir not in wanted:
+            if wanted is not None and where not in wanted:
                 continue
             done = undo_run(root, run_dir, force=args.force,
                             when=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -73,11 +68,8 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         if result is None:
             print(f"{root}: run {args.run_id} was already undone")
             continue
-        past.record(statedir.state_of_run(run_dir), past.entry(
-            run_id=args.run_id, memory_dir=str(root), started=now, trigger="undo",
-            status="undone", counts={"restored": len(result.restored)},
-            conflicts=result.conflicts,
-        ))
+        Session(root, statedir.state_of_run(run_dir), args.run_id, now, "undo").record(
+            "undone", {"restored": len(result.restored)}, conflicts=result.conflicts)
         print(f"{root}: restored {len(result.restored)} file(s)"
               + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))
         gone = withdrawn(statedir.state_of_run(run_dir), args.run_id)
@@ -232,62 +224,6 @@ def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     return EXIT_OK
 
 
-def later_runs(run_dir: Path, files: list[str]) -> list[str]:
-    """The runs of the same root after ``run_dir`` (not undone) that changed any of
-    ``files``, oldest first: what an undo refused for "changed since" should undo first."""
-    if not files:
-        return []
-    state = statedir.state_of_run(run_dir)
-    started = load(run_dir).meta.get("started_ns")
-    if not isinstance(started, int):
-        return []
-    out = []
-    for name in statedir.run_ids(state):
-        try:
-            journal = load(statedir.run_dir(state, name))
-        except Exception:  # noqa: BLE001 - a damaged journal is only not named here
-            continue
-        when = journal.meta.get("started_ns")
-        if (isinstance(when, int) and when > started and not journal.undone
-                and {e.file for e in journal.intents} & set(files)):
-            out.append((when, name))
-    return [name for _when, name in sorted(out)]
-
-
-def reopened(state: Path, run_id: str) -> list[int]:
-    """After an ``apply`` run is undone: the actions of the root's proposal it had applied
-    wait for review again (their files are back as the proposal recorded them). Returns
-    their numbers; a proposal that is gone, replaced or damaged is left as it is."""
-    try:
-        found = proposal.load(state)
-    except ConsolidatorError:
-        return []
-    if found is None:
-        return []
-    mine = [i.number for i in found.items
-            if i.status == proposal.APPLIED and i.note == f"by run {run_id}"]
-    if mine:
-        proposal.save(state, found.settled({n: (proposal.WAITING, "") for n in mine}))
-    return mine
-
-
-def withdrawn(state: Path, run_id: str) -> list[int]:
-    """After the run that made the root's proposal is undone: what still waited of it is
-    withdrawn (refused, "its run was undone"), so that nothing the run judged applies to
-    the files it put back. Returns their numbers."""
-    try:
-        found = proposal.load(state)
-    except ConsolidatorError:
-        return []
-    if found is None or found.run_id != run_id:
-        return []
-    waiting = [i.number for i in found.waiting()]
-    if waiting:
-        proposal.save(state, found.settled(
-            {n: (proposal.REFUSED, "its run was undone") for n in waiting}))
-    return waiting
-
-
 def _prune_root(args: argparse.Namespace, env: Mapping[str, str], state: Path,
                 memory_dir: str | None, before: int, now: datetime) -> tuple[bool, bool]:
     """Prune one root's old runs (the caller holds its lock); returns (said anything,
@@ -321,12 +257,9 @@ def _prune_root(args: argparse.Namespace, env: Mapping[str, str], state: Path,
     total = sum(r.files.size for r in gone)
     print(f"  {verb} {len(gone)} run(s), {total} bytes in all")
     if gone and not args.dry_run:
-        past.record(state, past.entry(
-            run_id=new_run_id(now), memory_dir=memory_dir,
-            kind=stores.describe(Path(memory_dir), env).kind if memory_dir else None,
-            started=now, trigger="prune", status="pruned",
-            counts={"runs": len(gone), "bytes": total,
-                    "archived": sum(len(r.files.users) for r in gone)},
-            removed=[r.run_id for r in gone], older_than_days=args.older_than,
-        ))
+        Session(Path(memory_dir) if memory_dir else None, state, new_run_id(now), now, "prune",
+                kind=stores.describe(Path(memory_dir), env).kind if memory_dir else None).record(
+            "pruned", {"runs": len(gone), "bytes": total,
+                       "archived": sum(len(r.files.users) for r in gone)},
+            removed=[r.run_id for r in gone], older_than_days=args.older_than)
     return True, failed

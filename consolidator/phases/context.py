@@ -9,8 +9,8 @@ from consolidator.decide import Declined
 from consolidator.detect.findings import LlmUsage
 from consolidator.execute import Executor
 from consolidator.plan import SAFE, Action, Plan
+from consolidator.session import Session
 from consolidator.store.model import Snapshot
-from consolidator.store.transaction import Transaction
 
 __all__ = ["RootContext", "Work", "chosen"]
 
@@ -36,13 +36,14 @@ class Work:
     after: Snapshot | None = None  # the root as the applied actions leave it
     proposed: tuple[int, ...] = ()  # where the actions this run leaves for review stand
     declined: frozenset[Declined] = frozenset()
-    tx: Transaction | None = None
+    session: Session | None = None  # the root's lifecycle (default: a session of ctx)
     paths_looked_up: dict[str, bool] = field(default_factory=dict)  # project path -> missing
-    lock_before_ns: int | None = None  # the .consolidate-lock mtime this run found (undo puts it back)
     _executor: Executor | None = None
     _llm_start: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def __post_init__(self) -> None:
+        if self.session is None:
+            self.session = Session.of(self.ctx)
         usage = self.ctx.llm.usage if self.ctx.llm is not None else None
         if usage is not None:
             self._llm_start = (usage.calls, usage.input_tokens, usage.output_tokens,
@@ -55,8 +56,9 @@ class Work:
     @property
     def executor(self) -> Executor:
         if self._executor is None:
-            self._executor = Executor(self.ctx.root, dry_run=self.ctx.dry_run,
-                                      transaction=self.transaction, stop=self.ctx.stop)
+            assert self.session is not None
+            self._executor = Executor(self.ctx.root, dry_run=self.session.dry,
+                                      transaction=self.session.transaction, stop=self.ctx.stop)
         return self._executor
 
     def llm_usage(self) -> tuple[LlmUsage, list[str]]:
@@ -68,16 +70,3 @@ class Work:
         spent = LlmUsage(usage.backend, usage.calls - calls, usage.input_tokens - tokens_in,
                          usage.output_tokens - tokens_out)
         return spent, [*usage.standing, *usage.notes[notes:]]
-
-    def transaction(self) -> Transaction:
-        """The run's journaled writer, opened on the first change."""
-        if self.tx is None:
-            self.tx = Transaction(
-                self.ctx.root,
-                self.ctx.run_dir,
-                {"run_id": self.ctx.run_id, "memory_dir": str(self.ctx.root),
-                 "started_at": self.ctx.now.isoformat(), "started_ns": self.ctx.now_ns,
-                 "trigger": self.ctx.trigger, "lock_before_ns": self.lock_before_ns},
-                self.ctx.after_record,
-            )
-        return self.tx

@@ -18,8 +18,8 @@ from typing import Any, TextIO
 
 from consolidator.detect.dates.freshness import iso
 from consolidator.detect.secrets.scan import PLACEHOLDER, redact, secret_values
-from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import Archive, Plan
+from consolidator.report.outcome import RootReport, RunReport
 
 SCHEMA_VERSION = 1
 MIN_MASKED = 4  # a secret shorter than this is not looked for elsewhere (it would mask words)

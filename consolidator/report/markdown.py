@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from consolidator.detect.dates.freshness import age_warning
 from consolidator.detect.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
 from consolidator.index.rebuild import IndexPlan
-from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import JUDGMENT, Action, Archive, Create, Merge, Plan, Rewrite
 from consolidator.report.json import Mask, applied_flags, mask_for
+from consolidator.report.outcome import RootReport, RunReport
 
 
 def _cell(text: str) -> str:

@@ -36,7 +36,7 @@ from consolidator.clock import NS, epoch_ns
 from consolidator.state import statedir
 
 if TYPE_CHECKING:
-    from consolidator.outcome import RunReport
+    from consolidator.report.outcome import RunReport
 
 PREFIX = "dream_consolidator_"
 MODE = 0o644

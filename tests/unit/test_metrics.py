@@ -20,9 +20,9 @@ from prometheus_client.parser import text_string_to_metric_families  # noqa: E40
 
 from consolidator.config import Config  # noqa: E402
 from consolidator.gates import GateResult, not_evaluated  # noqa: E402
-from consolidator.outcome import RootReport, RunReport  # noqa: E402
 from consolidator.plan import JUDGMENT, SAFE, Archive, Create, Merge, Plan, Rewrite, Waiting  # noqa: E402
 from consolidator.report import metrics  # noqa: E402
+from consolidator.report.outcome import RootReport, RunReport  # noqa: E402
 from consolidator.runner import RunOptions, run_all  # noqa: E402
 from consolidator.state import proposal, statedir
 

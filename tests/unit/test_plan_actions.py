@@ -353,8 +353,8 @@ def test_a_dry_executor_changes_nothing_and_imagines_what_a_real_one_leaves(
     try:
         real = work.executor.apply(actions, [True] * len(actions))
     finally:
-        if work.tx is not None:
-            work.tx.close()
+        if work.session is not None and work.session.tx is not None:
+            work.session.tx.close()
     assert real == applied and work.skipped == []
     assert snapshot_tree(root) != tree
     assert _whole(imagined) == _whole(scan(root))
@@ -376,8 +376,8 @@ def test_the_dry_phases_imagine_the_root_a_real_run_of_all_actions_leaves(
             consolidate.run(work)
             index.run(work)
         finally:
-            if work.tx is not None:
-                work.tx.close()
+            if work.session is not None and work.session.tx is not None:
+                work.session.tx.close()
         if dry_run:
             assert snapshot_tree(root) == tree
         results.append((work.plan.actions, work.plan.applied, work.after))

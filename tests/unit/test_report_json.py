@@ -21,9 +21,9 @@ from consolidator.config import Config
 from consolidator.detect.findings import LlmUsage, MemoryInfo, Stale
 from consolidator.gates import GateResult
 from consolidator.index.rebuild import IndexPlan
-from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import Archive, Merge, Plan
 from consolidator.report import json as report
+from consolidator.report.outcome import RootReport, RunReport
 from consolidator.runner import RunOptions, context_for, run_root
 
 HOSTILE = (

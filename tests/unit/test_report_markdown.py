@@ -13,9 +13,9 @@ from consolidator.detect.dates.freshness import age_warning, freshness_text
 from consolidator.detect.findings import Conflict, Duplicate, LlmUsage, MemoryInfo, Similar, Stale
 from consolidator.gates import GateResult
 from consolidator.index.rebuild import IndexPlan
-from consolidator.outcome import RootReport, RunReport
 from consolidator.plan import JUDGMENT, SAFE, Action, Archive, Create, Merge, Plan, Rewrite, Waiting
 from consolidator.report.markdown import markdown as to_markdown
+from consolidator.report.outcome import RootReport, RunReport
 from consolidator.store.model import IndexFile, Snapshot, Unparsed
 from tests.conftest import gate_results
 

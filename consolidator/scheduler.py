@@ -15,6 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers.blocking import BlockingScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 
 from consolidator import clock
 from consolidator.config import Config
@@ -29,9 +33,6 @@ log = structlog.get_logger("consolidator.serve")
 
 def trigger_for(cfg: Config) -> Any:
     """The APScheduler trigger of ``[schedule]``."""
-    from apscheduler.triggers.cron import CronTrigger
-    from apscheduler.triggers.interval import IntervalTrigger
-
     if cfg.schedule.interval_seconds:
         return IntervalTrigger(seconds=cfg.schedule.interval_seconds)
     assert cfg.schedule.cron is not None
@@ -49,9 +50,6 @@ class Service:
     ) -> None:
         """``configure``: applies a config's ``[log]`` (at start and on every reload) and
         returns what the start and reload lines say of it (config file, roots, state dir)."""
-        from apscheduler.executors.pool import ThreadPoolExecutor
-        from apscheduler.schedulers.blocking import BlockingScheduler
-
         self.load_config = load_config
         self.one_pass = one_pass
         self.configure = configure

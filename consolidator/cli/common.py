@@ -38,13 +38,12 @@ def write_out(produce: Callable[[TextIO], object]) -> None:
 
 def render(result: Any, fmt: str, out: TextIO, verbose: bool = False) -> None:
     """A pass's report on ``out``: JSON, or the Markdown a person reads."""
-    from consolidator.report.json import write_json  # only a command that prints one
-    from consolidator.report.markdown import markdown
+    from consolidator.report import json, markdown  # only a command that prints one
 
     if fmt == "json":
-        write_json(result, out)
+        json.write_json(result, out)
     else:
-        out.write(markdown(result, verbose=verbose))
+        out.write(markdown.markdown(result, verbose=verbose))
 
 
 def load_config(args: argparse.Namespace, env: Mapping[str, str]):  # type: ignore[no-untyped-def]

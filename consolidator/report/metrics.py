@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from consolidator.clock import NS, epoch_ns
 from consolidator.state import statedir
+from consolidator.state.lock import last_consolidated_ns
+from consolidator.store.model import INDEX_NAME
 
 if TYPE_CHECKING:
     from consolidator.report.outcome import RunReport
@@ -176,8 +178,6 @@ def _closed_gates(root: Any) -> list[tuple[str, str]]:
 def _applied(root: Any) -> dict[str, int]:
     """What the pass applied, counted as the history counts it (:func:`history.counts`):
     merged-away sources are archives too, and the index's own rebuild is not counted."""
-    from consolidator.store.model import INDEX_NAME
-
     out = {"merges": 0, "archives": 0, "rewrites": 0, "creates": 0}
     for action in root.plan.done():
         if str(action.file).casefold() == INDEX_NAME.casefold():
@@ -193,8 +193,6 @@ def _applied(root: Any) -> dict[str, int]:
 
 
 def _last_consolidated(memory_dir: Any, now_ns: int, state_dir: Path) -> float:
-    from consolidator.state.lock import last_consolidated_ns
-
     if memory_dir is None:
         return 0.0
     root = Path(memory_dir)

@@ -107,3 +107,51 @@ def test_every_module_imports_on_its_own_in_a_fresh_interpreter() -> None:
         if proc.returncode != 0:
             failed.append(f"{name}: {proc.stderr.strip().splitlines()[-1:]}")
     assert failed == []
+
+
+# The layers, lowest first: a module imports only from its own layer or a lower one. A module
+# belongs to the layer of the longest name below that is it or holds it (the package itself
+# holds nothing: every module has a layer of its own).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    # leaves every layer may use
+    ("consolidator", "consolidator.clock", "consolidator.errors", "consolidator.stop",
+     "consolidator.cli.codes", "consolidator.cli.pipes"),
+    # settings, where the state dir keeps what, what a terminal shows
+    ("consolidator.config", "consolidator.state.statedir", "consolidator.report.progress"),
+    # the store: memory files, journaled writes, undo (under the root's lock)
+    ("consolidator.store", "consolidator.state.lock"),
+    # Claude Code's layout, the state dir, one root's fixed facts
+    ("consolidator.roots", "consolidator.state", "consolidator.context"),
+    # judgments: detectors, the index's plan, the model, actions and the plan, proposals
+    ("consolidator.detect", "consolidator.index", "consolidator.llm", "consolidator.plan",
+     "consolidator.decide", "consolidator.state.proposal"),
+    # one root's run: gates, session, executor, phases and rounds, review, reports
+    ("consolidator.gates", "consolidator.session", "consolidator.execute",
+     "consolidator.phases", "consolidator.pipeline", "consolidator.review",
+     "consolidator.runner", "consolidator.report", "consolidator.state.runs"),
+    # how it is driven: logging, the service
+    ("consolidator.log", "consolidator.scheduler"),
+    # the command line
+    ("consolidator.cli", "consolidator.__main__"),
+)
+
+
+def layer_of(name: str) -> int:
+    best, layer = -1, -1
+    for number, names in enumerate(LAYERS):
+        for prefix in names:
+            holds = prefix != "consolidator" and name.startswith(prefix + ".")
+            if (name == prefix or holds) and len(prefix) > best:
+                best, layer = len(prefix), number
+    return layer
+
+
+def test_every_module_imports_only_from_its_own_layer_or_a_lower_one() -> None:
+    modules = module_names()
+    known = set(modules)
+    assert [name for name in modules if layer_of(name) < 0] == [], "a module with no layer"
+    upward = [f"{name} (layer {layer_of(name)}) imports {dep} (layer {layer_of(dep)})"
+              for name, path in modules.items()
+              for dep in sorted(imports_of(name, path, known))
+              if layer_of(dep) > layer_of(name)]
+    assert upward == []

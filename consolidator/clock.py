@@ -35,8 +35,3 @@ def epoch_ns(moment: datetime) -> int:
 def local(ns: int) -> datetime:
     """The local, naive moment of ``ns`` (what a memory's mtime means to its writer)."""
     return datetime.fromtimestamp(ns // NS) + timedelta(microseconds=ns % NS // 1000)
-
-
-def utc(ns: int) -> datetime:
-    """The UTC moment of ``ns``."""
-    return _EPOCH + timedelta(microseconds=ns // 1000)

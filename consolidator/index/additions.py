@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from consolidator.detect.links import is_topic
-from consolidator.index.fit import Limits
 from consolidator.index.parse import IndexLine, classify
 from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.shrink import MAX_TOPICS, Fitter
-from consolidator.index.window import within
+from consolidator.index.window import Limits, within
 from consolidator.store.links import LINK_RE, WIKI_RE, resolve_link
 from consolidator.store.model import Memory
 

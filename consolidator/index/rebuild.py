@@ -27,7 +27,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from consolidator.index.additions import add_missing, list_unlisted
-from consolidator.index.fit import TOPIC_MAX_BYTES, Limits, measure
 from consolidator.index.parse import (
     IndexLine,
     classify,
@@ -40,7 +39,7 @@ from consolidator.index.parse import (
 from consolidator.index.pointers import pointer_line
 from consolidator.index.shrink import Fitter, says
 from consolidator.index.topic import TopicMemory
-from consolidator.index.window import hide, loaded, over_by
+from consolidator.index.window import TOPIC_MAX_BYTES, Limits, hide, loaded, measure, over_by
 from consolidator.store.model import INDEX_NAME, Memory
 
 SAFE_SCOPE, ALL = "safe", "all"  # what a rebuild may move: unloaded lines only, or any

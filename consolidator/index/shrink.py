@@ -23,7 +23,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from consolidator.index.fit import TOPIC_MAX_BYTES, Limits, chunks
 from consolidator.index.parse import IndexLine, classify, link_path, link_title, split_pointer
 from consolidator.index.pointers import pointer_line, shorten
 from consolidator.index.sections import (
@@ -43,7 +42,7 @@ from consolidator.index.topic import (
     topic_memory,
 )
 from consolidator.index.value import Worth, parents, worth
-from consolidator.index.window import HIDDEN, line_cost
+from consolidator.index.window import HIDDEN, TOPIC_MAX_BYTES, Limits, chunks, line_cost
 from consolidator.store.model import Memory
 from consolidator.store.names import TOPIC_PREFIX
 

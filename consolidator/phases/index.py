@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 
 from consolidator.decide import moves, not_declined
-from consolidator.index.fit import Limits
 from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
+from consolidator.index.window import Limits
 from consolidator.phases.context import Work
 from consolidator.plan import JUDGMENT, SAFE, Action, Create, Rewrite
 from consolidator.store.frontmatter import BOM

@@ -280,12 +280,6 @@ def load(run_dir: Path) -> RunJournal:
     return journal
 
 
-def read_entries(run_dir: Path) -> tuple[dict[str, Any], list[Entry], set[int]]:
-    """(meta, intents in order, steps marked done) of a run's journal."""
-    journal = load(run_dir)
-    return journal.meta, journal.intents, journal.done
-
-
 def _has_mark(run_dir: Path, key: str) -> bool:
     """Whether any line of the journal is the mark ``key``; the rest is not read (a damaged
     journal is reported by whatever reads its steps)."""
@@ -303,11 +297,6 @@ def _has_mark(run_dir: Path, key: str) -> bool:
         if _is_mark(record) and record is not None and key in record:
             return True
     return False
-
-
-def is_undone(run_dir: Path) -> bool:
-    """True once ``consolidator undo`` restored this run."""
-    return _has_mark(run_dir, "undone")
 
 
 def is_closed(run_dir: Path) -> bool:

@@ -79,12 +79,6 @@ def clear_files(root: Path, files: Iterable[str]) -> list[str]:
     return sorted(removed)
 
 
-def clear_temp_files(root: Path, run_dirs: list[Path]) -> list[str]:
-    """Remove the temp files the interrupted runs in ``run_dirs`` left beside the files
-    they were writing."""
-    return clear_files(root, {e.file for run_dir in run_dirs for e in load(run_dir).intents})
-
-
 def recover(root: Path, state: Path) -> list[str]:
     """Roll back every interrupted run of ``root``; return what was done, for the report.
 

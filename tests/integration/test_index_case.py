@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from consolidator.cli import main
-from consolidator.store.journal import read_entries
+from consolidator.store.journal import load
 from consolidator.store.names import MAX_NAME_BYTES
 from consolidator.store.transaction import Transaction
 from tests.conftest import snapshot_tree
@@ -59,8 +59,7 @@ def tx(root: Path, tmp_path: Path) -> Transaction:
 
 
 def intents(tx: Transaction) -> list[tuple[str, str]]:
-    _meta, entries, _done = read_entries(tx.run_dir)
-    return [(e.op, e.file) for e in entries]
+    return [(e.op, e.file) for e in load(tx.run_dir).intents]
 
 
 # --- the store's create step ----------------------------------------------------------------

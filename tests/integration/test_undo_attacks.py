@@ -24,8 +24,8 @@ from consolidator.state.statedir import JOURNAL, root_key
 from consolidator.state.statedir import archived as archive_path
 from consolidator.state.statedir import backup as backup_path
 from consolidator.store import undo as undo_module
-from consolidator.store.journal import is_closed, is_undone, load
-from consolidator.store.recover import clear_temp_files, temp_prefix
+from consolidator.store.journal import is_closed, load
+from consolidator.store.recover import clear_files, temp_prefix
 from consolidator.store.transaction import Transaction
 from consolidator.store.write import current_stat
 from tests.conftest import snapshot_tree
@@ -210,7 +210,7 @@ def _live_writes(tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str,
             old = run.before[name][0]
             assert now[name][0].startswith(old), name
         assert "displaced" in out and "kept in" in out
-        assert is_undone(run.run_dir)
+        assert load(run.run_dir).undone
     else:
         # A file written meanwhile is never overwritten: the undo refuses (at the start, or
         # half-way, when everything it did is put back) and the root is as it was.
@@ -222,7 +222,7 @@ def _live_writes(tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str,
         for name in targets:
             if name in run.after:
                 assert now[name][0].startswith(run.after[name][0]), name
-        assert not is_undone(run.run_dir)
+        assert not load(run.run_dir).undone
 
 
 @pytest.mark.parametrize("mode", ["refuse-before", "refuse-during", "force-before",
@@ -260,7 +260,7 @@ def test_undo_waits_for_no_one_it_refuses_while_another_process_holds_the_lock(
     assert code == 75, out + err
     assert "lock" in _one_line(err)
     assert run.tree() == run.after
-    assert not is_undone(run.run_dir)
+    assert not load(run.run_dir).undone
 
 
 def test_undo_refuses_while_claude_codes_lock_is_held_by_a_live_process(
@@ -298,7 +298,7 @@ def test_a_missing_backup_stops_the_undo_before_anything_changes(
     assert f"backup of {run.written[0]} (step 1) is missing" in line
     assert run.tree() == run.after
     assert snapshot_tree(run.state) == state_before
-    assert not is_undone(run.run_dir)
+    assert not load(run.run_dir).undone
 
 
 def _fail_on_call(monkeypatch: pytest.MonkeyPatch, name: str, call: int) -> None:
@@ -330,7 +330,7 @@ def test_a_step_failing_half_way_puts_back_every_step_the_undo_did(
     line = _one_line(err)
     assert "No space left on device" in line and "put back" in line
     assert run.tree() == run.after, "bytes and mtimes as before the undo"
-    assert not is_undone(run.run_dir)
+    assert not load(run.run_dir).undone
     assert not [p for p in (run.run_dir / "undone").rglob("*") if p.is_file()]
 
     monkeypatch.undo()
@@ -586,7 +586,7 @@ def test_recovery_clears_temp_files_beside_long_and_nested_names_and_nothing_els
         path.write_text("x")
     assert len(ours[0].name.encode()) <= 255
 
-    removed = clear_temp_files(run.root, [run.run_dir])
+    removed = clear_files(run.root, {e.file for e in load(run.run_dir).intents})
 
     assert sorted(removed) == sorted(str(p.relative_to(run.root)) for p in ours)
     assert all(p.exists() for p in theirs)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from consolidator.index.fit import Limits
 from consolidator.index.parse import IndexLine, classify, parse_index
 from consolidator.index.rebuild import (
     Fitted,
@@ -22,6 +21,7 @@ from consolidator.index.rebuild import (
     unlink_dead,
 )
 from consolidator.index.shrink import Fitter
+from consolidator.index.window import Limits
 from consolidator.store.model import Memory
 from tests.unit.test_index_rebuild import make_memory
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from consolidator.index.fit import Limits, measure
 from consolidator.index.parse import parse_index
 from consolidator.index.rebuild import plan_index
 from consolidator.index.sections import top_sections
 from consolidator.index.shrink import MAX_TOPICS, Fitter
 from consolidator.index.value import stressed
-from consolidator.index.window import HIDDEN, hide, loaded, over_by
+from consolidator.index.window import HIDDEN, Limits, hide, loaded, measure, over_by
 from consolidator.plan import Create, Rewrite
 from consolidator.state.proposal import DECLINED, Item, Proposal
 from consolidator.store.frontmatter import parse

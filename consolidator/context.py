@@ -41,6 +41,7 @@ class RootContext:
     sessions: tuple[Path, ...] = ()  # folders whose transcripts count (default: transcripts)
     off: str | None = None  # why Claude Code's auto memory is off for this store
     ended: str | None = None  # the session that just ended (Claude Code's SessionEnd hook)
+    settled: bool = False  # that session was the only one at work: see :func:`settled_by`
     after_record: Callable[[], None] | None = field(default=None, compare=False)  # journal hook
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -75,17 +76,15 @@ class RootContext:
         return epoch_ns(self.now)
 
     @property
-    def settled(self) -> bool:
-        """The session that just ended was the only one at work (gate G3 found no other):
-        what it wrote is settled, not in a live session's hands."""
-        return bool(self.memo.get("settled"))
+    def idle_after_ns(self) -> int:
+        """The start of the idle window: a change after it may be a live session's."""
+        return self.now_ns - self.cfg.gates.idle_minutes * MINUTE_NS
 
     @property
     def hot_after_ns(self) -> int:
-        """Memories with a later mtime may be in a live session's hands: never touched."""
-        if self.settled:
-            return self.now_ns
-        return self.now_ns - self.cfg.gates.idle_minutes * MINUTE_NS
+        """Memories with a later mtime may be in a live session's hands: never touched
+        (none, once the only session at work has ended)."""
+        return self.now_ns if self.settled else self.idle_after_ns
 
     @property
     def run_dir(self) -> Path:

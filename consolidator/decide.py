@@ -68,7 +68,7 @@ class Found:
     notes: tuple[str, ...] = ()
     answers: tuple[Answer, ...] = ()  # the model's checked answers
     declined: frozenset[Declined] = field(default_factory=frozenset)
-    settled: bool = False  # the only session at work just ended: no memory is in its hands
+    hot_after_ns: int | None = None  # a later mtime: maybe in a live session's hands
     across: tuple[Duplicate, ...] = ()  # the same memory in this root and another scope
 
 
@@ -76,8 +76,8 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
     """The plan for one root: its findings, and every action with its kind and payload."""
     snapshot = found.snapshot
     by_file = snapshot.by_file()
-    hot_after = epoch_ns(now) - (0 if found.settled else
-                                 cfg.gates.idle_minutes * MINUTE_NS)
+    hot_after = found.hot_after_ns if found.hot_after_ns is not None else \
+        epoch_ns(now) - cfg.gates.idle_minutes * MINUTE_NS
     hot, pinned = hands_off(snapshot, hot_after)
     notes = list(found.notes)
     if hot:

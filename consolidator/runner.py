@@ -22,7 +22,7 @@ import structlog
 from consolidator.config import Config
 from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError
-from consolidator.gates import GateResult, evaluate, not_evaluated
+from consolidator.gates import GateResult, evaluate, not_evaluated, settled_by
 from consolidator.report import progress
 from consolidator.report.outcome import RootReport, RunReport
 from consolidator.roots import stores
@@ -167,6 +167,8 @@ def _gate_and_run(ctx: RootContext, session: Session, bound: Any, started: float
                   debug: bool) -> RootReport:
     report_only = ctx.trigger == "report"
     results, ok = evaluate(ctx, all_of_them=report_only)
+    if settled_by(ctx, results):
+        ctx = dataclasses.replace(ctx, settled=True)
     if not report_only and any(g.id == "G6" and g.passed is not None for g in results):
         session.sessions_scanned()
     if not report_only and ok:

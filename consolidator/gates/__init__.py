@@ -44,6 +44,13 @@ def not_evaluated(reason: str = "not evaluated") -> tuple[GateResult, ...]:
     return tuple(GateResult(gid, name, None, reason) for gid, name in GATE_NAMES)
 
 
+def settled_by(ctx: RootContext, results: list[GateResult]) -> bool:
+    """Whether the gates found the session that just ended (Claude Code's SessionEnd hook)
+    the only one at work: G3 passed on it, so what it wrote is in no live session's hands."""
+    return ctx.ended is not None and not ctx.force and any(
+        g.id == "G3" and g.passed is True for g in results)
+
+
 def evaluate(ctx: RootContext, *, all_of_them: bool) -> tuple[list[GateResult], bool]:
     """Run the gates cheapest first (:data:`ORDER`); return the results in their numbered
     order and whether every one passed.

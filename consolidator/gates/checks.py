@@ -154,17 +154,17 @@ def idle(ctx: RootContext) -> tuple[bool, str]:
 
     A session that just ended (``ctx.ended``, named by Claude Code's SessionEnd hook) is not
     live: its transcript is passed over, and when no other session of the store's projects
-    changed within the window, what it wrote counts as settled (:attr:`RootContext.settled`).
+    changed within the window, what it wrote counts as settled (see
+    :func:`consolidator.gates.settled_by`).
     """
     window = ctx.cfg.gates.idle_minutes
-    after = ctx.now_ns - window * 60 * NS
+    after = ctx.idle_after_ns
     ended = f"{ctx.ended}.jsonl" if ctx.ended else None
     for folder in ctx.session_folders:
         busy = _recent_session(folder, after, ended)
         if busy is not None:
             return False, f"session {busy} changed in the last {window} min"
     if ended is not None:
-        ctx.memo["settled"] = True
         return True, (f"session {ctx.ended} ended and no other changed in the last {window} "
                       "min: what it wrote is settled")
     index = busy_index(ctx)

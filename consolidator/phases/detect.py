@@ -20,7 +20,6 @@ from consolidator.detect.stale.evidence import ProjectPaths
 from consolidator.detect.text import normal_set
 from consolidator.llm.base import Answer, Question
 from consolidator.phases.context import Work
-from consolidator.plan import Plan
 from consolidator.report import progress
 from consolidator.roots.stores import TEAM
 from consolidator.store.model import Memory, Snapshot
@@ -57,7 +56,7 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None
         snapshot=snapshot, per_file=findings, clusters=tuple(clusters),
         conflicts=tuple(conflicts),
         similar=tuple(s for s in similar if frozenset(s.files) not in conflicting),
-        notes=tuple(notes), declined=declined, settled=ctx.settled, across=across,
+        notes=tuple(notes), declined=declined, hot_after_ns=ctx.hot_after_ns, across=across,
     )
 
 
@@ -80,12 +79,6 @@ def across_scopes(snapshot: Snapshot, ctx: RootContext,
         if mine and len(mine) < len(cluster.files):
             out.append(Duplicate(cluster.files, "", cluster.similarity))
     return tuple(out)
-
-
-def plan(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None) -> Plan:
-    """Detect, ask the model (if any), decide: the plan for ``snapshot``."""
-    found = find(snapshot, ctx, paths)
-    return decide(_asked(found, ctx), ctx.cfg, ctx.now)
 
 
 def run(work: Work) -> None:

@@ -42,9 +42,11 @@ from consolidator.plan import (
     SAFE,
     Action,
     Archive,
+    Declined,
     Merge,
     Plan,
     Rewrite,
+    declined_key,
     leaving,
     redirects,
 )
@@ -52,8 +54,6 @@ from consolidator.store.frontmatter import ParseError, parse
 from consolidator.store.links import unlink
 from consolidator.store.model import Memory, Snapshot
 from consolidator.store.scan import MAX_FILE_BYTES
-
-Declined = tuple[str, str, tuple[tuple[str, str], ...]]  # op, file, (file, sha256) of each
 
 
 @dataclass(frozen=True)
@@ -288,11 +288,6 @@ def not_declined(
         (out if action.kind == JUDGMENT and declined_key(action) in declined else keep).append(
             action)
     return keep, out
-
-
-def declined_key(action: Action) -> Declined:
-    """What a declined judgment is known by: its op, its file and its files' hashes."""
-    return (action.op, action.file, tuple(sorted((s.rel, s.sha256) for s in action.before)))
 
 
 def relinks(

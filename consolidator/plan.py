@@ -250,3 +250,11 @@ class Plan:
         more = tuple(more)
         return replace(self, actions=self.actions + more,
                        applied=self.applied + tuple(applied))
+
+
+Declined = tuple[str, str, tuple[tuple[str, str], ...]]  # op, file, (file, sha256) of each
+
+
+def declined_key(action: Action) -> Declined:
+    """What a declined judgment is known by: its op, its file and its files' hashes."""
+    return (action.op, action.file, tuple(sorted((s.rel, s.sha256) for s in action.before)))

@@ -20,6 +20,7 @@ from typing import Any
 from consolidator.config import StateSection
 from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError, LockHeld
+from consolidator.execute import Executor
 from consolidator.gates import GATE_NAMES, GateResult
 from consolidator.gates.checks import lock_probe, record_scan
 from consolidator.state import history, retention
@@ -58,6 +59,7 @@ class Session:
     ctx: RootContext | None = None
     held: RootLock | None = None
     tx: Transaction | None = None
+    _executor: Executor | None = field(default=None, repr=False)
     after_record: Callable[[], None] | None = field(default=None, repr=False)
 
     @classmethod
@@ -126,6 +128,16 @@ class Session:
             return recover(self.root, self.state)
         return [f"interrupted run {p.name} found; the next real run rolls it back"
                 for p in interrupted_runs(self.state)]
+
+    @property
+    def executor(self) -> Executor:
+        """The one executor of the session's changes: it writes them through
+        :meth:`transaction`, or in a dry run only says which it would apply."""
+        if self._executor is None:
+            ctx = self._context()
+            self._executor = Executor(ctx.root, dry_run=self.dry,
+                                      transaction=self.transaction, stop=ctx.stop)
+        return self._executor
 
     def transaction(self) -> Transaction:
         """The run's journaled writer, opened on the first change."""

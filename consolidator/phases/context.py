@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from consolidator.context import RootContext
-from consolidator.decide import Declined
 from consolidator.detect.findings import LlmUsage
 from consolidator.execute import Executor
-from consolidator.plan import SAFE, Action, Plan
+from consolidator.plan import SAFE, Action, Declined, Plan
 from consolidator.session import Session
 from consolidator.store.model import Snapshot
 
@@ -38,7 +37,6 @@ class Work:
     declined: frozenset[Declined] = frozenset()
     session: Session | None = None  # the root's lifecycle (default: a session of ctx)
     paths_looked_up: dict[str, bool] = field(default_factory=dict)  # project path -> missing
-    _executor: Executor | None = None
     _llm_start: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def __post_init__(self) -> None:
@@ -55,11 +53,8 @@ class Work:
 
     @property
     def executor(self) -> Executor:
-        if self._executor is None:
-            assert self.session is not None
-            self._executor = Executor(self.ctx.root, dry_run=self.session.dry,
-                                      transaction=self.session.transaction, stop=self.ctx.stop)
-        return self._executor
+        assert self.session is not None
+        return self.session.executor
 
     def llm_usage(self) -> tuple[LlmUsage, list[str]]:
         """What this root spent on the model, and the backend's notes about it."""

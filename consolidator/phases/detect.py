@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from consolidator.context import RootContext
-from consolidator.decide import Declined, Found, decide
+from consolidator.decide import Found, decide
 from consolidator.detect.conflicts.find import find_conflicts
 from consolidator.detect.findings import Duplicate
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
@@ -20,6 +20,7 @@ from consolidator.detect.stale.evidence import ProjectPaths
 from consolidator.detect.text import normal_set
 from consolidator.llm.base import Answer, Question
 from consolidator.phases.context import Work
+from consolidator.plan import Declined
 from consolidator.report import progress
 from consolidator.roots.stores import TEAM
 from consolidator.store.model import Memory, Snapshot

@@ -19,9 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from consolidator.decide import Declined, declined_key
 from consolidator.errors import ConsolidatorError, UsageError
-from consolidator.plan import Action, BadAction, action_from_json
+from consolidator.plan import Action, BadAction, Declined, action_from_json, declined_key
 from consolidator.state import statedir
 from consolidator.store.model import FileStat, Snapshot
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from consolidator.config import Config
-from consolidator.decide import Found, decide, declined_key
+from consolidator.decide import Found, decide
 from consolidator.execute import Executor, imagine
 from consolidator.phases import consolidate, index
 from consolidator.phases.context import Work
@@ -36,6 +36,7 @@ from consolidator.plan import (
     Rewrite,
     Written,
     action_from_json,
+    declined_key,
 )
 from consolidator.runner import RunOptions, context_for
 from consolidator.state import proposal as proposals

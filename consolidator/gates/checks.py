@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from consolidator import clock
-from consolidator.clock import NS
+from consolidator.clock import MINUTE_NS, NS
 from consolidator.context import RootContext
 from consolidator.roots.layout import is_session_transcript
 from consolidator.state import lock, statedir
@@ -124,7 +124,7 @@ def busy_index(ctx: RootContext) -> str | None:
         return None  # a link or a FIFO is never written: the index phase leaves it alone
     mtime = st.st_mtime_ns
     window = ctx.cfg.gates.idle_minutes
-    if mtime <= ctx.now_ns - window * 60 * NS:
+    if mtime <= ctx.idle_after_ns:
         return None
     if mtime == lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state):
         return None  # written by the last consolidation itself
@@ -205,7 +205,7 @@ def scan_throttle(ctx: RootContext) -> tuple[bool, str]:
         last = os.stat(statedir.scan_mark(ctx.state)).st_mtime_ns
     except OSError:
         return True, "no session scan recorded"
-    need = ctx.cfg.gates.scan_interval_minutes * 60 * NS
+    need = ctx.cfg.gates.scan_interval_minutes * MINUTE_NS
     since = ctx.now_ns - last
     if since >= need or since < 0:
         return True, f"last session scan {_ago(since)} ago"

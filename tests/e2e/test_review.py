@@ -251,6 +251,7 @@ def test_a_default_run_applies_only_the_safe_actions_and_proposes_the_judgments(
     wait_lines = [line for line in out.splitlines() if "wait for review" in line]
     assert len(wait_lines) == 1
     assert "5 change(s) wait for review: consolidator proposals" in wait_lines[0]
+    assert json.loads(wait_lines[0]).get("phase") is None, "no phase leaks onto it"
 
     assert ex.proposal_path.is_file()
     assert ex.proposal_path.stat().st_mode & 0o777 == 0o600

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from consolidator.decide import moves, relinks
+from consolidator.execute import imagine
 from consolidator.phases.context import Work, chosen
 
 
@@ -21,13 +22,17 @@ def run(work: Work) -> None:
     applied = work.executor.apply(plan.actions, wanted)
     work.proposed = tuple(i for i, w in enumerate(wanted) if not w)
     work.plan = dataclasses.replace(plan, applied=tuple(applied))
-    work.after = work.executor.after(work.snapshot, plan.actions, applied)
+    # The links are planned on the root as the applied actions leave it, worked out from
+    # them; the root is read again once, when the round's steps are all done.
+    work.after = imagine(work.snapshot, [a for a, ok in zip(plan.actions, applied,
+                                                            strict=True) if ok])
     follow_through(work)
+    work.after = work.executor.after(work.snapshot, work.plan.actions, work.plan.applied)
 
 
 def follow_through(work: Work) -> None:
     """The links that applied merges and archives call for, repointed (or, in a topic
-    memory, kept as text); ``work.after`` then holds the root as they leave it."""
+    memory, kept as text), planned on ``work.after``."""
     assert work.after is not None
     moved, archived = moves(work.plan.done(), work.after.existing_files())
     before = work.snapshot.memories if work.snapshot is not None else ()
@@ -37,4 +42,3 @@ def follow_through(work: Work) -> None:
         return
     applied = work.executor.apply(steps, [work.mode != "none"] * len(steps))
     work.plan = work.plan.with_actions(steps, applied)
-    work.after = work.executor.after(work.after, steps, applied)

@@ -16,6 +16,7 @@ from consolidator.stop import StopToken
 from consolidator.store.scan import listing
 
 if TYPE_CHECKING:
+    from consolidator.llm.base import Backend
     from consolidator.store.scan import Listed
 
 
@@ -35,7 +36,7 @@ class RootContext:
     trigger: str = "report"
     env: Mapping[str, str] = field(default_factory=dict)
     stop: StopToken = field(default_factory=StopToken, compare=False)
-    llm: Any = field(default=None, compare=False)  # the run's backend (llm.base.Backend)
+    llm: Backend | None = field(default=None, compare=False)  # the run's backend
     apply: str | None = None  # --apply: which actions this run applies (None: the config's)
     kind: str = "auto"  # the kind of store (see consolidator.roots.stores)
     sessions: tuple[Path, ...] = ()  # folders whose transcripts count (default: transcripts)

@@ -14,7 +14,7 @@ step is written or imagined (a dry run).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -26,6 +26,9 @@ from consolidator.report import progress
 from consolidator.state import proposal
 from consolidator.state.proposal import declined
 
+if TYPE_CHECKING:
+    from structlog.stdlib import BoundLogger
+
 __all__ = ["Rounds", "Work", "declined", "propose"]
 
 
@@ -33,7 +36,7 @@ class Rounds:
     """One root's rounds over ``work``; :attr:`current` names the round at work (a failure's
     report says where it came from)."""
 
-    def __init__(self, work: Work, bound: Any) -> None:
+    def __init__(self, work: Work, bound: BoundLogger) -> None:
         self.work = work
         self.bound = bound
         self.current: str | None = None
@@ -52,7 +55,7 @@ class Rounds:
         self.current = None
 
 
-def propose(work: Work, bound: Any) -> None:
+def propose(work: Work, bound: BoundLogger) -> None:
     """Keep what this run did not apply as the root's proposal (a dry run only counts it)."""
     ctx = work.ctx
     final = work.after or work.snapshot

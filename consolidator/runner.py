@@ -33,6 +33,9 @@ from consolidator.state import history, statedir
 from consolidator.stop import Stopped, StopToken
 
 if TYPE_CHECKING:
+    from structlog.stdlib import BoundLogger
+
+    from consolidator.llm.base import Backend
     from consolidator.pipeline import Work
 
 log = structlog.get_logger("consolidator.runner")
@@ -56,7 +59,7 @@ class RunOptions:
     env: Mapping[str, str] = field(default_factory=dict)
     stop: StopToken = field(default_factory=StopToken)
     progress: bool = False
-    llm: Any = None  # the run's backend, shared by its roots (one budget per run)
+    llm: Backend | None = None  # the run's backend, shared by its roots (one budget per run)
     debug: bool = False  # log a failed root's traceback (else its one line only)
     apply: str | None = None  # --apply safe|all|none (None: the config's)
     after_record: Callable[[], None] | None = None  # called after each journal record (tests)
@@ -96,7 +99,7 @@ def context_for(
     )
 
 
-def _log_failure(bound: Any, exc: BaseException, error: str, debug: bool) -> None:
+def _log_failure(bound: BoundLogger, exc: BaseException, error: str, debug: bool) -> None:
     """One log line per failed root; the traceback only in debug mode."""
     expected = isinstance(exc, (ConsolidatorError, OSError))
     if debug and not expected:
@@ -163,7 +166,7 @@ def _pass_fields(report: RootReport) -> dict[str, Any]:
     }
 
 
-def _gate_and_run(ctx: RootContext, session: Session, bound: Any, started: float,
+def _gate_and_run(ctx: RootContext, session: Session, bound: BoundLogger, started: float,
                   debug: bool) -> RootReport:
     report_only = ctx.trigger == "report"
     results, ok = evaluate(ctx, all_of_them=report_only)

@@ -8,7 +8,7 @@ import stat
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import structlog
 
@@ -21,6 +21,8 @@ from consolidator.state import statedir
 from consolidator.store.journal import crash_after
 
 if TYPE_CHECKING:
+    from consolidator.config import Config
+    from consolidator.report.outcome import RunReport
     from consolidator.roots.stores import Store
 
 NO_ROOT = "no memory directory found"
@@ -36,7 +38,7 @@ def write_out(produce: Callable[[TextIO], object]) -> None:
         pipes.stdout_closed()
 
 
-def render(result: Any, fmt: str, out: TextIO, verbose: bool = False) -> None:
+def render(result: RunReport, fmt: str, out: TextIO, verbose: bool = False) -> None:
     """A pass's report on ``out``: JSON, or the Markdown a person reads."""
     from consolidator.report import json, markdown  # only a command that prints one
 
@@ -46,12 +48,12 @@ def render(result: Any, fmt: str, out: TextIO, verbose: bool = False) -> None:
         out.write(markdown.markdown(result, verbose=verbose))
 
 
-def load_config(args: argparse.Namespace, env: Mapping[str, str]):  # type: ignore[no-untyped-def]
+def load_config(args: argparse.Namespace, env: Mapping[str, str]) -> Config:
 
     return config.load(paths.config_path(args.config, env))
 
 
-def setup_logging(cfg: Any, args: argparse.Namespace, stream: TextIO | None = None,
+def setup_logging(cfg: Config, args: argparse.Namespace, stream: TextIO | None = None,
                   quiet: bool = False, env: Mapping[str, str] | None = None) -> None:
     """Log lines as ``[log]`` says, unless the command line says otherwise: ``--debug`` or
     ``-v`` (debug), ``-q`` (warnings only); ``quiet`` commands log warnings only unless
@@ -101,7 +103,7 @@ def warner() -> Callable[[str, str], None]:
 
 
 def roots_and_state(
-    args: argparse.Namespace, cfg: Any, env: Mapping[str, str],
+    args: argparse.Namespace, cfg: Config, env: Mapping[str, str],
     warn: Callable[[str, str], None] | None = None, *, checked: bool = True,
 ) -> tuple[list[Store], Path]:
     """The roots (each a store of its kind) and the state dir, refused (exit 2) when one lies
@@ -149,7 +151,7 @@ def journal_hook(env: Mapping[str, str]) -> Callable[[], None] | None:
     return crash_after(int(limit))
 
 
-def warn_keyless(cfg: Any, env: Mapping[str, str]) -> None:
+def warn_keyless(cfg: Config, env: Mapping[str, str]) -> None:
     """A config that asks for the anthropic backend with no key runs offline: a warning line
     at the start says so (``config check`` calls it an error)."""
     if cfg.llm.backend == "anthropic" and not env.get("ANTHROPIC_API_KEY", "").strip():
@@ -172,7 +174,7 @@ def writable_state(state: Path) -> None:
                          "another with --state-dir or [state] dir") from None
 
 
-def write_metrics(cfg: Any, result: Any, state: Path) -> None:
+def write_metrics(cfg: Config, result: RunReport, state: Path) -> None:
     """The pass's Prometheus textfile, when ``[metrics] textfile`` names one; a file that
     cannot be written is a warning line, never the pass's failure."""
     if not cfg.metrics.textfile or getattr(result, "dry_run", True):

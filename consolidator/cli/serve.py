@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from consolidator import clock, runner
 from consolidator.cli.common import (
@@ -20,6 +21,11 @@ from consolidator.cli.common import (
 )
 from consolidator.llm import make_backend
 from consolidator.scheduler import Service
+from consolidator.stop import StopToken
+
+if TYPE_CHECKING:
+    from consolidator.config import Config
+    from consolidator.report.outcome import RunReport
 
 
 def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -30,13 +36,13 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     writable_state(state)
     hook = journal_hook(env)
 
-    def configure(current):  # type: ignore[no-untyped-def]
+    def configure(current: Config) -> dict[str, object]:
         setup_logging(current, args, stream=sys.stdout, env=env)  # [log] of this config
         warn_keyless(current, env)
         found, state = roots_and_state(args, current, env, warn, checked=False)
         return {"roots": [f"{s.path} ({s.kind})" for s in found], "state_dir": str(state)}
 
-    def one_pass(current, stop):  # type: ignore[no-untyped-def]
+    def one_pass(current: Config, stop: StopToken) -> RunReport:
         roots, state = roots_and_state(args, current, env, warn, checked=False)
         opts = runner.RunOptions(
             state_dir=state,

@@ -18,7 +18,7 @@ from consolidator.detect.overlap.similar import find_similar
 from consolidator.detect.perfile import study_all
 from consolidator.detect.stale.evidence import ProjectPaths
 from consolidator.detect.text import normal_set
-from consolidator.llm.base import Answer, Question
+from consolidator.llm.base import Answer, Backend, Question
 from consolidator.phases.context import Work
 from consolidator.plan import Declined
 from consolidator.report import progress
@@ -111,12 +111,12 @@ def _asked(found: Found, ctx: RootContext) -> Found:
     ]
     questions = sorted((q for q in questions if not acted & set(q.files)),
                        key=lambda q: (-q.priority, q.files))
-    answers = _ask(ctx, questions, by_file, acted)
+    answers = _ask(ctx, ctx.llm, questions, by_file, acted)
     return dataclasses.replace(found, answers=tuple(answers))
 
 
-def _ask(ctx: RootContext, questions: list[Question], by_file: dict[str, Memory],
-         acted: set[str]) -> list[Answer]:
+def _ask(ctx: RootContext, llm: Backend, questions: list[Question],
+         by_file: dict[str, Memory], acted: set[str]) -> list[Answer]:
     """Ask the backend each question whose files no earlier answer settled."""
     answers = []
     for number, question in enumerate(questions, 1):
@@ -124,7 +124,7 @@ def _ask(ctx: RootContext, questions: list[Question], by_file: dict[str, Memory]
             continue
         ctx.stop.check()
         progress.phase(ctx.root, f"detect: asking the model ({number}/{len(questions)})")
-        answer = ctx.llm.ask(question, by_file)
+        answer = llm.ask(question, by_file)
         if answer is None:
             continue
         acted |= set(question.files)

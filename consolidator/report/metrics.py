@@ -38,7 +38,7 @@ from consolidator.state.lock import last_consolidated_ns
 from consolidator.store.model import INDEX_NAME
 
 if TYPE_CHECKING:
-    from consolidator.report.outcome import RunReport
+    from consolidator.report.outcome import RootReport, RunReport
 
 PREFIX = "dream_consolidator_"
 MODE = 0o644
@@ -140,7 +140,7 @@ def render(report: RunReport, now: datetime, state_dir: Path, previous: str = ""
     return "\n".join(lines) + "\n"
 
 
-def _collect(root: Any, now_ns: int, dry_run: bool, state_dir: Path) -> _Root:
+def _collect(root: RootReport, now_ns: int, dry_run: bool, state_dir: Path) -> _Root:
     memory_dir = getattr(root, "memory_dir", None)
     kind = getattr(root, "kind", None)
     one = _Root((_label_text(memory_dir), _label_text(kind)))
@@ -165,7 +165,7 @@ def _collect(root: Any, now_ns: int, dry_run: bool, state_dir: Path) -> _Root:
     return one
 
 
-def _closed_gates(root: Any) -> list[tuple[str, str]]:
+def _closed_gates(root: RootReport) -> list[tuple[str, str]]:
     """(id, name) of each gate that closed (``passed`` is False; None: not evaluated)."""
     out = []
     for gate in getattr(root, "gates", None) or ():
@@ -175,7 +175,7 @@ def _closed_gates(root: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _applied(root: Any) -> dict[str, int]:
+def _applied(root: RootReport) -> dict[str, int]:
     """What the pass applied, counted as the history counts it (:func:`history.counts`):
     merged-away sources are archives too, and the index's own rebuild is not counted."""
     out = {"merges": 0, "archives": 0, "rewrites": 0, "creates": 0}

@@ -17,12 +17,15 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from consolidator.clock import DAY_NS, HOUR_NS, MINUTE_NS, epoch_ns
 from consolidator.errors import UsageError
+
+if TYPE_CHECKING:
+    from consolidator.report.outcome import RootReport
 from consolidator.state import statedir
 from consolidator.store.model import INDEX_NAME
 
@@ -34,7 +37,7 @@ _AGE = re.compile(r"(\d+)([dhm])")
 _UNIT_NS = {"d": DAY_NS, "h": HOUR_NS, "m": MINUTE_NS}
 
 
-def counts(report: Any) -> dict[str, int]:
+def counts(report: RootReport) -> dict[str, int]:
     """What a RootReport did (in a dry run: would do), as numbers."""
     plan = report.plan
     done = [a for a in plan.done() if a.file.casefold() != INDEX_KEY]

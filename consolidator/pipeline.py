@@ -62,8 +62,9 @@ def propose(work: Work, bound: BoundLogger) -> None:
     if final is None:
         return
     planned = list(work.plan.actions)
+    states = proposal.states_of(final)
     for i in work.proposed:  # a date rewrite this run's own steps moved on: judged afresh
-        if proposal.moved_on(planned[i], final) is not None:
+        if proposal.moved_on(planned[i], states) is not None:
             fresh = rebased(planned[i], final, ctx.hot_after_ns)
             planned[i] = fresh if fresh is not None else planned[i]
     work.plan = dataclasses.replace(work.plan, actions=tuple(planned))

@@ -154,8 +154,9 @@ def _ready(items: Sequence[Item], work: Work, done: Answered, found: Proposal) -
     declined; the others refused."""
     assert work.snapshot is not None
     ready = []
+    states = proposal.states_of(work.snapshot)
     for item in items:
-        problem = found.blocked(item) or proposal.moved_on(item.action, work.snapshot)
+        problem = found.blocked(item) or proposal.moved_on(item.action, states)
         if problem is None:
             ready.append(item)
         else:

@@ -37,7 +37,7 @@ from consolidator.index.parse import (
     unlink,
 )
 from consolidator.index.pointers import pointer_line
-from consolidator.index.shrink import Fitter, says
+from consolidator.index.shrink import NON_WORD, Fitter, says
 from consolidator.index.topic import TopicMemory
 from consolidator.index.window import TOPIC_MAX_BYTES, Limits, hide, loaded, measure, over_by
 from consolidator.store.model import INDEX_NAME, Memory
@@ -120,7 +120,7 @@ _DROP = IndexLine("", "drop")  # a line leaving; positions stay put until step 1
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"[\W_]+", " ", text.casefold()).strip()
+    return NON_WORD.sub(" ", text.casefold()).strip()
 
 
 class _Renames:

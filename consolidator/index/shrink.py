@@ -46,6 +46,8 @@ from consolidator.index.window import HIDDEN, TOPIC_MAX_BYTES, Limits, chunks, l
 from consolidator.store.model import Memory
 from consolidator.store.names import TOPIC_PREFIX
 
+NON_WORD = re.compile(r"[\W_]+")  # what separates words
+
 NOTE_PREFIX = "Index note (moved from MEMORY.md): "
 MORE_TITLE = "More of the index"
 MAX_TOPICS = 3  # topic memories one plan may create or extend
@@ -53,7 +55,7 @@ _INDENT = re.compile(r"^(\s*)")
 
 
 def _norm_words(text: str) -> set[str]:
-    return set(re.sub(r"[\W_]+", " ", text.casefold()).split())
+    return set(NON_WORD.sub(" ", text.casefold()).split())
 
 
 def says(memory: Memory, text: str) -> bool:

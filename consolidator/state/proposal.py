@@ -136,8 +136,9 @@ def build(run_id: str, root: Path, created_at: str, actions: Sequence[Action],
     items: list[Item] = []
     kept: list[int] = []
     notes: list[str] = []
+    states = states_of(final)
     for at, action in enumerate(actions):
-        problem = moved_on(action, final)
+        problem = moved_on(action, states)
         if problem:
             notes.append(f"{action.op} {action.file} not proposed: {problem}; the next run "
                          "looks again")
@@ -149,11 +150,10 @@ def build(run_id: str, root: Path, created_at: str, actions: Sequence[Action],
     return Proposal(run_id, str(root), created_at, tuple(items)), kept, notes
 
 
-def moved_on(action: Action, snapshot: Snapshot) -> str | None:
-    """Why ``action`` can no longer be applied to the root as ``snapshot`` saw it, or ``None``:
-    a file it touches changed (or went) since the state it recorded, or a file it creates
-    exists."""
-    states = _states(snapshot)
+def moved_on(action: Action, states: Mapping[str, FileStat]) -> str | None:
+    """Why ``action`` can no longer be applied to the root whose files are in ``states``
+    (see :func:`states_of`), or ``None``: a file it touches changed (or went) since the
+    state it recorded, or a file it creates exists."""
     for before in action.before:
         now = states.get(before.rel)
         if now is None:
@@ -165,7 +165,8 @@ def moved_on(action: Action, snapshot: Snapshot) -> str | None:
     return None
 
 
-def _states(snapshot: Snapshot) -> dict[str, FileStat]:
+def states_of(snapshot: Snapshot) -> dict[str, FileStat]:
+    """Every file of ``snapshot`` with its state, by its path in the root."""
     out = {m.file: m.stat for m in snapshot.memories}
     out.update({u.rel: u.stat for u in snapshot.unparsed if u.stat is not None})
     if snapshot.index.stat is not None:

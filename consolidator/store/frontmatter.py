@@ -20,6 +20,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:(.*)$")
+
 BOM = b"\xef\xbb\xbf"
 MAX_FRONTMATTER_CHARS = 64 * 1024
 NESTED_PARENT = "metadata"
@@ -271,11 +274,11 @@ def _read_lenient(inner: str, first_line: int) -> Fields:
             if stripped.startswith("- "):
                 continue
             key, sep, value = stripped.partition(":")
-            if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", key.strip()):
+            if not sep or not _KEY.fullmatch(key.strip()):
                 raise ParseError(f"frontmatter line {first_line + offset + 1} is not 'key: value'")
             fields[f"{parent}.{key.strip()}"] = _unquote(value.strip())
             continue
-        match = re.match(r"^([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:(.*)$", line)
+        match = _KEY_LINE.match(line)
         if match is None:
             raise ParseError(f"frontmatter line {first_line + offset + 1} is not 'key: value'")
         key, value = match.group(1), match.group(2).strip()

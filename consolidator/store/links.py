@@ -18,6 +18,8 @@ import posixpath
 import re
 from urllib.parse import quote, unquote
 
+_DRIVE = re.compile(r"[A-Za-z]:")  # a Windows drive: never a memory of the root
+
 # A link's text may hold balanced brackets two deep ("[[[maybe_unused]] is not …](x.md)");
 # each alternative starts with its own character, so matching stays linear.
 _FLAT = r"(?:[^\[\]\\]|\\.)"
@@ -44,7 +46,7 @@ def resolve_link(raw: str, folder: str) -> str | None:
     if not target.lower().endswith(".md"):
         return None
     normal = posixpath.normpath(posixpath.join(folder, target) if folder else target)
-    if normal.startswith("../") or normal == ".." or re.match(r"^[A-Za-z]:", normal):
+    if normal.startswith("../") or normal == ".." or _DRIVE.match(normal):
         return None
     return normal
 

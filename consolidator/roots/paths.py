@@ -160,7 +160,7 @@ def _unique(paths: list[Path]) -> list[Path]:
     return out
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def _identity(path: str | Path) -> tuple[int, int] | None:
     """``(device, inode)`` of what ``path`` names (links followed), or ``None``."""
     try:
         st = os.stat(path)
@@ -174,7 +174,7 @@ def real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def is_within(path: Path, folder: Path, known: dict[tuple[str, Path], Any] | None = None) -> bool:
+def is_within(path: Path, folder: Path, known: dict[tuple[str, str], Any] | None = None) -> bool:
     """Whether ``path`` is ``folder`` or lies inside it, however either is spelled: real
     paths are compared, and so is each existing ancestor's device and inode (a bind mount
     or a hard-linked folder is the same folder).
@@ -183,26 +183,30 @@ def is_within(path: Path, folder: Path, known: dict[tuple[str, Path], Any] | Non
     roots of one pass share most of their ancestors)."""
     known = {} if known is None else known
 
-    def look(key: tuple[str, Path], find: Callable[[Path], Any]) -> Any:
+    def look(kind: str, name: str, find: Callable[[str], Any]) -> Any:
+        key = (kind, name)
         if key not in known:
-            known[key] = find(key[1])
+            known[key] = find(name)
         return known[key]
 
-    target = look(("real", folder), real)
-    ident = look(("id", folder), _identity)
-    resolved = look(("real", path), real)
-    for step in (resolved, *resolved.parents):
+    target = look("real", os.fspath(folder), os.path.realpath)
+    ident = look("id", os.fspath(folder), _identity)
+    step = look("real", os.fspath(path), os.path.realpath)
+    while True:
         if step == target:
             return True
-        if ident is not None and look(("id", step), _identity) == ident:
+        if ident is not None and look("id", step, _identity) == ident:
             return True
-    return False
+        parent = os.path.dirname(step)
+        if parent == step:
+            return False
+        step = parent
 
 
 def check_state_dir(state: Path, found: list[Path]) -> None:
     """Refuse a state dir inside a root (its archive would be read as memories and archived
     again) and a root inside the state dir (:class:`UsageError`, exit 2)."""
-    known: dict[tuple[str, Path], Any] = {}
+    known: dict[tuple[str, str], Any] = {}
     for root in found:
         if is_within(state, root, known):
             raise UsageError(f"state dir {state} is inside the memory dir {root}; "

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from consolidator.detect.script import HAN, KANA
+
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
 _MON = "|".join(sorted({m for m in MONTHS} | {m[:3] for m in MONTHS} | {"sept"},
@@ -53,7 +55,7 @@ _HEADING = re.compile(r"[ ]{0,3}(#{1,6})[ \t]")
 _LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?")
 _LABEL_END = re.compile(r"[:：]|\s[—–-]\s|\s\|\s")
 _BOLD_LINE = re.compile(r"(?:\*\*|__)(?P<inner>[^*_\n]{1,120})(?:\*\*|__)[ \t]*[:：]?[ \t]*")
-_WORD = re.compile(r"[A-Za-z]+|[\u3040-\u30ff\u3400-\u9fff]")
+_WORD = re.compile(rf"[A-Za-z]+|[{KANA}{HAN}]")
 # Words before "2/3" that make it a count of parts, not a date.
 _ORDINALS = frozenset({"phase", "step", "part", "stage", "round", "episode", "ep", "task", "item",
                        "page", "chapter", "sprint", "week", "day", "of", "第", "题", "集", "章"})

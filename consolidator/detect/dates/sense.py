@@ -16,11 +16,12 @@ import re
 
 from consolidator.detect.dates import words as date_words
 from consolidator.detect.dates.words import FUTURE, PAST, PRESENT
+from consolidator.detect.script import HAN, KATAKANA
 
 __all__ = ["FUTURE", "PAST", "PRESENT", "names_a_day"]
 
 WINDOW = 200  # characters each side of a phrase that are looked at: a long line costs no more
-_IDEOGRAPH = re.compile(r"[\u3400-\u9fff々]")
+_IDEOGRAPH = re.compile(rf"[{HAN}々]")
 # A sentence ends at a full stop; a semicolon only joins clauses ("if it fails; retry").
 _SENTENCE_END = re.compile(r"[.!?](?=[\s*_)\]」』\"”]|$)|[。！？]")
 _ZH_CLAUSE_END = re.compile(r"[。！？；;，,]")
@@ -47,8 +48,8 @@ _UI_NOUN_CJK = re.compile(
 _CJK_DAY_SUFFIX = re.compile(
     r"(?:中|以降|以内|朝|夜|夕方|昼|晩|午前|午後|上午|下午|晚上|早上|中午|凌晨|夜里|傍晚)"
 )
-_JA_VERB_AFTER = re.compile(r"[\u3400-\u9fff々]{1,3}(?![はがをにでともへやかのさ])[ぁ-ゖ]")
-_CJK_NOUN = re.compile(r"[\u30a0-\u30ff\u3400-\u9fffー]{1,12}")
+_JA_VERB_AFTER = re.compile(rf"[{HAN}々]{{1,3}}(?![はがをにでともへやかのさ])[ぁ-ゖ]")
+_CJK_NOUN = re.compile(rf"[{KATAKANA}{HAN}ー]{{1,12}}")
 _ACQUIRED = set("性形养习获")
 _CJK_WEEK_BAD_NEXT = set("期年边围长末转岁报刊")
 

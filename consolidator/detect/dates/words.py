@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 
+from consolidator.detect.script import HAN_BASIC, KANA
+
 PAST, FUTURE, PRESENT = "past", "future", "present"
 
-_KANA = re.compile(r"[\u3040-\u30ff]")
+_KANA = re.compile(rf"[{KANA}]")
 _WORDS = re.compile(r"[a-z][a-z0-9'’-]*")
 
 # Rules, habits and examples: "if it does not fill, retry tomorrow", "never moves to Tuesday".
@@ -84,7 +86,7 @@ _EVENT_ZH = re.compile(
     r"(?<![重需主只摘概纲])要|将|计划|准备|打算|安排|预计|截止|之前|待办|TODO|评审|汇报|面试"
 )
 _EVENT_JA = re.compile(
-    r"(?<![まあな])(?<=[ぁ-ゖ\u4e00-\u9fff])た(?![ぁ-ゖ])|んだ|ました|でした|だった|済み|(?<!未)完了|予定|つもり|やる|行う|"
+    rf"(?<![まあな])(?<=[ぁ-ゖ{HAN_BASIC}])た(?![ぁ-ゖ])|んだ|ました|でした|だった|済み|(?<!未)完了|予定|つもり|やる|行う|"
     r"実施|締切|期限|まで|会議|打ち合わせ|MTG|ミーティング|リリース|デプロイ|面談|レビュー会"
 )
 

@@ -12,6 +12,10 @@ ASCII words, ``(?i:done|closed)``), and write a large class as few times as a pa
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from functools import cache
+
 KANA = "\u3040-\u30ff"  # hiragana and katakana
 HIRAGANA = "\u3040-\u309f"
 KATAKANA = "\u30a0-\u30ff"
@@ -36,3 +40,14 @@ CJK_TEXT = KANA + HAN + HANGUL + FULLWIDTH
 CJK_TEXT_AND_SYMBOLS = CJK_SYMBOLS + CJK_TEXT
 # Kana, Han and Hangul: the scripts a claim's words are cut into characters in.
 CJK_CLAIM = KANA + HAN + HANGUL
+
+
+def lazy(source: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    """A pattern compiled on its first use, not at import: for one with a large class that
+    only some texts reach (``_PATTERN = lazy(r"...")``, then ``_PATTERN().search(text)``)."""
+
+    @cache
+    def compiled() -> re.Pattern[str]:
+        return re.compile(source, flags)
+
+    return compiled

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from consolidator.detect.secrets import values as sv
-from consolidator.detect.script import CJK_TEXT_AND_SYMBOLS
+from consolidator.detect.script import CJK_TEXT_AND_SYMBOLS, lazy
 
 NAME_MAX = 80
 VALUE_MAX = 300
@@ -63,7 +63,7 @@ _SETTING_PARTS = frozenset({
 _QUOTES = {'"': '"', "'": "'", "`": "`", "「": "」", "『": "』", "“": "”", "‘": "’"}
 # What ends a phrase; a word ends there too, or at a space or a closing mark (two patterns, so
 # that the large CJK class is compiled once).
-_PHRASE_END = re.compile(rf"[|]|[{CJK_TEXT_AND_SYMBOLS}]")
+_PHRASE_END = lazy(rf"[|]|[{CJK_TEXT_AND_SYMBOLS}]")
 _WORD_END_ASCII = re.compile(r"[\s,;)}\]\"'`]")
 _SPACE = re.compile(r"\s")
 # `api_key: str = "..."`, `token: Optional[str] = None`: a type, then the value.
@@ -269,7 +269,7 @@ def _value(text: str, at: int, *, strict: bool, phrase: bool, password: bool) ->
     if not phrase:
         word_end = _WORD_END_ASCII.search(text, i, limit)
         end = word_end.start() if word_end else limit
-    stop = _PHRASE_END.search(text, i, end)
+    stop = _PHRASE_END().search(text, i, end)
     raw = text[i:stop.start() if stop else end].rstrip()
     first = _SPACE.search(raw)
     judged = i + (first.start() if first else len(raw))

@@ -17,8 +17,11 @@ from consolidator.detect.script import HAN, KANA, lazy
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
-_MON = "|".join(sorted({m for m in MONTHS} | {m[:3] for m in MONTHS} | {"sept"},
-                       key=len, reverse=True))
+# A month's name, whole or cut to three letters (and "sept"), longest first: the month
+# vocabulary of every date grammar here (deadlines.py's too).
+MONTH_NAMES = "|".join(sorted({*MONTHS, *(m[:3] for m in MONTHS), "sept"},
+                              key=lambda m: (-len(m), m)))
+_MON = MONTH_NAMES
 _EN_WEEKDAY = (r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?"
                r"|(?:周|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜日?")
 

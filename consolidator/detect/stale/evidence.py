@@ -73,9 +73,13 @@ def mentioned_paths(body: str) -> list[str]:
     """Relative project paths a memory names (links, wiki links and URLs excluded)."""
     if "/" not in body:  # every path checked has a folder in it
         return []
-    text = LINK_RE.sub(" ", body)
-    text = WIKI_RE.sub(" ", text)
-    text = _URL.sub(" ", text)
+    # Each pattern only where its fixed part stands: a plain search costs far less than a
+    # regex over the body ("](" in a link, "[[" in a wiki link, "://" or "www." in a URL).
+    text = LINK_RE.sub(" ", body) if "](" in body else body
+    if "[[" in text:
+        text = WIKI_RE.sub(" ", text)
+    if "://" in text or "www." in text.lower():
+        text = _URL.sub(" ", text)
     found = []
     for match in _PATH.finditer(text):
         path = match.group(1)

@@ -1,4 +1,4 @@
-"""Benchmark: a cold `consolidator report` on a real-sized memory directory vs `consolidator --help`.
+"""Benchmark: a cold `consolidator report` on a real-sized memory directory vs `--help`.
 
 Generates (or reuses, with --dir) a 130-memory directory with bench/generate.py, then times
 fresh processes of `python -m consolidator --help` and `python -m consolidator report

@@ -12,12 +12,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from consolidator.detect.script import CJK_LETTERS, HAN_KANA
+
 _BULLET = re.compile(r"^\s*(?:[-*+•·]|\d+[.)]|[a-z][.)])\s+", re.IGNORECASE)
-_CJK = (
-    r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff"
-    r"\u3130-\u318f"
-)
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+_TOKEN = re.compile(rf"[{CJK_LETTERS}]|[^\W_{CJK_LETTERS}]+")
 
 
 @lru_cache(maxsize=16384)
@@ -62,18 +60,17 @@ def normal_set(body: str) -> frozenset[str]:
 # style, heading marks, bold markers, letter case outside code, full- vs half-width forms,
 # prose commas and clause dashes, and the punctuation that ends a sentence.
 
-_HAN_KANA = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _EXACT_BULLET = re.compile(r"^(?:[-*+•·]|\d{1,3}[.)])\s+")
 _EXACT_HEADING = re.compile(r"^#{1,6}\s+")
 # A comma, semicolon or colon that ends a clause: followed by a space, the end, or Han/Kana
 # text, or written right after Han/Kana text (Chinese and Japanese put no space after one).
 _PROSE_PUNCT = re.compile(
-    rf"(?<=[{_HAN_KANA}])[,;:、]|[,;:、](?=\s|$|[{_HAN_KANA}])"
+    rf"(?<=[{HAN_KANA}])[,;:、]|[,;:、](?=\s|$|[{HAN_KANA}])"
 )
 # A dash standing between two clauses as a separator ("a -- b", "(x) — b"); never between
 # numbers, where it is a minus or a range.
 _CLAUSE_DASH = re.compile(r"(?<=[^\s\d]) +(?:--?|—|–) +(?=[^\W\d_])")
-_SPACE_NEAR_HAN = re.compile(rf" (?=[{_HAN_KANA}])|(?<=[{_HAN_KANA}]) ")
+_SPACE_NEAR_HAN = re.compile(rf" (?=[{HAN_KANA}])|(?<=[{HAN_KANA}]) ")
 _SENTENCE_END = ".!。！…;,:、 "
 _RULE_CHARS = frozenset("-=*_|: ")
 # Full-width ASCII (U+FF01-FF5E) and the ideographic space fold to their ASCII forms; the

@@ -17,6 +17,8 @@ import re
 import sys
 from collections.abc import Iterable
 
+from consolidator.detect.script import BIGRAM_CHARS
+
 _STOP = frozenset(
     """a an the to of in on at for and or nor but if then than so as by from with without
     into onto over under about after before again once is are was were be been being am do
@@ -70,8 +72,7 @@ def _words(candidates: Iterable[str]) -> set[str]:
 
 # Two CJK characters side by side in a normal line (which puts a space between them); the
 # lookahead lets the pairs overlap, and the search stays linear.
-_PAIR = re.compile(r"(?=([\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]) "
-                   r"([\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]))")
+_PAIR = re.compile(rf"(?=([{BIGRAM_CHARS}]) ([{BIGRAM_CHARS}]))")
 _HIRAGANA_CHARS = frozenset(chr(c) for c in _HIRAGANA)
 
 

@@ -29,6 +29,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from consolidator.detect.script import CJK_CLAIM
+
 MAX_CLAIMS_PER_LINE = 2
 SHOWN = 60  # characters of a line quoted in what the check reports
 # Source and merged lines compared at most. Each source line is compared only with the
@@ -48,7 +50,7 @@ _NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
 _LEAD = re.compile(r"[ \t>]*(?:[-*+]|\d{1,9}[.)]|#{1,6})?[ \t]*")  # quote, bullet, heading
 _WORD = re.compile(r"[^\W\d_]+")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？；;]")
-_CJK_CHARS = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_CJK_CHARS = CJK_CLAIM
 _CJK_OR_NOT = re.compile(rf"[{_CJK_CHARS}]|[^{_CJK_CHARS}]+")
 _CJK = re.compile(rf"[{_CJK_CHARS}]")
 _CJK_PARTICLES = frozenset(

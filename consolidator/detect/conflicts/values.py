@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_HAN_KANA = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+from consolidator.detect.script import HAN_KANA
+
+_HAN_KANA = HAN_KANA
 
 _EN_CHOICES = {
     "<weekday>": "monday tuesday wednesday thursday friday saturday sunday "
@@ -69,8 +71,10 @@ _TOKEN = re.compile(
     r"|(?P<num>[+\-−±~^]?[$€£¥₩]?v?\d+(?:[.,]\d+)*(?:%|[a-zA-Z]{1,3}(?!\w))?)"
     rf"|(?P<cjkword>{_CJK_WORDS})"
     rf"|(?P<cjk>[{_HAN_KANA}])"
-    rf"|(?P<word>[^\W\d_{_HAN_KANA}][^\W{_HAN_KANA}]*(?:[-.'][^\W\d{_HAN_KANA}][^\W{_HAN_KANA}]*)*"
-    r"(?:\+\+|#(?!\w))?)"
+    # (a word's first character is no Han or kana: `cjk` above took that; each `-`, `.` or `'`
+    # is followed by a word character, no digit; the large class stands once, as each one
+    # costs compile time)
+    rf"|(?P<word>[^\W\d_](?:(?:[-.'](?=[^\W\d]))?[^\W{_HAN_KANA}])*(?:\+\+|#(?!\w))?)"
     r"|(?P<op>==|!=|<=|>=|=>|->|<-|[<>=≠≤≥\u2190-\u21ff])"
     r"|(?P<cur>[$€£¥₩])"
     r"|(?P<mark>[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])"

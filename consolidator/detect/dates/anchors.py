@@ -13,10 +13,15 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from consolidator.detect.script import HAN, KANA, lazy
+
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
-_MON = "|".join(sorted({m for m in MONTHS} | {m[:3] for m in MONTHS} | {"sept"},
-                       key=len, reverse=True))
+# A month's name, whole or cut to three letters (and "sept"), longest first: the month
+# vocabulary of every date grammar here (deadlines.py's too).
+MONTH_NAMES = "|".join(sorted({*MONTHS, *(m[:3] for m in MONTHS), "sept"},
+                              key=lambda m: (-len(m), m)))
+_MON = MONTH_NAMES
 _EN_WEEKDAY = (r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?"
                r"|(?:周|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜日?")
 
@@ -53,7 +58,7 @@ _HEADING = re.compile(r"[ ]{0,3}(#{1,6})[ \t]")
 _LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?")
 _LABEL_END = re.compile(r"[:：]|\s[—–-]\s|\s\|\s")
 _BOLD_LINE = re.compile(r"(?:\*\*|__)(?P<inner>[^*_\n]{1,120})(?:\*\*|__)[ \t]*[:：]?[ \t]*")
-_WORD = re.compile(r"[A-Za-z]+|[\u3040-\u30ff\u3400-\u9fff]")
+_WORD = lazy(rf"[A-Za-z]+|[{KANA}{HAN}]")
 # Words before "2/3" that make it a count of parts, not a date.
 _ORDINALS = frozenset({"phase", "step", "part", "stage", "round", "episode", "ep", "task", "item",
                        "page", "chapter", "sprint", "week", "day", "of", "第", "题", "集", "章"})
@@ -166,7 +171,7 @@ def name_day(name: str, written: date) -> date | None:
 
 def _few_words(text: str) -> bool:
     """Whether ``text`` (a label with its date taken out) is short: a label, not a sentence."""
-    return len(_WORD.findall(text)) <= 8
+    return len(_WORD().findall(text)) <= 8
 
 
 def mark_end(line: str) -> int:
@@ -217,7 +222,7 @@ def _heading_slash(heading: str) -> list[Explicit]:
     if len(found) != 1:
         return []
     match = found[0]
-    before = _WORD.findall(heading[max(0, match.start() - 12) : match.start()])
+    before = _WORD().findall(heading[max(0, match.start() - 12) : match.start()])
     if before and before[-1].casefold() in _ORDINALS:
         return []
     month, day = int(match.group("m")), int(match.group("d"))

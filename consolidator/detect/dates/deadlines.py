@@ -25,12 +25,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from consolidator.detect.dates.anchors import MONTH_NAMES, MONTHS
 from consolidator.detect.scope import Line, outline, unquoted
 
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-          "september", "october", "november", "december")
-_MON = "|".join(sorted({m for name in MONTHS for m in (name, name[:3])}, key=len, reverse=True))
-_MON += "|sept"
+_MON = MONTH_NAMES
 
 # Each date shape is its own pattern, run on one line at a time; every quantifier is bounded.
 _SHAPES = (

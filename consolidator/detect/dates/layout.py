@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from consolidator.detect.script import HAN
+
 INDEX_NOTE = "Index note (moved from MEMORY.md):"
 
 _FENCE = re.compile(r"[ \t]{0,12}(`{3,}|~{3,})")
@@ -20,7 +22,7 @@ _DIALOGUE = re.compile(
     r"[ \t]*(?:[-*+][ \t]+)?(?:"
     r"【[^】\n]{1,16}】"
     r"|[A-Z][A-Z'. -]{1,24}:[ \t]+[(（]"
-    r"|[\u3400-\u9fff·]{1,6}[ \t]?[：:][ \t]?[（(]"
+    rf"|[{HAN}·]{{1,6}}[ \t]?[：:][ \t]?[（(]"
     r"|(?:\*\*)?(?:User|Assistant|Human|Claude|AI|Bot|用户|助手|ユーザー|アシスタント)(?:\*\*)?"
     r"[ \t]?[:：]"
     r")"

@@ -16,11 +16,12 @@ import re
 
 from consolidator.detect.dates import words as date_words
 from consolidator.detect.dates.words import FUTURE, PAST, PRESENT
+from consolidator.detect.script import HAN, KATAKANA, lazy
 
 __all__ = ["FUTURE", "PAST", "PRESENT", "names_a_day"]
 
 WINDOW = 200  # characters each side of a phrase that are looked at: a long line costs no more
-_IDEOGRAPH = re.compile(r"[\u3400-\u9fff々]")
+_IDEOGRAPH = re.compile(rf"[{HAN}々]")
 # A sentence ends at a full stop; a semicolon only joins clauses ("if it fails; retry").
 _SENTENCE_END = re.compile(r"[.!?](?=[\s*_)\]」』\"”]|$)|[。！？]")
 _ZH_CLAUSE_END = re.compile(r"[。！？；;，,]")
@@ -47,8 +48,8 @@ _UI_NOUN_CJK = re.compile(
 _CJK_DAY_SUFFIX = re.compile(
     r"(?:中|以降|以内|朝|夜|夕方|昼|晩|午前|午後|上午|下午|晚上|早上|中午|凌晨|夜里|傍晚)"
 )
-_JA_VERB_AFTER = re.compile(r"[\u3400-\u9fff々]{1,3}(?![はがをにでともへやかのさ])[ぁ-ゖ]")
-_CJK_NOUN = re.compile(r"[\u30a0-\u30ff\u3400-\u9fffー]{1,12}")
+_JA_VERB_AFTER = lazy(rf"[{HAN}々]{{1,3}}(?![はがをにでともへやかのさ])[ぁ-ゖ]")
+_CJK_NOUN = lazy(rf"[{KATAKANA}{HAN}ー]{{1,12}}")
 _ACQUIRED = set("性形养习获")
 _CJK_WEEK_BAD_NEXT = set("期年边围长末转岁报刊")
 
@@ -183,7 +184,7 @@ def _cjk_compound(line: str, start: int, end: int) -> bool:
             return False
         # Japanese runs a day word straight into a verb (昨日直した, 明日確認する); a name or
         # a noun goes on with a particle or an honorific (明日香さん, 明日方舟は, 今日頭条、).
-        return not (date_words.japanese(line) and _JA_VERB_AFTER.match(after))
+        return not (date_words.japanese(line) and _JA_VERB_AFTER().match(after))
     return False
 
 
@@ -213,7 +214,7 @@ def _names_a_thing(line: str, end: int, cjk: bool) -> bool:
     """Whether a possessive's noun is a UI element: "today's filter tab", 今日のタスクビュー."""
     after = line[end + (1 if cjk else 2) : end + 30]
     if cjk:
-        run = _CJK_NOUN.match(after)
+        run = _CJK_NOUN().match(after)
         return run is not None and _UI_NOUN_CJK.search(run.group(0)) is not None
     return any(_UI_NOUN_EN.match(" " + word) for word in after.split()[:3])
 

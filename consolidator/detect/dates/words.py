@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 
+from consolidator.detect.script import HAN_BASIC, KANA, lazy
+
 PAST, FUTURE, PRESENT = "past", "future", "present"
 
-_KANA = re.compile(r"[\u3040-\u30ff]")
+_KANA = re.compile(rf"[{KANA}]")
 _WORDS = re.compile(r"[a-z][a-z0-9'’-]*")
 
 # Rules, habits and examples: "if it does not fill, retry tomorrow", "never moves to Tuesday".
@@ -83,8 +85,8 @@ _EVENT_ZH = re.compile(
     r"了|已|刚|(?<!未)完成|做完|结束|决定|发现|修复|确认|提交|合并|上线|发布|部署|开会|会议|讨论|约了|"
     r"(?<![重需主只摘概纲])要|将|计划|准备|打算|安排|预计|截止|之前|待办|TODO|评审|汇报|面试"
 )
-_EVENT_JA = re.compile(
-    r"(?<![まあな])(?<=[ぁ-ゖ\u4e00-\u9fff])た(?![ぁ-ゖ])|んだ|ました|でした|だった|済み|(?<!未)完了|予定|つもり|やる|行う|"
+_EVENT_JA = lazy(
+    rf"(?<![まあな])(?<=[ぁ-ゖ{HAN_BASIC}])た(?![ぁ-ゖ])|んだ|ました|でした|だった|済み|(?<!未)完了|予定|つもり|やる|行う|"
     r"実施|締切|期限|まで|会議|打ち合わせ|MTG|ミーティング|リリース|デプロイ|面談|レビュー会"
 )
 
@@ -131,7 +133,7 @@ def now(text: str, cjk: bool) -> bool:
 def event(text: str, cjk: bool) -> bool:
     """Whether the sentence ``text`` tells of an event: a past or planned action, an event noun."""
     if cjk:
-        return (_EVENT_JA if japanese(text) else _EVENT_ZH).search(text) is not None
+        return (_EVENT_JA() if japanese(text) else _EVENT_ZH).search(text) is not None
     low = text.casefold()
     if any(p in low for p in _EVENT_PHRASES):
         return True

@@ -127,6 +127,8 @@ class _Words:
         self._claim_cache: dict[str, list[tuple[str, str, set[str], float]]] = {}
         self._names: dict[str, set[str]] = {}
         self._cjk_counts: dict[str, int] = {}
+        self._masses: dict[str, float] = {}
+        self._folded: tuple[str, str] = ("", "")  # the last memory's text, case-folded
         self._values: dict[str, dict[str, str]] = {}
         self._descriptions: dict[str, set[str]] = {}
         self._indexes: dict[str, dict[str, list[int]]] = {}
@@ -161,11 +163,18 @@ class _Words:
         in (that order changes with the hash seed, and a plan must not)."""
         return math.fsum(map(self.weight.__getitem__, found))
 
+    def _file_mass(self, file: str) -> float:
+        """The :meth:`_mass` of all of a memory's features (worked out once per memory)."""
+        found = self._masses.get(file)
+        if found is None:
+            found = self._masses[file] = self._mass(self.feats[file])
+        return found
+
     def judge(self, a: str, b: str) -> Similar | None:
         """A Similar for the pair if it says much the same, else None."""
         fa, fb = self.feats[a], self.feats[b]
         shared = self._mass(fa & fb)
-        mass_a, mass_b = self._mass(fa), self._mass(fb)
+        mass_a, mass_b = self._file_mass(a), self._file_mass(b)
         smaller = min(mass_a, mass_b)
         if not shared or shared < LINE_GATE * smaller:
             return None  # too little in common for any kind of similarity
@@ -202,9 +211,13 @@ class _Words:
         """Whether either memory names the other (its file stem or its name) in its text."""
         for one, other in ((a, b), (b, a)):
             memory = self.by_file[one]
-            # Not cached: a folded copy of every candidate's body costs more memory than
-            # folding again costs time.
-            text = f"{memory.description}\n{memory.body}".casefold()
+            # Only the last one kept: a folded copy of every candidate's body costs more
+            # memory than folding again costs time, and candidates come in runs of one file.
+            if self._folded[0] == one:
+                text = self._folded[1]
+            else:
+                text = f"{memory.description}\n{memory.body}".casefold()
+                self._folded = (one, text)
             named = self.by_file[other]
             for label in {named.stem.casefold(), named.name.casefold()}:
                 if len(label) >= 6 and label in text:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from consolidator.detect.secrets import values as sv
+from consolidator.detect.script import CJK_TEXT_AND_SYMBOLS, lazy
 
 NAME_MAX = 80
 VALUE_MAX = 300
@@ -60,9 +61,11 @@ _SETTING_PARTS = frozenset({
     "context", "cache", "reasoning", "thinking", "stop", "start", "end",
 })
 _QUOTES = {'"': '"', "'": "'", "`": "`", "「": "」", "『": "』", "“": "”", "‘": "’"}
-_WORD_END = re.compile(r"[\s,;|)}\]\"'`]|[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff01-\uff60]")
+# What ends a phrase; a word ends there too, or at a space or a closing mark (two patterns, so
+# that the large CJK class is compiled once).
+_PHRASE_END = lazy(rf"[|]|[{CJK_TEXT_AND_SYMBOLS}]")
+_WORD_END_ASCII = re.compile(r"[\s,;)}\]\"'`]")
 _SPACE = re.compile(r"\s")
-_PHRASE_END = re.compile(r"[|]|[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff01-\uff60]")
 # `api_key: str = "..."`, `token: Optional[str] = None`: a type, then the value.
 _ANNOTATION = re.compile(
     r"(?:str|bytes|int|String|string|SecretStr|Optional\[str\])(?:[ \t]{0,3}\|[ \t]{0,3}None)?"
@@ -262,8 +265,12 @@ def _value(text: str, at: int, *, strict: bool, phrase: bool, password: bool) ->
             return None, i + 1
         return _offset(sv.secret_span(text[i + 1:j], quoted=True, strict=strict,
                                       password=password, phrase=False), i + 1), j
-    stop = (_PHRASE_END if phrase else _WORD_END).search(text, i, limit)
-    raw = text[i:stop.start() if stop else limit].rstrip()
+    end = limit
+    if not phrase:
+        word_end = _WORD_END_ASCII.search(text, i, limit)
+        end = word_end.start() if word_end else limit
+    stop = _PHRASE_END().search(text, i, end)
+    raw = text[i:stop.start() if stop else end].rstrip()
     first = _SPACE.search(raw)
     judged = i + (first.start() if first else len(raw))
     if raw and _NAME_LIST.fullmatch(raw.split(None, 1)[0].rstrip("/、,.;:)）")):

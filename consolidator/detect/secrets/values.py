@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from consolidator.detect.script import CJK_TEXT, lazy
+
 # The words that name a credential: a value equal to one of them, or an identifier built from
 # them (`db_password`, `accessToken`), names a credential rather than being one.
 FAMILY = frozenset({
@@ -56,7 +58,7 @@ check find look lookup sent send provided generated created managed handled expi
 expired valid invalid required needed optional please enter type click call run runs
 """.split())
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff01-\uff60]")
+_CJK = lazy(rf"[{CJK_TEXT}]")
 _MASK = re.compile(r"[*•●xX#?.\-_ ]+")
 _RUN = re.compile(r"(.)\1{5}")  # six of one character: a mask or a filler ("xxxxxx", "000000")
 _PLACEHOLDER_PARTS = ("your", "example", "placeholder", "changeme", "change_me", "change-me",
@@ -93,7 +95,7 @@ _TRAILING = ".,;:)]}>\"'`*"
 
 def has_cjk(value: str) -> bool:
     """Whether ``value`` holds Chinese, Japanese or Korean text (prose, never a secret)."""
-    return _CJK.search(value) is not None
+    return _CJK().search(value) is not None
 
 
 def parts(identifier: str) -> list[str]:

@@ -29,7 +29,7 @@ from consolidator.detect.scope import Line, outline
 from consolidator.detect.stale.markers import (
     Marker,
     frontmatter_marker,
-    maybe,
+    hints_in,
     no_longer,
     part_markers,
     paused_status,
@@ -73,9 +73,13 @@ def mentioned_paths(body: str) -> list[str]:
     """Relative project paths a memory names (links, wiki links and URLs excluded)."""
     if "/" not in body:  # every path checked has a folder in it
         return []
-    text = LINK_RE.sub(" ", body)
-    text = WIKI_RE.sub(" ", text)
-    text = _URL.sub(" ", text)
+    # Each pattern only where its fixed part stands: a plain search costs far less than a
+    # regex over the body ("](" in a link, "[[" in a wiki link, "://" or "www." in a URL).
+    text = LINK_RE.sub(" ", body) if "](" in body else body
+    if "[[" in text:
+        text = WIKI_RE.sub(" ", text)
+    if "://" in text or "www." in text.lower():
+        text = _URL.sub(" ", text)
     found = []
     for match in _PATH.finditer(text):
         path = match.group(1)
@@ -141,19 +145,21 @@ def _whole(marker: Marker, found: _Evidence) -> None:
               "marker", marker.line, whole=True)
 
 
-def _markers(memory: Memory, lines: list[Line], found: _Evidence) -> None:
+def _markers(memory: Memory, lines: list[Line], found: _Evidence,
+             hints: tuple[str, ...]) -> None:
     """Status markers: one about the whole memory, else those about parts."""
     whole = whole_marker(memory, [line for line in lines if line.head])
     if whole:
         _whole(whole, found)
         return
-    for part in part_markers(lines)[:MAX_PART_REASONS]:
+    for part in part_markers(lines, hints)[:MAX_PART_REASONS]:
         found.add(f"status marker {part.word!r} in a {part.where} (about a part): "
                   f"{_quote(part.line)}", "marker", part.line)
 
 
-def _no_longer(memory: Memory, lines: list[Line], found: _Evidence) -> None:
-    for said in no_longer(lines, memory.description)[:MAX_PART_REASONS]:
+def _no_longer(memory: Memory, lines: list[Line], found: _Evidence,
+               hints: tuple[str, ...]) -> None:
+    for said in no_longer(lines, memory.description, hints)[:MAX_PART_REASONS]:
         found.add(f"says {said.word!r} (about a part): {_quote(said.line)}", "no-longer",
                   said.line)
 
@@ -217,10 +223,11 @@ def find_stale(
     body = memory.body
     text = "\n".join((memory.name, memory.description, body))
     lines: list[Line] | None = None
-    if maybe(text):  # most memories hold no status word at all: one quick scan
+    hints = hints_in(text)  # most memories hold no status word at all: one quick scan
+    if hints:
         lines = outline(body)
-        _markers(memory, lines, found)
-        _no_longer(memory, lines, found)
+        _markers(memory, lines, found, hints)
+        _no_longer(memory, lines, found, hints)
     else:
         marker = frontmatter_marker(memory)
         if marker:

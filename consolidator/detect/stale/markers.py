@@ -206,15 +206,16 @@ def whole_marker(memory: Memory, head: Iterable[Line]) -> Marker | None:
     return None
 
 
-def part_markers(lines: Iterable[Line]) -> list[Marker]:
+def part_markers(lines: Iterable[Line], hints: tuple[str, ...] = _HINTS) -> list[Marker]:
     """Markers that speak for one part: a sub-section, list item or line whose text no longer
     holds. Tables, code and quotations are left alone (a status column, output, dialogue).
-    Call it when ``whole_marker`` found nothing: a head line then speaks for itself only."""
+    Call it when ``whole_marker`` found nothing: a head line then speaks for itself only.
+    ``hints``: those of :func:`hints_in` the text the lines come from (no line holds others)."""
     out: list[Marker] = []
     sections: set[str] = set()  # one finding per section: its heading says it for the rest
     for line in lines:
         if (line.kind in ("code", "quote", "table") or line.section in sections
-                or not maybe(line.text)):
+                or not maybe(line.text, hints)):
             continue
         word = tag(bare(line.text), _PART)
         if word:
@@ -225,14 +226,15 @@ def part_markers(lines: Iterable[Line]) -> list[Marker]:
     return out
 
 
-def no_longer(lines: Iterable[Line], description: str = "") -> list[Marker]:
+def no_longer(lines: Iterable[Line], description: str = "",
+              hints: tuple[str, ...] = _HINTS) -> list[Marker]:
     """Statements saying some text no longer holds ("no longer valid", 不再适用), outside
     quotations, code, tables and conditions ("if the old names come back, this is outdated")."""
     out: list[Marker] = []
     texts = [("description", description)] if description else []
     texts += [("line", line.text) for line in lines if line.kind not in ("code", "quote", "table")]
     for where, text in texts:
-        if not maybe(text):
+        if not maybe(text, hints):
             continue
         plain = unquoted(text)
         found = _NO_LONGER.search(plain)
@@ -241,7 +243,15 @@ def no_longer(lines: Iterable[Line], description: str = "") -> list[Marker]:
     return out
 
 
-def maybe(text: str) -> bool:
-    """Whether ``text`` could hold a marker at all (the cheap test before outlining it)."""
+def maybe(text: str, hints: tuple[str, ...] = _HINTS) -> bool:
+    """Whether ``text`` could hold a marker at all (the cheap test before outlining it).
+    ``hints``: the hints to look for, when a text holding ``text`` is known to hold no others."""
     low = text.casefold()
-    return any(hint in low for hint in _HINTS)
+    return any(hint in low for hint in hints)
+
+
+def hints_in(text: str) -> tuple[str, ...]:
+    """The hints ``text`` holds (case-folded), in order; any part of ``text`` holds none other
+    (case-folding maps each character on its own), so its lines are tested for these alone."""
+    low = text.casefold()
+    return tuple(hint for hint in _HINTS if hint in low)

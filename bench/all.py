@@ -42,7 +42,9 @@ if str(BENCH) not in sys.path:
 
 import closed_gates
 import hardcases
+import layout
 import quality
+import report_speed
 from report_vs_frontmatter import PARSE_SCRIPT, consolidator_command, memory_dir_for
 
 
@@ -116,7 +118,7 @@ def speed(args: argparse.Namespace, work: Path) -> list[Row]:
         parsed.append(measure(parse))
     c, p = best(cold), best(parsed)
     rows.append(ratio_row("cold `report`, 10k memories, vs python-frontmatter parsing them",
-                          c.seconds, p.seconds, 1.5, "frontmatter"))
+                          c.seconds, p.seconds, 5, "frontmatter"))
 
     sizes = [1_000, 10_000] + ([] if args.quick else [100_000])
     times: dict[int, Sample] = {10_000: c}
@@ -152,7 +154,39 @@ def speed(args: argparse.Namespace, work: Path) -> list[Row]:
 
     print("closed gates: 100 roots ...", flush=True)
     rows.extend(closed_gate_rows(work, args.runs))
+    print("real size: a cold report on 130 memories ...", flush=True)
+    rows.append(real_size_row(work, args.seed, max(args.runs, 5)))
     return rows
+
+
+def real_size_row(work: Path, seed: int, repeat: int) -> Row:
+    """A cold ``report`` on a directory the size of the largest real ones, vs ``--help``."""
+    memory = report_speed.generated(work / "real-size", 130, seed)
+    env = {**os.environ, "CONSOLIDATOR_STATE_DIR": str(work / "real-size-state")}
+    exe = consolidator_command()
+    help_s, _cpu = report_speed.best([*exe, "--help"], env, repeat)
+    report_s, _cpu = report_speed.best([*exe, "report", "--memory-dir", str(memory)], env,
+                                       repeat)
+    return ratio_row("cold `report`, 130 memories (the largest real directories), vs "
+                     "`consolidator --help`", report_s, help_s, report_speed.TARGET, "--help")
+
+
+def layout_rows() -> list[Row]:
+    """The layout's targets (see bench/layout.py), counted from the source."""
+    found = layout.modules()
+    known = set(found)
+    graph = {name: layout.imports(name, path, known) for name, path in found.items()}
+    local = sum(len(layout.local_imports(path)) for path in found.values())
+    builders = sum(len(layout.history_builders(path)) for path in found.values())
+    dry = sum(1 for path in found.values()
+              if layout.dry_branches(path) and not {"cli", "report"} & set(path.parts))
+    root = len(list(layout.PACKAGE.glob("*.py")))
+    counts = [("modules in the package root", root, 16),
+              ("import cycles", len(layout.cycles(graph)), 0),
+              ("function-local imports", local, 10),
+              ("places building a history line", builders, 1),
+              ("modules of the run branching on a dry run", dry, 2)]
+    return [Row(name, str(value), f"<= {bound}", value <= bound) for name, value, bound in counts]
 
 
 def closed_gate_rows(work: Path, repeat: int) -> list[Row]:
@@ -267,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="bench-all-"))
     try:
-        rows = speed(args, work) + quality_rows(args.seed)
+        rows = speed(args, work) + quality_rows(args.seed) + layout_rows()
         profiled = "" if args.no_profile else profile(args.seed, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)

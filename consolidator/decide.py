@@ -52,7 +52,7 @@ from consolidator.plan import (
 )
 from consolidator.store.frontmatter import ParseError, parse
 from consolidator.store.links import unlink
-from consolidator.store.model import Memory, Snapshot
+from consolidator.store.model import MODIFIED, Memory, Snapshot
 from consolidator.store.scan import MAX_FILE_BYTES
 
 
@@ -136,7 +136,8 @@ def merges(
         if len(body.encode("utf-8")) + len(keep.doc.head) > MAX_FILE_BYTES:
             notes.append(f"merge into {cluster.keep} skipped: the result would exceed 1 MiB")
             continue
-        data, note = _with_body(keep, body, description)
+        data, note = _with_body(keep, body, description,
+                                _newest_stamp(keep, [by_file[f] for f in cluster.files]))
         notes += note
         out.append(Merge(
             file=cluster.keep, sources=cluster.files, kind=SAFE, data=data,
@@ -185,7 +186,8 @@ def _answer_actions(answer: Answer, by_file: Mapping[str, Memory]) -> list[Actio
     if answer.decision == "merge" and answer.keep and answer.body:
         keep = by_file[answer.keep]
         ordered = (answer.keep, *[f for f in files if f != answer.keep])
-        data, _ = _with_body(keep, answer.body, answer.description)
+        data, _ = _with_body(keep, answer.body, answer.description,
+                             _newest_stamp(keep, [by_file[f] for f in ordered]))
         return [Merge(file=answer.keep, sources=ordered, kind=JUDGMENT, data=data,
                       mtime_ns=max(by_file[f].stat.mtime_ns for f in ordered),
                       reason=f"merged by the model: {answer.reason}",
@@ -246,7 +248,7 @@ def date_rewrites(
                 doc = parse(prior.data)
             except ParseError:
                 continue
-        written = clock.local(memory.stat.mtime_ns)
+        written = clock.local(memory.written_ns)
         found = (per_file[memory.file].relative if prior is None and memory.file in per_file
                  else find_relative(doc.body, written, memory.file))
         if not found:
@@ -338,16 +340,35 @@ def moves(actions: Iterable[Action], present: Collection[str]) -> tuple[dict[str
 # ----------------------------------------------------------------------------- pieces
 
 
-def _with_body(memory: Memory, body: str, description: str | None) -> tuple[bytes, list[str]]:
-    """The bytes of ``memory`` with a new body (and description, when it can be written)."""
+def _with_body(memory: Memory, body: str, description: str | None,
+               stamped: Memory | None = None) -> tuple[bytes, list[str]]:
+    """The bytes of ``memory`` with a new body (and description, when it can be written, and
+    the ``modified`` stamp of ``stamped``, as it is written there)."""
     doc = memory.doc.with_body(body)
     notes = []
-    if description is not None and description != memory.description:
-        try:
+    try:
+        if description is not None and description != memory.description:
             doc = doc.with_field("description", description)
-        except ParseError as exc:
-            notes.append(f"{memory.file}: description kept ({exc})")
+    except ParseError as exc:
+        notes.append(f"{memory.file}: description kept ({exc})")
+    try:
+        if stamped is not None:
+            doc = doc.with_field_of(MODIFIED, stamped.doc)
+    except ParseError as exc:
+        notes.append(f"{memory.file}: {MODIFIED} kept ({exc})")
     return doc.to_bytes(), notes
+
+
+def _newest_stamp(keep: Memory, merged: Iterable[Memory]) -> Memory | None:
+    """The memory whose ``modified`` stamp a merge's survivor carries: the newest stamp of
+    the merged memories (``None``: the survivor's own, or none, stands)."""
+    stamped = [(m.modified_ns, m) for m in merged if m.modified_ns is not None]
+    if not stamped:
+        return None
+    newest, memory = max(stamped, key=lambda pair: (pair[0], pair[1].file))
+    if keep.modified_ns is not None and keep.modified_ns >= newest:
+        return None
+    return memory
 
 
 def _appended(body: str, lines: list[str], newline: str) -> str:
@@ -401,6 +422,6 @@ def _stale(found: Found, by_file: Mapping[str, Memory], now: datetime,
     for finding in (f.stale for f in found.per_file.values() if f.stale is not None):
         linked = (f"not archived: {', '.join(kept[finding.file])} link to it",) \
             if finding.file in kept else ()
-        out.append(Stale(finding.file, age_days(by_file[finding.file].stat.mtime_ns, now),
+        out.append(Stale(finding.file, age_days(by_file[finding.file].written_ns, now),
                          finding.reasons + linked, finding.evidence, finding.archivable))
     return tuple(out)

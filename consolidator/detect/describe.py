@@ -53,7 +53,7 @@ def describe(
     shared = {name for name, count in names.items() if count > 1}
     infos = []
     for memory in snapshot.memories:
-        days = age_days(memory.stat.mtime_ns, now)
+        days = age_days(memory.written_ns, now)
         found = findings.get(memory.file)
         infos.append(MemoryInfo(
             file=memory.file, name=memory.name, type=memory.type,

@@ -29,7 +29,7 @@ class Findings:
 
 
 def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findings:
-    written = clock.local(memory.stat.mtime_ns)
+    written = clock.local(memory.written_ns)
     relative = find_relative(memory.body, written, memory.file)
     return Findings(
         lines=normal_set(memory.body),

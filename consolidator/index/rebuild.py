@@ -21,7 +21,6 @@ and :func:`unlink_dead`), :func:`add_missing` (:mod:`consolidator.index.addition
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field

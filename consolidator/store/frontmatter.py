@@ -97,17 +97,30 @@ class Document:
         """
         if any(ord(c) < 32 and c not in "\t\n" for c in value) or "\x7f" in value:
             raise ParseError(f"value for {key!r} holds control characters; not written")
+        span = self.spans.get(key)
+        return self._with_written(key, value, _encode(value, span.quote if span else ""))
+
+    def with_field_of(self, key: str, other: Document) -> Document:
+        """Set ``key`` to ``other``'s value for it, written as ``other`` writes it (its quoting
+        kept byte for byte); raises :class:`ParseError` as :meth:`with_field` does."""
+        span = other.spans.get(key)
+        if span is None:
+            return self.with_field(key, other.fields[key])
+        written = other.head.split("\n")[span.line][span.start:span.end]
+        return self._with_written(key, other.fields[key], written)
+
+    def _with_written(self, key: str, value: str, written: str) -> Document:
         lines = self.head.split("\n")
         span = self.spans.get(key)
         if span is not None:
             line = lines[span.line]
-            lines[span.line] = line[: span.start] + _encode(value, span.quote) + line[span.end :]
+            lines[span.line] = line[: span.start] + written + line[span.end :]
         elif key in self.fields:
             raise ParseError(f"field {key!r} is not a one-line value and is left as it is")
         else:
             close = max(i for i, text in enumerate(lines) if text.strip())
             cr = "\r" if self.newline == "\r\n" else ""
-            lines.insert(close, f"{key}: {_encode(value, '')}{cr}")
+            lines.insert(close, f"{key}: {written}{cr}")
         head = "\n".join(lines)
         expected = {**self.fields, key: value}
         reparsed = parse_text(head + self.body, bom=self.bom)

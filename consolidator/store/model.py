@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
+from consolidator.clock import epoch_ns
 from consolidator.store.frontmatter import Document
 
 INDEX_NAME = "MEMORY.md"
 MEMORY_TYPES = ("user", "feedback", "project", "reference")
+MODIFIED = "modified"  # the frontmatter key Claude Code stamps on every memory write
+
+
+def modified_ns(value: str | None) -> int | None:
+    """A ``modified`` value (``2026-11-25T10:00:00.000Z``; a time without a zone is UTC) as
+    epoch nanoseconds, or ``None`` when it is missing or not an ISO 8601 time."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip().strip("'\""))
+    except ValueError:
+        return None
+    return epoch_ns(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +63,20 @@ class Memory:
     @property
     def type(self) -> str | None:
         return self.doc.memory_type
+
+    @property
+    def modified_ns(self) -> int | None:
+        """Claude Code's own ``modified`` stamp (every memory write since 2.1.214), or
+        ``None`` where the frontmatter has none or not an ISO 8601 time."""
+        return modified_ns(self.doc.fields.get(MODIFIED))
+
+    @property
+    def written_ns(self) -> int:
+        """When the memory was last written, for every judgment of age: its ``modified``
+        stamp where it has one (copies, checkouts and syncs reset a file's mtime, not the
+        stamp), else its mtime."""
+        stamped = self.modified_ns
+        return self.stat.mtime_ns if stamped is None else stamped
 
     @property
     def body(self) -> str:

@@ -300,7 +300,7 @@ def _conflict(
         a, b = b, a
         changes = [(y, x) for x, y in changes]
     ma, mb = ctx.memory(a.file), ctx.memory(b.file)
-    newer = a.file if (ma.stat.mtime_ns, a.file) > (mb.stat.mtime_ns, b.file) else b.file
+    newer = a.file if (ma.written_ns, a.file) > (mb.written_ns, b.file) else b.file
     if kinds == {"struck"}:
         claim = " ".join(word_tokens(a.text.replace("~~", "")))
         struck, plain = (a, b) if any(x.value.startswith("~~") for x, _ in changes) else (b, a)

@@ -54,7 +54,7 @@ class Together:
 
 
 def _newest_first(memory: Memory) -> tuple[int, int, str]:
-    return (-memory.stat.mtime_ns, -len(memory.body), memory.file)
+    return (-memory.written_ns, -len(memory.body), memory.file)
 
 
 def line_sets(memories: Iterable[Memory]) -> dict[str, frozenset[str]]:
@@ -127,7 +127,7 @@ def find_duplicates(
         ]
         if containers:
             parent[rep] = max(
-                containers, key=lambda o: (len(exact[o]), by_file[o].stat.mtime_ns, o)
+                containers, key=lambda o: (len(exact[o]), by_file[o].written_ns, o)
             )
 
     def top(rep: str) -> str:

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 
-from consolidator.detect.secrets import values as sv
 from consolidator.detect.script import CJK_TEXT_AND_SYMBOLS, lazy
+from consolidator.detect.secrets import values as sv
 
 NAME_MAX = 80
 VALUE_MAX = 300

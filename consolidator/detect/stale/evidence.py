@@ -169,7 +169,7 @@ def _deadlines(memory: Memory, lines: list[Line], now: datetime, found: _Evidenc
     ("until 2026-03-12 the branch is frozen"), that day has passed and no deadline in the
     memory is still ahead. Work due by a day ("report due 2026-09-30") makes the memory
     history, not wrong: reported, not archived; so is every passed deadline in a part."""
-    written = clock.local(memory.stat.mtime_ns)
+    written = clock.local(memory.written_ns)
     fields = [Line(0, text, "text", True, "") for text in (memory.name, memory.description)
               if text]
     every: list[Deadline] = deadlines_in(fields, written)

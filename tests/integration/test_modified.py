@@ -1,0 +1,133 @@
+"""Claude Code's own ``modified`` stamp (every memory write since 2.1.214) is a memory's age
+for every judgment: its freshness, the day its relative dates count from, and which copy is
+newest. A file's mtime is what a copy, a checkout or a sync left; the stamp is what Claude
+Code wrote. A merge keeps the newest stamp of what it merges, as written."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consolidator.cli import main
+from consolidator.store.frontmatter import parse
+
+DAY = 86400
+
+
+def stamp(days_ago: float) -> str:
+    moment = datetime.now(UTC) - timedelta(days=days_ago)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def put(root: Path, rel: str, body: str, *, mtime_days: float,
+        modified: str | None = None, description: str | None = None) -> Path:
+    path = root / rel
+    extra = f"modified: {modified}\n" if modified is not None else ""
+    path.write_text(f"---\nname: {path.stem}\ndescription: {description or path.stem}\n"
+                    f"type: project\n{extra}---\n{body}", encoding="utf-8")
+    when = time.time() - mtime_days * DAY
+    os.utime(path, (when, when))
+    return path
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    return memory
+
+
+def report(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Any:
+    assert main(["report", "--format", "json", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    return json.loads(capsys.readouterr().out)["roots"][0]
+
+
+def ages(found: Any) -> dict[str, int]:
+    return {m["file"]: m["age_days"] for m in found["memories"]}
+
+
+def test_a_stamp_older_than_the_mtime_is_the_age(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, "project_synced.md", "Synced from another machine today.\n", mtime_days=0.1,
+        modified=stamp(40.2))
+    put(root, "project_plain.md", "No stamp: the mtime is its age.\n", mtime_days=7.2)
+    put(root, "project_odd.md", "A stamp that is no time: the mtime stands.\n",
+        mtime_days=3.2, modified="last week")
+
+    assert ages(report(root, tmp_path, capsys)) == {
+        "project_synced.md": 40, "project_plain.md": 7, "project_odd.md": 3}
+
+
+def test_a_stamp_newer_than_the_mtime_is_the_age(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A checkout gives an old tree old mtimes; the stamp still says it was written lately."""
+    put(root, "project_checked_out.md", "Checked out with an old mtime.\n", mtime_days=90.2,
+        modified=stamp(2.2))
+
+    found = report(root, tmp_path, capsys)
+
+    assert ages(found) == {"project_checked_out.md": 2}
+    assert not [s for s in found["stale"] if s["file"] == "project_checked_out.md"]
+
+
+def test_a_relative_date_counts_from_the_stamp(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    written = datetime.now(UTC) - timedelta(days=12)
+    put(root, "project_hotfix.md", "Yesterday we shipped the hotfix for the login loop.\n",
+        mtime_days=0.5, modified=written.strftime("%Y-%m-%dT12:00:00Z"))
+
+    found = report(root, tmp_path, capsys)
+
+    (rewrite,) = [a for a in found["actions"] if a["op"] == "rewrite"]
+    day_before = (written - timedelta(days=1)).date().isoformat()
+    assert day_before in rewrite["reason"], rewrite["reason"]
+
+
+def test_the_newest_copy_by_its_stamp_survives_a_merge(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = "Run the integration tests against the real database, never a mock.\n"
+    put(root, "feedback_db_tests.md", body, mtime_days=1.2, modified=stamp(30))
+    put(root, "feedback_db_tests_copy.md", body, mtime_days=20.2, modified=stamp(2))
+
+    assert main(["run", "--force", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    capsys.readouterr()
+
+    left = sorted(p.name for p in root.glob("*.md") if p.name != "MEMORY.md")
+    assert left == ["feedback_db_tests_copy.md"], "the newer stamp wins, not the newer mtime"
+
+
+def test_a_merge_keeps_the_newest_stamp_as_written(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The survivor is the memory that holds every line of the other; the other was written
+    later, so the merged memory carries its stamp, byte for byte; nothing else of the
+    survivor's frontmatter changes."""
+    newer = "2026-11-30T08:15:42.123Z"
+    shared = "The staging deploy runs from the release branch only.\n"
+    put(root, "project_deploy.md",
+        shared + "Rollbacks go through the same pipeline, never by hand.\n",
+        mtime_days=5.2, modified="2026-10-01T09:00:00.000Z")
+    put(root, "project_deploy_note.md", shared, mtime_days=5.2, modified=newer)
+
+    assert main(["run", "--force", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    capsys.readouterr()
+
+    assert not (root / "project_deploy_note.md").exists()
+    data = (root / "project_deploy.md").read_bytes()
+    assert f"\nmodified: {newer}\n".encode() in data
+    doc = parse(data)
+    assert {k: v for k, v in doc.fields.items() if k != "modified"} == {
+        "name": "project_deploy", "description": "project_deploy", "type": "project"}

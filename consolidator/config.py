@@ -82,6 +82,7 @@ class ConsolidateSection:
     apply: str = field(default="safe", metadata=_meta(choices=APPLY_MODES))
     archive_status_markers: bool = True
     archive_passed_deadlines: bool = True
+    archive_gone_citations: bool = True
     rewrite_relative_dates: bool = True
 
 

@@ -155,7 +155,8 @@ def archives(found: Found, cfg: Config, blocked: Collection[str]) -> list[Archiv
     out = []
     for finding in (f.stale for f in found.per_file.values() if f.stale is not None):
         allowed = ("marker" in finding.kinds and opts.archive_status_markers) or (
-            "deadline" in finding.kinds and opts.archive_passed_deadlines)
+            "deadline" in finding.kinds and opts.archive_passed_deadlines) or (
+            "path" in finding.kinds and opts.archive_gone_citations)
         if finding.archivable and allowed and finding.file not in blocked:
             out.append(Archive(file=finding.file, kind=JUDGMENT,
                                reason="stale: " + "; ".join(finding.reasons),

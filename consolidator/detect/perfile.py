@@ -11,8 +11,9 @@ from datetime import datetime
 from consolidator import clock
 from consolidator.detect.dates.relative import RelativeDate, find_relative
 from consolidator.detect.secrets.scan import find as find_secrets
-from consolidator.detect.stale.evidence import ProjectPaths, StaleFinding, find_stale
+from consolidator.detect.stale.evidence import StaleFinding, find_stale
 from consolidator.detect.text import normal_set
+from consolidator.roots.project import Project
 from consolidator.store.model import Memory
 
 CHECK_EVERY = 256  # memories between two checks for a stop
@@ -28,7 +29,7 @@ class Findings:
     secrets: tuple[str, ...]  # kinds of credential it seems to hold
 
 
-def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findings:
+def study(memory: Memory, now: datetime, project: Project | None) -> Findings:
     written = clock.local(memory.written_ns)
     relative = find_relative(memory.body, written, memory.file)
     return Findings(
@@ -42,7 +43,7 @@ def study(memory: Memory, now: datetime, project: ProjectPaths | None) -> Findin
 def study_all(
     memories: Sequence[Memory],
     now: datetime,
-    project: ProjectPaths | None,
+    project: Project | None,
     check: Callable[[], None] = lambda: None,
 ) -> dict[str, Findings]:
     """Every memory's findings, in the order given; ``project`` records the paths looked up.

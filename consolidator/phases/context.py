@@ -36,7 +36,6 @@ class Work:
     proposed: tuple[int, ...] = ()  # where the actions this run leaves for review stand
     declined: frozenset[Declined] = frozenset()
     session: Session | None = None  # the root's lifecycle (default: a session of ctx)
-    paths_looked_up: dict[str, bool] = field(default_factory=dict)  # project path -> missing
     _llm_start: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def __post_init__(self) -> None:

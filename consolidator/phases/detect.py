@@ -16,24 +16,24 @@ from consolidator.detect.findings import Duplicate
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
 from consolidator.detect.overlap.similar import find_similar
 from consolidator.detect.perfile import study_all
-from consolidator.detect.stale.evidence import ProjectPaths
 from consolidator.detect.text import normal_set
 from consolidator.llm.base import Answer, Backend, Question
 from consolidator.phases.context import Work
 from consolidator.plan import Declined
 from consolidator.report import progress
+from consolidator.roots.project import Project
 from consolidator.roots.stores import TEAM
 from consolidator.store.model import Memory, Snapshot
 from consolidator.store.scan import scan
 
 
-def find(snapshot: Snapshot, ctx: RootContext, paths: ProjectPaths | None = None,
+def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
          declined: frozenset[Declined] = frozenset()) -> Found:
     """Everything detect finds in ``snapshot`` (``paths`` records the project paths it looks
     up)."""
     notes = [] if ctx.project.path is not None else [f"path check skipped: {ctx.project.source}"]
     if paths is None and ctx.project.path is not None:
-        paths = ProjectPaths(ctx.project.path)
+        paths = Project(ctx.project.path)
     def check() -> None:  # every few hundred memories: a stop, and the progress shown
         ctx.stop.check()
         progress.tick()
@@ -85,10 +85,9 @@ def across_scopes(snapshot: Snapshot, ctx: RootContext,
 def run(work: Work) -> None:
     assert work.snapshot is not None
     ctx = work.ctx
-    paths = ProjectPaths(ctx.project.path) if ctx.project.path is not None else None
+    paths = Project(ctx.project.path) if ctx.project.path is not None else None
     found = find(work.snapshot, ctx, paths, work.declined)
     work.plan = decide(_asked(found, ctx), ctx.cfg, ctx.now)
-    work.paths_looked_up = paths.looked_up if paths is not None else {}
 
 
 def _asked(found: Found, ctx: RootContext) -> Found:

@@ -330,7 +330,7 @@ def test_a_missing_path_is_reported_and_the_memory_left_untouched(
 
     assert report["stale"] == [{
         "file": "project_auth.md", "age_days": 120,
-        "reasons": ["references missing path src/legacy/auth.py"],
+        "reasons": ["cites `src/legacy/auth.py` — not in the project (about a part)"],
         "evidence": ["Auth lives in `src/legacy/auth.py`; the server is src/server.ts."],
         "whole_memory": False,
     }]
@@ -667,7 +667,7 @@ def test_the_example_consolidates_as_its_readme_describes(
 
     # Stale: the missing path is only reported; no existing path or link is flagged.
     stale = {s["file"]: s["reasons"] for s in report["stale"]}
-    assert stale["project_auth_module.md"] == ["references missing path src/legacy/auth.py"]
+    assert stale["project_auth_module.md"] == ["cites `src/legacy/auth.py` — not in the project (about a part)"]
     assert after["project_auth_module.md"] == before["project_auth_module.md"]
     assert set(stale) == {"project_auth_module.md", "project_migration_v2.md",
                           "project_release_freeze.md"}

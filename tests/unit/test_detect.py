@@ -339,7 +339,7 @@ def test_a_missing_path_in_backticks_is_stale_evidence_but_not_archivable(projec
     m = memory("auth.md", lines("Auth lives in `src/legacy/auth.py`."))
     finding = find_stale(m, NOW, project)
     assert finding is not None
-    assert finding.reasons == ("references missing path src/legacy/auth.py",)
+    assert finding.reasons == ("cites `src/legacy/auth.py` — not in the project (about a part)",)
     assert finding.kinds == ("path",)
     assert finding.archivable is False
 
@@ -348,7 +348,7 @@ def test_a_missing_plain_path_is_stale_evidence(project: Path) -> None:
     m = memory("auth.md", lines("String helpers are in src/legacy/util.py."))
     finding = find_stale(m, NOW, project)
     assert finding is not None
-    assert "references missing path src/legacy/util.py" in finding.reasons
+    assert "cites `src/legacy/util.py` — not in the project (about a part)" in finding.reasons
     assert finding.evidence == ("String helpers are in src/legacy/util.py.",)
 
 

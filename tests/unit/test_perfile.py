@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from consolidator.detect import perfile
-from consolidator.detect.stale.evidence import ProjectPaths
+from consolidator.roots.project import Project
 from consolidator.store.model import Memory
 from consolidator.store.scan import scan
 
@@ -78,8 +78,8 @@ def memories_of(root: Path) -> tuple[Memory, ...]:
 
 
 def serial(memories: tuple[Memory, ...], project: Path | None
-           ) -> tuple[dict[str, perfile.Findings], ProjectPaths | None]:
-    paths = ProjectPaths(project) if project is not None else None
+           ) -> tuple[dict[str, perfile.Findings], Project | None]:
+    paths = Project(project) if project is not None else None
     return perfile.study_all(memories, NOW, paths), paths
 
 
@@ -100,7 +100,7 @@ def test_the_study_finds_every_kind_of_evidence_in_the_order_given(tmp_path: Pat
     assert marker is not None and marker.kinds == ("marker",)
     missing = found["m04_missing-path.md"].stale
     assert missing is not None
-    assert missing.reasons == ("references missing path src/legacy/auth.py",)
+    assert missing.reasons == ("cites `src/legacy/auth.py` — not in the project (about a part)",)
     assert found["m05_secret.md"].secrets == ("password",)
     assert found["sub/m06_aws.md"].secrets == found["m16_aws.md"].secrets == ("AWS access key",)
     assert "OpenAI key" in found["m11_tomorrow-zh.md"].secrets
@@ -132,7 +132,7 @@ def test_a_stop_requested_during_a_serial_study_ends_it(
     root, project = build_root(tmp_path)
     monkeypatch.setattr(perfile, "CHECK_EVERY", 2)
     with pytest.raises(_Stop):
-        perfile.study_all(memories_of(root), NOW, ProjectPaths(project), _stop_after(3))
+        perfile.study_all(memories_of(root), NOW, Project(project), _stop_after(3))
 
 
 

@@ -358,7 +358,7 @@ def test_a_missing_path_is_about_a_part_and_quotes_its_line(tmp_path: Path) -> N
     m = memory("# Code map\n\n- Export job: `src/jobs/export.py`\n- Entry: `src/app.py`\n")
     found = find_stale(m, NOW, tmp_path)
     assert found is not None and not found.archivable
-    assert found.reasons == ("references missing path src/jobs/export.py",)
+    assert found.reasons == ("cites `src/jobs/export.py` — not in the project (about a part)",)
     assert found.evidence == ("- Export job: `src/jobs/export.py`",)
 
 

@@ -8,16 +8,19 @@ deadline in a list item, work that was due by a passed day, a line saying some t
 holds, a project file it names that is gone) is reported with its line, never archived.
 See ``markers``, ``deadlines`` and ``scope`` for what counts as each.
 
-Missing paths are always about a part: a memory naming a file, even in its title, usually says
-more than that file, and a line saying the file was removed, renamed or is yet to be created is
-not stale at all. Only relative paths with a folder and a file extension are checked
-(``src/legacy/auth.py``, not folders, URLs, wiki links, links to other memories or bare names).
+Citations are checked against the project as it is now (see
+:class:`consolidator.roots.project.Project`): only relative paths with a folder and a file
+extension (``src/legacy/auth.py``, not folders, URLs, wiki links, links to other memories or
+bare names). A cited file that is gone is reported with what git says became of it; one whose
+line names a symbol the project still holds has moved, and its knowledge with it: no finding.
+A line saying the file was removed, renamed or is yet to be created is no evidence at all. One
+gone citation is about a part; most of a memory's citations gone (two or more, over half of
+those checked) is about the whole memory. A cited file still there is evidence the memory is
+alive: it vetoes an archive that rests only on a status word.
 """
 
 from __future__ import annotations
 
-import os
-import posixpath
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,6 +38,7 @@ from consolidator.detect.stale.markers import (
     paused_status,
     whole_marker,
 )
+from consolidator.roots.project import Project
 from consolidator.store.links import LINK_RE, WIKI_RE
 from consolidator.store.model import Memory
 
@@ -55,7 +59,7 @@ class StaleFinding:
     file: str
     reasons: tuple[str, ...]
     archivable: bool  # evidence about the memory as a whole: the offline backend may archive
-    kinds: tuple[str, ...]  # "marker", "deadline", "path", "no-longer"
+    kinds: tuple[str, ...]  # "marker", "deadline", "path", "no-longer", "citation"
     evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written, one per reason
 
 
@@ -89,28 +93,8 @@ def mentioned_paths(body: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _missing(project: Path, path: str) -> bool:
-    normal = posixpath.normpath(path)
-    if normal.startswith("..") or os.path.isabs(normal):
-        return False
-    return not os.path.lexists(project / normal)
-
-
-class ProjectPaths:
-    """Which project files exist, each looked up once per run.
-
-    What was looked up is kept: a cached plan is only reused while every answer still holds.
-    """
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.looked_up: dict[str, bool] = {}  # path as written -> missing
-
-    def missing(self, path: str) -> bool:
-        known = self.looked_up.get(path)
-        if known is None:
-            known = self.looked_up[path] = _missing(self.root, path)
-        return known
+# A symbol a line names beside a path: an identifier in backticks (`verify_token()`, `Cache`).
+_SYMBOL = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,}(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\(\))?`")
 
 
 def _quote(text: str) -> str:
@@ -125,13 +109,18 @@ class _Evidence:
         self.reasons: list[str] = []
         self.kinds: list[str] = []
         self.lines: list[str] = []
-        self.whole = False
+        self.whole_kinds: set[str] = set()  # what the evidence about the whole memory is
+
+    @property
+    def whole(self) -> bool:
+        return bool(self.whole_kinds)
 
     def add(self, reason: str, kind: str, line: str, whole: bool = False) -> None:
         self.reasons.append(reason)
         self.kinds.append(kind)
         self.lines.append(line)
-        self.whole = self.whole or whole
+        if whole:
+            self.whole_kinds.add(kind)
 
     def finding(self, file: str) -> StaleFinding | None:
         if not self.reasons:
@@ -193,24 +182,53 @@ def _deadlines(memory: Memory, lines: list[Line], now: datetime, found: _Evidenc
                   f"{_quote(d.line)}", "deadline", d.line)
 
 
-def _paths(memory: Memory, project: ProjectPaths, found: _Evidence) -> None:
-    """Project files the memory names that are gone, each with its line."""
+def _citations(memory: Memory, project: Project, found: _Evidence) -> list[tuple[str, str]]:
+    """Check the project files the memory cites: each gone one is evidence, with what git
+    says became of it; returns the cited files still there, each with its line."""
     if "/" not in memory.body:
-        return
+        return []
     by_line = memory.body.splitlines()
-    for path in mentioned_paths(memory.body):
-        if not project.missing(path):
-            continue
+    cited = mentioned_paths(memory.body)
+    present: list[tuple[str, str]] = []
+    gone: list[tuple[str, str]] = []
+    for path in cited:
         line = next((text.strip() for text in by_line if path in text), path)
+        if not project.missing(path):
+            present.append((path, line))
+            continue
         if _GONE_ON_PURPOSE.search(line.replace(path, " ")):
             continue
-        found.add(f"references missing path {path}", "path", line)
+        symbols = [m.group(1) for m in _SYMBOL.finditer(line.replace(path, " "))]
+        if any(project.holds_symbol(symbol) for symbol in symbols):
+            continue  # the file moved; what the line says of it is still in the project
+        gone.append((path, line))
+    whole = len(gone) >= 2 and 2 * len(gone) > len(gone) + len(present)
+    for path, line in gone[: len(gone) if whole else MAX_PART_REASONS]:
+        became = project.what_became_of(path)
+        scope = "" if whole else " (about a part)"
+        found.add(f"cites `{path}` — not in the project{'; ' + became if became else ''}"
+                  f"{scope}", "path", line, whole=whole)
+    if whole:
+        found.add(f"{len(gone)} of the {len(gone) + len(present)} project files it cites are "
+                  "gone", "path", gone[0][1], whole=True)
+    return present
+
+
+def _alive(present: list[tuple[str, str]], found: _Evidence) -> None:
+    """A cited file still in the project vetoes an archive that rests only on a status word:
+    the memory is kept, and its evidence reported."""
+    if not present or not found.whole_kinds or found.whole_kinds - {"marker"}:
+        return
+    found.whole_kinds.clear()
+    shown = ", ".join(f"`{p}`" for p, _line in present[:3])
+    found.add(f"not archived: it cites {len(present)} project file(s) still there ({shown})",
+              "citation", present[0][1])
 
 
 def find_stale(
     memory: Memory,
     now: datetime,
-    project: Path | ProjectPaths | None,
+    project: Path | Project | None,
 ) -> StaleFinding | None:
     """The evidence that ``memory`` is stale, or ``None``.
 
@@ -218,7 +236,7 @@ def find_stale(
     relative phrase (the next run would archive on the tool's own guess).
     """
     if isinstance(project, Path):
-        project = ProjectPaths(project)
+        project = Project(project)
     found = _Evidence()
     body = memory.body
     text = "\n".join((memory.name, memory.description, body))
@@ -240,5 +258,5 @@ def find_stale(
         lines = lines if lines is not None else outline(body)
         _deadlines(memory, lines, now, found)
     if project is not None:
-        _paths(memory, project, found)
+        _alive(_citations(memory, project, found), found)
     return found.finding(memory.file)

@@ -1,0 +1,170 @@
+"""A memory's citations checked against the project as it is now, in a real git repository
+the test makes: a cited file git removed is reported with its commit; one that moved while
+what the line says of it (a symbol) is still in the project is no evidence; most of a
+memory's citations gone is about the whole memory (an archive proposed, never applied by
+default); a cited file still there keeps a memory marked DONE from being archived on that
+word alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consolidator.cli import main
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+DAY = 86400
+GIT_ENV = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.test",
+           "GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.test",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(project: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(project), "-c", "commit.gpgsign=false", *args],
+                          capture_output=True, text=True, check=True,
+                          env={**os.environ, **GIT_ENV})
+    return done.stdout.strip()
+
+
+def put_file(project: Path, rel: str, text: str) -> None:
+    path = project / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def put_memory(root: Path, rel: str, body: str, days: float = 30) -> None:
+    path = root / rel
+    path.write_text(f"---\nname: {path.stem}\ndescription: {path.stem}\ntype: project\n---\n"
+                    f"{body}", encoding="utf-8")
+    when = time.time() - days * DAY
+    os.utime(path, (when, when))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    put_file(repo, "src/auth/legacy.py", "def verify_token(raw):\n    return raw\n")
+    put_file(repo, "src/auth/session.py", "SESSION_TTL = 3600\n")
+    put_file(repo, "src/jobs/export.py", "def export_all():\n    pass\n")
+    put_file(repo, "src/app/main.py", "def main():\n    pass\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    return repo
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    return memory
+
+
+def report(root: Path, project: Path, tmp_path: Path,
+           capsys: pytest.CaptureFixture[str]) -> Any:
+    assert main(["report", "--format", "json", "--memory-dir", str(root), "--project-root",
+                 str(project), "--state-dir", str(tmp_path / "state")]) == 0
+    return json.loads(capsys.readouterr().out)["roots"][0]
+
+
+def stale_of(found: Any, file: str) -> Any:
+    return next((s for s in found["stale"] if s["file"] == file), None)
+
+
+def test_a_cited_file_git_removed_is_reported_with_its_commit(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git(project, "rm", "-q", "src/jobs/export.py")
+    git(project, "commit", "-q", "-m", "drop the export job")
+    commit, day = git(project, "log", "-1", "--format=%h %cs").split()
+    put_memory(root, "project_export.md",
+               "The nightly export runs from src/jobs/export.py at 02:00.\n"
+               "Its output lands in the reports bucket.\n")
+
+    stale = stale_of(report(root, project, tmp_path, capsys), "project_export.md")
+
+    assert stale["reasons"] == [f"cites `src/jobs/export.py` — not in the project; removed in "
+                                f"commit {commit} on {day} (about a part)"]
+    assert stale["evidence"] == ["The nightly export runs from src/jobs/export.py at 02:00."]
+    assert stale["whole_memory"] is False
+
+
+def test_a_cited_file_that_moved_with_its_symbol_still_there_is_no_evidence(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git(project, "mv", "src/auth/legacy.py", "src/auth/tokens.py")
+    git(project, "commit", "-q", "-m", "rename")
+    put_memory(root, "project_tokens.md",
+               "Tokens are checked by `verify_token()` in src/auth/legacy.py.\n")
+    put_memory(root, "project_tokens_gone.md",
+               "Tokens are checked by `check_token()` in src/auth/legacy.py.\n")
+
+    found = report(root, project, tmp_path, capsys)
+
+    assert stale_of(found, "project_tokens.md") is None
+    gone = stale_of(found, "project_tokens_gone.md")
+    assert "moved to src/auth/tokens.py in commit" in gone["reasons"][0]
+
+
+def test_most_citations_gone_is_about_the_whole_memory_one_gone_about_a_part(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git(project, "rm", "-q", "src/auth/legacy.py", "src/auth/session.py")
+    git(project, "commit", "-q", "-m", "new auth")
+    put_memory(root, "project_old_auth.md",
+               "# Auth\n\nLogin goes through src/auth/legacy.py.\n"
+               "Sessions expire as set in src/auth/session.py.\n"
+               "The entry point is src/app/main.py.\n")
+    put_memory(root, "project_app.md",
+               "# App\n\nThe entry point is src/app/main.py.\n"
+               "Exports run from src/jobs/export.py.\nSessions live in src/auth/session.py.\n")
+
+    found = report(root, project, tmp_path, capsys)
+
+    whole = stale_of(found, "project_old_auth.md")
+    assert whole["whole_memory"] is True
+    assert whole["reasons"][-1] == "2 of the 3 project files it cites are gone"
+    archives = [a for a in found["actions"] if a["op"] == "archive"]
+    assert [(a["file"], a["kind"]) for a in archives] == [("project_old_auth.md", "judgment")]
+    part = stale_of(found, "project_app.md")
+    assert part["whole_memory"] is False
+    assert part["reasons"][0].startswith("cites `src/auth/session.py` — not in the project; "
+                                         "removed in commit")
+
+
+def test_a_cited_file_still_there_vetoes_an_archive_on_a_status_word(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put_memory(root, "project_entry.md",
+               "# Entry point — DONE\n\nThe app starts in src/app/main.py; keep it thin.\n")
+    put_memory(root, "project_retired.md", "# Old dashboard — DONE\n\nNothing cited here.\n")
+
+    found = report(root, project, tmp_path, capsys)
+
+    kept = stale_of(found, "project_entry.md")
+    assert kept["whole_memory"] is False
+    assert kept["reasons"][-1] == ("not archived: it cites 1 project file(s) still there "
+                                   "(`src/app/main.py`)")
+    archived = {a["file"] for a in found["actions"] if a["op"] == "archive"}
+    assert archived == {"project_retired.md"}
+
+
+def test_without_git_a_missing_file_is_reported_without_history(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "plain"
+    put_file(plain, "src/app/main.py", "x\n")
+    put_memory(root, "project_cli.md", "The CLI lives in src/app/cli.py.\n")
+
+    stale = stale_of(report(root, plain, tmp_path, capsys), "project_cli.md")
+
+    assert stale["reasons"] == ["cites `src/app/cli.py` — not in the project (about a part)"]

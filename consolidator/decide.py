@@ -50,6 +50,7 @@ from consolidator.plan import (
     leaving,
     redirects,
 )
+from consolidator.state.usage import Usage
 from consolidator.store.frontmatter import ParseError, parse
 from consolidator.store.links import unlink
 from consolidator.store.model import MODIFIED, Memory, Snapshot
@@ -70,6 +71,7 @@ class Found:
     declined: frozenset[Declined] = field(default_factory=frozenset)
     hot_after_ns: int | None = None  # a later mtime: maybe in a live session's hands
     across: tuple[Duplicate, ...] = ()  # the same memory in this root and another scope
+    usage: Usage | None = None  # which memories the sessions opened, counted so far
 
 
 def decide(found: Found, cfg: Config, now: datetime) -> Plan:
@@ -98,7 +100,7 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
               for a in declined]
     acted = {f for a in actions for f in a.touches()}
     return Plan(
-        memories=describe(snapshot, now, found.per_file),
+        memories=describe(snapshot, now, found.per_file, found.usage),
         duplicates=tuple(Duplicate(c.files, c.keep, c.similarity) for c in found.clusters),
         conflicts=found.conflicts,
         similar=tuple(s for s in found.similar if not acted & set(s.files)),

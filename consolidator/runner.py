@@ -193,6 +193,7 @@ def _gate_and_run(ctx: RootContext, session: Session, bound: BoundLogger, starte
         recovered = session.recover()
         ctx.memo.pop("listing", None)  # the gates are done with it: let it go
         rounds.run()
+        session.keep_usage(work.usage)
         if work.snapshot is not None:
             work.snapshot = work.snapshot.without_bodies()
         went_through = True

@@ -23,8 +23,9 @@ from consolidator.errors import ConsolidatorError, LockHeld
 from consolidator.execute import Executor
 from consolidator.gates import GATE_NAMES, GateResult
 from consolidator.gates.checks import lock_probe, record_scan
-from consolidator.state import history, retention
+from consolidator.state import history, retention, usage
 from consolidator.state.lock import RootLock
+from consolidator.state.usage import Usage
 from consolidator.store.recover import interrupted_runs, recover
 from consolidator.store.transaction import Transaction
 
@@ -177,6 +178,12 @@ class Session:
                 finally:
                     held.release()
         return status, error
+
+    def keep_usage(self, counted: Usage | None) -> None:
+        """Keep what the run counted of the sessions' use of memories (a dry run keeps
+        nothing: the next real run counts the same sessions)."""
+        if counted is not None and not self.dry:
+            usage.save(self.state, counted)
 
     # ------------------------------------------------------------------------- history
 

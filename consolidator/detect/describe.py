@@ -12,7 +12,18 @@ from consolidator.detect.dates.freshness import age_days, age_warning, freshness
 from consolidator.detect.findings import MemoryInfo
 from consolidator.detect.perfile import Findings
 from consolidator.detect.secrets.scan import find as find_secrets
+from consolidator.state.usage import Usage
 from consolidator.store.model import MEMORY_TYPES, Memory, Snapshot
+
+
+def _unused(file: str, usage: Usage | None) -> list[str]:
+    """The usage finding: no counted session of the last many opened the memory (a lower
+    bound: the index is loaded into every session, and what the memory says may be used
+    without opening it; never a reason to archive)."""
+    if usage is None or not usage.unused(file):
+        return []
+    return [f"not opened in the last {usage.idle_for(file)} sessions counted (a lower bound: "
+            "never archived for that)"]
 
 
 def memory_warnings(
@@ -45,9 +56,10 @@ def memory_warnings(
 
 
 def describe(
-    snapshot: Snapshot, now: datetime, findings: Mapping[str, Findings] | None = None
+    snapshot: Snapshot, now: datetime, findings: Mapping[str, Findings] | None = None,
+    usage: Usage | None = None,
 ) -> tuple[MemoryInfo, ...]:
-    """Each memory's age, freshness and warnings."""
+    """Each memory's age, freshness, how many counted sessions opened it, and warnings."""
     findings = findings or {}
     names = Counter(m.name for m in snapshot.memories)
     shared = {name for name, count in names.items() if count > 1}
@@ -59,6 +71,8 @@ def describe(
             file=memory.file, name=memory.name, type=memory.type,
             mtime_ns=memory.stat.mtime_ns, age_days=days, freshness=freshness_text(days),
             warnings=tuple(memory_warnings(memory, days, shared,
-                                           found.secrets if found else None)),
+                                           found.secrets if found else None)
+                           + _unused(memory.file, usage)),
+            opened_in=usage.opened_in(memory.file) if usage is not None else None,
         ))
     return tuple(infos)

@@ -28,6 +28,7 @@ class MemoryInfo:
     age_days: int
     freshness: str
     warnings: tuple[str, ...] = ()
+    opened_in: int | None = None  # counted sessions that opened it (None: no count)
 
 
 @dataclass(frozen=True, slots=True)

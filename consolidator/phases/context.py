@@ -9,6 +9,7 @@ from consolidator.detect.findings import LlmUsage
 from consolidator.execute import Executor
 from consolidator.plan import SAFE, Action, Declined, Plan
 from consolidator.session import Session
+from consolidator.state.usage import Usage
 from consolidator.store.model import Snapshot
 
 __all__ = ["RootContext", "Work", "chosen"]
@@ -35,6 +36,7 @@ class Work:
     after: Snapshot | None = None  # the root as the applied actions leave it
     proposed: tuple[int, ...] = ()  # where the actions this run leaves for review stand
     declined: frozenset[Declined] = frozenset()
+    usage: Usage | None = None  # which memories the sessions opened (scan counts them)
     session: Session | None = None  # the root's lifecycle (default: a session of ctx)
     _llm_start: tuple[int, int, int, int] = (0, 0, 0, 0)
 

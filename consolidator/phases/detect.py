@@ -86,7 +86,8 @@ def run(work: Work) -> None:
     assert work.snapshot is not None
     ctx = work.ctx
     paths = Project(ctx.project.path) if ctx.project.path is not None else None
-    found = find(work.snapshot, ctx, paths, work.declined)
+    found = dataclasses.replace(find(work.snapshot, ctx, paths, work.declined),
+                                usage=work.usage)
     work.plan = decide(_asked(found, ctx), ctx.cfg, ctx.now)
 
 

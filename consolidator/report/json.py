@@ -114,6 +114,7 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
                 "age_days": m.age_days,
                 "freshness": m.freshness,
                 "warnings": mask.all(m.warnings),
+                "opened_in_sessions": m.opened_in,
             }
             for m in plan.memories
         ],

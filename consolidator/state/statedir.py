@@ -10,6 +10,7 @@
         lock-previous.json        what .consolidate-lock was before a run still holding it
         proposal.json             the judgments waiting for review (replaced atomically)
         declined.jsonl            judgments a person declined (appended, fsynced)
+        usage.json                which memories the sessions opened (replaced atomically)
         runs/<run id>/
           journal.jsonl           every change, written down before it is made
           backup/<step>/<file>    a file's bytes before a step rewrote it
@@ -51,6 +52,7 @@ SCAN_MARK = "last-scan"
 LOCK_PREVIOUS = "lock-previous.json"
 PROPOSAL = "proposal.json"
 DECLINED = "declined.jsonl"
+USAGE = "usage.json"
 RUNS = "runs"
 JOURNAL = "journal.jsonl"
 BACKUP = "backup"
@@ -96,6 +98,10 @@ def proposal(state: Path) -> Path:
 
 def declined(state: Path) -> Path:
     return state / DECLINED
+
+
+def usage(state: Path) -> Path:
+    return state / USAGE
 
 
 def runs(state: Path) -> Path:

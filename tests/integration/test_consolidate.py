@@ -381,7 +381,7 @@ def test_relative_dates_are_rewritten_and_the_mtime_kept(
     assert ("rewrite", "project_demo.md") in ops(report)
     assert body_of(demo) == (
         f"The client demo was moved to {local_day(demo, 1)}; "
-        f"we agreed on it {local_day(demo, -1)}.\n"
+        f"we agreed on it on {local_day(demo, -1)}.\n"
         "Run `make demo-today` for the demo data.\n"
     )
     assert parse(demo.read_bytes()).head == head_before
@@ -678,7 +678,7 @@ def test_the_example_consolidates_as_its_readme_describes(
     demo = root / "project_demo.md"
     demo_text = body_of(demo)
     assert "next Tuesday" not in demo_text and "yesterday" not in demo_text
-    assert f"we agreed on it {local_day(demo, -1)}." in demo_text
+    assert f"we agreed on it on {local_day(demo, -1)}." in demo_text
     assert after["project_demo.md"][1] == before["project_demo.md"][1]
     zh = root / "feedback_commit_messages_zh.md"
     assert "明天" not in body_of(zh) and f"{local_day(zh, 1)}起 CI" in body_of(zh)

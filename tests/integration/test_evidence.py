@@ -88,7 +88,7 @@ def test_a_rewrite_shows_its_line_before_and_after(
     assert rewrite["file"] == "project_hotfix.md"
     assert rewrite["evidence"] == [
         "Yesterday we shipped the hotfix for the login loop. -> "
-        f"{day} we shipped the hotfix for the login loop."
+        f"On {day} we shipped the hotfix for the login loop."
     ]
 
 

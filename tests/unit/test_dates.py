@@ -423,3 +423,34 @@ def test_a_megabyte_of_adversarial_text_takes_at_most_a_few_seconds(text: str) -
     started = time.perf_counter()
     find_relative(text, WRITTEN)
     assert time.perf_counter() - started < 3.0
+
+
+# --------------------------------------------------------------------------- splicing
+
+
+def rewritten(text: str) -> str:
+    return rewrite_relative(text, find_relative(text, WRITTEN))
+
+
+@pytest.mark.parametrize("text", [
+    "本日4/30期限で提出する。",  # a day glued to the phrase: splicing would glue two dates
+    "Deploy went out yesterday 11/20 after review.",  # the text gives the day right there
+    "The cutoff moved to 12/01 tomorrow per the vendor.",
+])
+def test_a_phrase_with_a_date_right_beside_it_is_left_as_written(text: str) -> None:
+    assert rewritten(text) == text
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("We shipped the parser yesterday.", "We shipped the parser on 2026-11-17."),
+    ("Yesterday we shipped the parser.", "On 2026-11-17 we shipped the parser."),
+    ("The freeze holds since yesterday.", "The freeze holds since 2026-11-17."),
+    ("The demo from yesterday went well.", "The demo from 2026-11-17 went well."),
+    ("Tagged v2.3 yesterday after the smoke tests.",
+     "Tagged v2.3 on 2026-11-17 after the smoke tests."),
+    ("昨天上线了新版本。", "2026-11-17上线了新版本。"),
+])
+def test_an_inserted_date_keeps_the_sentence_grammatical(text: str, want: str) -> None:
+    assert rewritten(text) == want
+    (found,) = find_relative(text, WRITTEN)
+    assert found.resolved == "2026-11-17", "the day itself, for the report"

@@ -16,6 +16,16 @@ from consolidator.detect.script import CJK_LETTERS, HAN_KANA
 
 _BULLET = re.compile(r"^\s*(?:[-*+•·]|\d+[.)]|[a-z][.)])\s+", re.IGNORECASE)
 _TOKEN = re.compile(rf"[{CJK_LETTERS}]|[^\W_{CJK_LETTERS}]+")
+# ASCII text: every character but a letter or a digit (what _TOKEN finds there) is a gap; a
+# newline stays itself, to cut a whole body into lines after one pass over it.
+_ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
+_ASCII_BODY_GAPS = str.maketrans(
+    {c: (c if c == "\n" else " ") for c in map(chr, range(128)) if not c.isalnum()})
+# Line breaks other than a newline (str.splitlines cuts at them too).
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
+# In ASCII text cut at newlines alone: the bullets whose removal changes a line's tokens (a
+# number or a letter, "1." or "b)"; a "-" or "*" bullet is a gap anyway).
+_ASCII_WORD_BULLET = re.compile(r"^[ \t\x1f]*(?:\d+|[a-z])[.)][ \t\x1f]+", re.M | re.I)
 
 
 @lru_cache(maxsize=16384)
@@ -24,9 +34,11 @@ def joined_tokens(text: str) -> str:
 
     Memories repeat lines, so this is cached; one string per line keeps the cache small.
     """
-    # ASCII text is its own NFKC form, and its case-folding is lower-casing: skip the work.
-    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_TOKEN.findall(folded))
+    # ASCII text is its own NFKC form, its case-folding is lower-casing, and its tokens are
+    # its runs of letters and digits: skip the work.
+    if text.isascii():
+        return " ".join(text.lower().translate(_ASCII_GAPS).split())
+    return " ".join(_TOKEN.findall(unicodedata.normalize("NFKC", text).casefold()))
 
 
 def tokens(text: str) -> tuple[str, ...]:
@@ -48,6 +60,12 @@ def normal_line(line: str) -> str:
 
 def normal_set(body: str) -> frozenset[str]:
     """The set of normal forms of a body's lines."""
+    if body.isascii() and not any(b in body for b in _OTHER_BREAKS):
+        # The whole body at once: what normal_line does to each line, in a few passes.
+        text = _ASCII_WORD_BULLET.sub("", body).lower().translate(_ASCII_BODY_GAPS)
+        lines = {" ".join(line.split()) for line in text.split("\n")}
+        lines.discard("")
+        return frozenset(lines)
     return frozenset(n for n in (normal_line(line) for line in body.splitlines()) if n)
 
 

@@ -126,6 +126,7 @@ def _prefixes(key: str) -> list[str]:
 
 
 _MAX_PREFIXES = 3
+_UNSEEN = ("",)  # no skeleton worked out yet
 _PREFIXED = "\x00"  # marks a key made of a skeleton's first part
 
 
@@ -185,6 +186,8 @@ def candidates(by_file: dict[str, Memory], sets: dict[str, frozenset[str]]) -> l
     first: dict[str, tuple[str, str]] = {}
     shared: dict[str, list[tuple[str, str]]] = {}
     pathed = _pathed(by_file)
+    # A line's skeleton and its parts, worked out once for every memory that holds the line.
+    skeletons: dict[str, tuple[str, ...] | None] = {}
     for file in by_file:
         mine: dict[str, str] = {}
         listed: set[str] = set()
@@ -195,8 +198,11 @@ def candidates(by_file: dict[str, Memory], sets: dict[str, frozenset[str]]) -> l
                 else:
                     mine[part] = normal
         for line in sets.get(file, ()):
-            key = _key(line)
-            if key is None:
+            parts = skeletons.get(line, _UNSEEN)
+            if parts is _UNSEEN:
+                key = _key(line)
+                parts = skeletons[line] = None if key is None else (key, *_prefixes(key))
+            if parts is None:
                 found = symbolic.get(line)
                 if found is not None and len(found[0]) <= MAX_POSTINGS:
                     # Each pair once: from the side that is not a holder, or the later holder.
@@ -204,7 +210,7 @@ def candidates(by_file: dict[str, Memory], sets: dict[str, frozenset[str]]) -> l
                             if other != file and (file not in found[0] or other < file)
                             and differ((other, line), (file, line))]
                 continue
-            for part in (key, *_prefixes(key)):
+            for part in parts:
                 if part in mine and mine[part] != line:
                     listed.add(part)
                 else:

@@ -114,7 +114,7 @@ class _Candidate:
 def mentions(text: str, hints: tuple[str, ...]) -> bool:
     """A cheap first look (substring search in C) before the slower regular expressions."""
     low = text.casefold()
-    return any(hint in low for hint in hints)
+    return any(map(low.__contains__, hints))  # at C speed, unlike a generator
 
 
 def _category(days: int, phrase: str) -> str:

@@ -112,7 +112,7 @@ def rule(text: str, category: str, cjk: bool, clause: str = "") -> bool:
     low = text.casefold()
     found = words(low)
     habit = any(w in _QUANTIFIERS and n in _TIMES for w, n in zip(found, found[1:], strict=False))
-    if habit or any(p in low for p in _RULE_PHRASES):
+    if habit or any(map(low.__contains__, _RULE_PHRASES)):
         return True
     if category == PAST:
         return not _RULE_PAST.isdisjoint(found)
@@ -127,7 +127,7 @@ def now(text: str, cjk: bool) -> bool:
     low = text.casefold()
     found = set(words(low))
     return not found.isdisjoint(_NOW) or not found.isdisjoint(_BEHAVIOUR) \
-        or any(p in low for p in _NOW_PHRASES)
+        or any(map(low.__contains__, _NOW_PHRASES))
 
 
 def event(text: str, cjk: bool) -> bool:
@@ -135,7 +135,7 @@ def event(text: str, cjk: bool) -> bool:
     if cjk:
         return (_EVENT_JA() if japanese(text) else _EVENT_ZH).search(text) is not None
     low = text.casefold()
-    if any(p in low for p in _EVENT_PHRASES):
+    if any(map(low.__contains__, _EVENT_PHRASES)):
         return True
     previous = ""
     for word in words(low):

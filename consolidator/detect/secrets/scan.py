@@ -123,9 +123,9 @@ def hits(text: str) -> list[Hit]:
     found = _private_keys(text, low)
     # Most texts hold no format's hint: one pass over them all first (cheaper than an
     # alternation of them, and than a pass per format).
-    if any(hint in low for hint in _FORMAT_HINTS):
+    if any(map(low.__contains__, _FORMAT_HINTS)):  # at C speed, unlike a generator
         for kind, hints, pattern, judge, group in _FORMATS:
-            if any(hint in low for hint in hints):
+            if any(map(low.__contains__, hints)):
                 found += [Hit(kind, m.start(group), m.end(group))
                           for m in pattern.finditer(text) if judge(m.group(group))]
     if "://" in text:

@@ -176,6 +176,7 @@ def layout_rows() -> list[Row]:
     found = layout.modules()
     known = set(found)
     graph = {name: layout.imports(name, path, known) for name, path in found.items()}
+    graph = {n: {m for m in deps if not m.startswith(n + ".")} for n, deps in graph.items()}
     local = sum(len(layout.local_imports(path)) for path in found.values())
     builders = sum(len(layout.history_builders(path)) for path in found.values())
     dry = sum(1 for path in found.values()

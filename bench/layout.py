@@ -47,19 +47,26 @@ def _typing_only(tree: ast.AST) -> set[int]:
 
 
 def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules ``name`` imports anywhere in its file (a function-local import
+    included), but not under ``if TYPE_CHECKING:``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _typing_only(tree)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    typing_only = _typing_only(tree)
     found: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in skip:
+        if id(node) in typing_only:
             continue
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
             for alias in node.names:
-                full = f"{node.module}.{alias.name}"
-                found.add(full if full in known else node.module)
+                full = f"{base}.{alias.name}"
+                found.add(full if full in known else base)
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-    return {m for m in found if m in known and m != name and not m.startswith(name + ".")}
+    return {m for m in found if m in known and m != name}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -190,6 +197,7 @@ def main() -> None:
     known = set(found)
     root = list(PACKAGE.glob("*.py"))
     graph = {name: imports(name, path, known) for name, path in found.items()}
+    graph = {n: {m for m in deps if not m.startswith(n + ".")} for n, deps in graph.items()}
     loops = cycles(graph)
     local = [line for path in found.values() for line in local_imports(path)]
     builders = [b for path in found.values() for b in history_builders(path)]

@@ -375,6 +375,7 @@ def shrink(
     scope: str = ALL,
     loaded_now: Sequence[bool] | None = None,
     unlisted: Sequence[Memory] = (),
+    used: Iterable[str] = (),
 ) -> Fitted:
     """Only an index over its limits shrinks: in the ``safe`` scope only the lines Claude Code
     does not load (``loaded_now``, per line) move; in ``all`` the index is fitted, pinned
@@ -382,7 +383,7 @@ def shrink(
     (``unlisted``) are listed in one topic memory the index points to, when that pointer
     fits; else they are named in ``dropped``. ``taken``: names a topic memory may not take."""
     fitter = Fitter(list(lines), live, editable, limits, newline,
-                    taken=set(taken), mtime_ns=mtime_ns)
+                    taken=set(taken), mtime_ns=mtime_ns, used=frozenset(used))
     over = not fitter.fits()
     if over and scope == SAFE_SCOPE:
         fitter.move_unloaded(loaded_now if loaded_now is not None else [True] * len(lines))
@@ -473,6 +474,7 @@ def plan_index(
     index_name: str = INDEX_NAME,
     occupied: Iterable[str] = (),
     scope: str = ALL,
+    used: Iterable[str] = (),
 ) -> IndexPlan:
     """Plan the rebuilt index.
 
@@ -485,6 +487,7 @@ def plan_index(
     ``editable``: memories that may receive moved index text (default: all of them).
     ``occupied``: every other name in the root's top folder (folders, links, other files): a
     topic memory never takes one of them.
+    ``used``: the memories sessions were seen opening: fitting moves the least-used first.
     """
     limits = limits or Limits()
     redirected = dict(redirects or {})
@@ -503,6 +506,6 @@ def plan_index(
     fitted = shrink(
         lines, live, editable=editable, limits=limits, newline=newline,
         taken=set(present) | set(occupied) | {index_name}, mtime_ns=index_mtime_ns,
-        scope=scope, loaded_now=loaded_now, unlisted=unlisted,
+        scope=scope, loaded_now=loaded_now, unlisted=unlisted, used=used,
     )
     return assemble(text, original, relinked, added, fitted, limits, newline, scope)

@@ -80,6 +80,7 @@ class Fitter:
     creates: list[TopicMemory] = field(default_factory=list)
     leftovers: list[IndexLine] = field(default_factory=list)  # for "More of the index"
     why: list[str] = field(default_factory=list)  # why the index could not fit
+    used: frozenset[str] = frozenset()  # memories sessions were seen opening
 
     def __post_init__(self) -> None:
         self._types: dict[str, str | None] | None = None
@@ -292,7 +293,7 @@ class Fitter:
     def _marks(self) -> list[Worth]:
         if self._types is None:
             self._types = {f: m.type for f, m in self.live.items()}
-        return worth(self.lines, self._types, self.limits.max_lines // 2)
+        return worth(self.lines, self._types, self.limits.max_lines // 2, self.used)
 
     def fit(self) -> None:
         """Shrink the lines until they fit, moving no pinned line (see the module's doc)."""

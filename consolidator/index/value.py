@@ -9,7 +9,7 @@ tables and hand-written notes, then pointers to reference, project and user memo
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -58,6 +58,7 @@ _GONE = re.compile(r"\([^\s()]+\.md (?:" + "|".join(GONE_MARKS) + r")\)")
 # Values of movable lines: the lowest moves out first.
 GONE, NOTE, REFERENCE, OTHER, USER = 0, 1, 2, 3, 4
 _POINTER_VALUE = {"reference": REFERENCE, "project": OTHER, "user": USER}
+USED_BONUS = 1  # a pointer to a memory sessions were seen opening
 
 
 @lru_cache(maxsize=1 << 16)
@@ -120,9 +121,12 @@ def first_section_end(lines: list[IndexLine], limit: int) -> int:
 
 
 def worth(
-    lines: list[IndexLine], types: Mapping[str, str | None], first_limit: int
+    lines: list[IndexLine], types: Mapping[str, str | None], first_limit: int,
+    used: Collection[str] = (),
 ) -> list[Worth]:
-    """Each line's worth. ``types``: memory file -> its type."""
+    """Each line's worth. ``types``: memory file -> its type; ``used``: the memories sessions
+    were seen opening (a pointer to one is worth more: an index that must shrink moves the
+    least-used first)."""
     first_end = first_section_end(lines, first_limit)
     out: list[Worth] = []
     in_feedback = False
@@ -144,7 +148,8 @@ def worth(
         if gone_line(line.text):
             value = GONE
         elif line.kind == "pointer":
-            value = _POINTER_VALUE.get(target_type or "", OTHER)
+            value = _POINTER_VALUE.get(target_type or "", OTHER) + (
+                USED_BONUS if line.target in used else 0)
         else:
             value = NOTE
         out.append(Worth(pinned, value, is_stressed))

@@ -44,6 +44,8 @@ def plan(work: Work, snapshot: Snapshot, scope: str = ALL) -> IndexPlan:
         index_name=snapshot.index.name,
         occupied=snapshot.names,
         scope=scope,
+        used={f for f, (count, _last) in work.usage.opened.items() if count}
+        if work.usage is not None else (),
     )
 
 

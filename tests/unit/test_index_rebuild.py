@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from consolidator.index.parse import classify, parse_index, retarget, split_pointer, unlink
-from consolidator.index.rebuild import IndexPlan, Limits, measure, plan_index
+from consolidator.index.rebuild import ALL, IndexPlan, Limits, measure, plan_index
 from consolidator.store import frontmatter
 from consolidator.store.model import FileStat, Memory
 
@@ -782,6 +782,22 @@ def test_fitting_moves_whole_sections_bottom_first_until_the_index_fits() -> Non
     assert by_file["index_section_4.md"].mtime_ns == BASE_NS + 224 * DAY_NS
     assert_topics_are_sound(plan, memories)
     assert_measured(plan)
+
+
+def test_fitting_moves_the_least_used_sections_first() -> None:
+    """Sessions were seen opening the memories of the bottom sections, not those of sections
+    1 and 2: those two move instead (the first section is pinned); usage only orders what
+    moves, it never keeps an index over its limits."""
+    lines, memories = sectioned_index(6, 45)
+    used = {f"m{k:03d}.md" for k in range(3 * 45, 6 * 45)}
+
+    plan = rebuild("\n".join(lines) + "\n", memories, scope=ALL, used=used)
+
+    assert plan.within_limits
+    assert sorted(t.file for t in plan.creates) == ["index_section_1.md", "index_section_2.md"]
+    kept = lines_of(plan.text)
+    assert "## Section 5" in kept and "- [Memory 269](m269.md) — what memory 269 says" in kept
+    assert_topics_are_sound(plan, memories)
 
 
 def test_topic_memory_takes_the_newest_mtime_even_when_it_is_not_the_last_line() -> None:

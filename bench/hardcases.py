@@ -43,7 +43,7 @@ if str(BENCH.parent) not in sys.path:
 
 from consolidator import log  # noqa: E402
 from consolidator.config import Config  # noqa: E402
-from consolidator.detect.dates.relative import find_relative  # noqa: E402
+from consolidator.detect.dates.relative import relative_in  # noqa: E402
 from consolidator.plan import Plan  # noqa: E402
 from consolidator.runner import RunOptions, context_for, new_run_id, run_root  # noqa: E402
 from consolidator.store.model import Snapshot  # noqa: E402
@@ -203,9 +203,8 @@ def relative_dates(snapshot: Snapshot, where: str, labels: dict[str, Any], score
     tally = score.tally("relative-date")
     wanted = labels.get("relative", {})
     for memory in snapshot.memories:
-        written = datetime.fromtimestamp(memory.stat.mtime_ns / 1e9)
         open_labels = list(wanted.get(memory.file, []))
-        for found in find_relative(memory.body, written, memory.file):
+        for found in relative_in(memory):
             case = f"{where}/{memory.file}: {found.phrase!r} -> {found.resolved} in: {found.line.strip()}"
             match = next((lab for lab in open_labels
                           if lab["phrase"].casefold() == found.phrase.casefold()
@@ -543,6 +542,15 @@ def index_rows(score: Score) -> list[tuple[str, ...]]:
     return out
 
 
+def print_cases(tallies: dict[str, Tally], prefix: str = "") -> None:
+    """Every false and missed case of each kind, under a heading per kind and list."""
+    for kind, tally in sorted(tallies.items()):
+        for label, cases in (("false", tally.false), ("missed", tally.missed)):
+            if cases:
+                print(f"\n{prefix}{kind}, {label}:")
+                print("\n".join(f"  {c}" for c in cases))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--verbose", action="store_true", help="list every false and missed case")
@@ -572,11 +580,7 @@ def main() -> None:
         for row in index_rows(score):
             print("| " + " | ".join(row) + " |")
     if args.verbose:
-        for kind, tally in sorted(score.tallies.items()):
-            for label, cases in (("false", tally.false), ("missed", tally.missed)):
-                if cases:
-                    print(f"\n{kind}, {label}:")
-                    print("\n".join(f"  {c}" for c in cases))
+        print_cases(score.tallies)
         wrong_days = [case for right, case in score.days if not right]
         for measure in INDEX_TARGETS:
             cases = [c for r in score.index for c in r.cases(measure)]

@@ -84,6 +84,7 @@ class ConsolidateSection:
     archive_passed_deadlines: bool = True
     archive_gone_citations: bool = True
     rewrite_relative_dates: bool = True
+    resolve_conflicts: bool = False
 
 
 @dataclass(frozen=True)

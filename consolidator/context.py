@@ -69,8 +69,10 @@ class RootContext:
 
     @property
     def mode(self) -> str:
-        """Which actions this run applies itself: ``safe``, ``all`` or ``none``."""
-        return self.apply or self.cfg.consolidate.apply
+        """Which actions this run applies itself: ``safe``, ``all`` or ``none``. Nothing in
+        a team scope is safe: it is synced to every member, so its changes wait for review."""
+        mode = self.apply or self.cfg.consolidate.apply
+        return "none" if mode == "safe" and self.kind == "team" else mode
 
     @property
     def now_ns(self) -> int:

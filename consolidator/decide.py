@@ -28,8 +28,9 @@ from datetime import datetime
 from consolidator import clock
 from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
+from consolidator.detect.dates.anchors import mark_end
 from consolidator.detect.dates.freshness import age_days
-from consolidator.detect.dates.relative import find_relative, rewrite_relative
+from consolidator.detect.dates.relative import relative_in, rewrite_relative
 from consolidator.detect.describe import describe
 from consolidator.detect.findings import Conflict, Duplicate, Similar, Stale
 from consolidator.detect.links import is_topic, linked_from, linking_to, name_table, repoint
@@ -72,6 +73,12 @@ class Found:
     hot_after_ns: int | None = None  # a later mtime: maybe in a live session's hands
     across: tuple[Duplicate, ...] = ()  # the same memory in this root and another scope
     usage: Usage | None = None  # which memories the sessions opened, counted so far
+    shared: bool = False  # a team scope: synced to every member, a removal comes back
+
+
+SHARED = "shared with your team: every change reaches each member"
+SHARED_NOTE = ("team memory is shared with your team: nothing in it is merged or archived "
+               "(a removed file comes back with the next pull), every change is proposed")
 
 
 def decide(found: Found, cfg: Config, now: datetime) -> Plan:
@@ -93,8 +100,14 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
     actions, kept = keep_linked(snapshot, actions)
     notes += [f"{file} not archived: {', '.join(sources)} link to it"
               for file, sources in kept.items()]
+    if cfg.consolidate.resolve_conflicts:
+        actions += superseded(by_file, found.conflicts,
+                              hot | {f for a in actions for f in a.touches()})
     if cfg.consolidate.rewrite_relative_dates:
         actions += date_rewrites(snapshot, found.per_file, actions, hot)
+    if found.shared:  # a team file removed here is restored by the next pull, for everyone
+        actions = [a for a in actions if not isinstance(a, (Merge, Archive))]
+        notes.append(SHARED_NOTE)
     actions, declined = not_declined(actions, found.declined)
     notes += [f"{a.op} {a.file}: declined before, not proposed while it is unchanged"
               for a in declined]
@@ -251,9 +264,8 @@ def date_rewrites(
                 doc = parse(prior.data)
             except ParseError:
                 continue
-        written = clock.local(memory.written_ns)
         found = (per_file[memory.file].relative if prior is None and memory.file in per_file
-                 else find_relative(doc.body, written, memory.file))
+                 else relative_in(memory, doc.body))
         if not found:
             continue
         body = rewrite_relative(doc.body, found)
@@ -264,6 +276,43 @@ def date_rewrites(
             reason="; ".join(f"relative date {f.phrase!r} -> {f.resolved}" for f in found),
             evidence=changed_lines(doc.body, body),
         ))
+    return out
+
+
+def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
+               taken: Collection[str]) -> list[Rewrite]:
+    """For each conflict, the older memory brought up to the newer one's value: its line
+    says what the newer memory says, and the line as it was stays below it, dated and marked
+    superseded (never deleted). A claim already struck through, a memory another action
+    changes, or a line no longer found as written is left for the report."""
+    out: list[Rewrite] = []
+    done = set(taken)
+    for conflict in conflicts:
+        older = next(f for f in conflict.files if f != conflict.newer)
+        if older in done or conflict.newer in done or "strikes through" in conflict.reason:
+            continue
+        old_line, new_line = (conflict.evidence[conflict.files.index(f)]
+                              for f in (older, conflict.newer))
+        memory, newer = by_file[older], by_file[conflict.newer]
+        lines = memory.body.split("\n")
+        at = next((i for i, line in enumerate(lines) if line.rstrip("\r") == old_line), None)
+        if at is None:
+            continue
+        lead = old_line[: mark_end(old_line)]
+        stated = new_line[mark_end(new_line):]
+        was = old_line[len(lead):]
+        day = clock.local(newer.written_ns).date().isoformat()
+        indent = lead[: len(lead) - len(lead.lstrip(" \t"))]
+        note = f"{indent}- Superseded on {day} by {conflict.newer}: {was}"
+        lines[at : at + 1] = [lead + stated, note]
+        body = "\n".join(lines)
+        out.append(Rewrite(
+            file=older, kind=JUDGMENT, data=memory.doc.with_body(body).to_bytes(),
+            mtime_ns=memory.stat.mtime_ns, before=(memory.stat,),
+            reason=f"conflict: {conflict.reason}; {conflict.newer} is newer",
+            evidence=(f"{old_line} -> {lead + stated}", f"+ {note}"),
+        ))
+        done.add(older)
     return out
 
 

@@ -102,7 +102,8 @@ class Session:
         """Take the root's lock (:class:`LockHeld` when it is held); whatever part of it a
         failure took goes back as it was."""
         ctx = self._context()
-        held = RootLock(ctx.root, ctx.cfg.gates.lock_stale_minutes, ctx.state)
+        held = RootLock(ctx.root, ctx.cfg.gates.lock_stale_minutes, ctx.state,
+                        auto=ctx.kind == "auto")
         try:
             held.acquire()
         except BaseException:

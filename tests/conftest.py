@@ -69,11 +69,15 @@ HOLD_FLOCK = (
 
 
 @contextmanager
-def flock_held_elsewhere(root: Path) -> Iterator[subprocess.Popen[str]]:
-    """A second process holding ``filelock`` on ``<root>/.consolidate.flock`` until the
-    block ends (another consolidator run in progress)."""
+def flock_held_elsewhere(root: Path, state_dir: Path) -> Iterator[subprocess.Popen[str]]:
+    """A second process holding ``filelock`` on ``root``'s lock file (``root.flock`` in its
+    folder of ``state_dir``) until the block ends (another consolidator run in progress)."""
+    from consolidator.state import statedir
+
+    folder = statedir.root_state(state_dir, root)
+    folder.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD_FLOCK, str(root / ".consolidate.flock")],
+        [sys.executable, "-c", HOLD_FLOCK, str(folder / "root.flock")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     try:

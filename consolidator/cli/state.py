@@ -172,7 +172,7 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         folders = [(s, past.memory_dir_of(s)) for s in statedir.root_folders(state_dir)]
     said = failed = False
     for state, memory_dir in folders:
-        with own_lock(Path(memory_dir) if memory_dir else None) as held:
+        with own_lock(Path(memory_dir) if memory_dir else None, state) as held:
             if not held and not args.dry_run:
                 print(f"consolidator: {memory_dir}: a run or an undo holds the lock; "
                       "nothing pruned there", file=sys.stderr)

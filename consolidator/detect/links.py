@@ -90,6 +90,18 @@ def linked_from(snapshot: Snapshot, sources: set[str]) -> set[str]:
     return {t for file in sources for t in links_of(by_file[file], names)}
 
 
+def named_anywhere(snapshot: Snapshot) -> frozenset[str]:
+    """Every memory file the index or another memory links to, by file or by name."""
+    names = name_table(list(snapshot.memories))
+    index = snapshot.index.text or ""
+    out = {t for m in LINK_RE.finditer(index) if (t := resolve_link(m.group(2), ""))}
+    out.update(names[m.group(1).strip()].file for m in WIKI_RE.finditer(index)
+               if m.group(1).strip() in names)
+    for memory in snapshot.memories:
+        out.update(links_of(memory, names))
+    return frozenset(out)
+
+
 def linking_to(
     snapshot: Snapshot, targets: set[str], leaving: set[str], bodies: Mapping[str, str]
 ) -> dict[str, list[str]]:

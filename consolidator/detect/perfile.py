@@ -8,8 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from consolidator import clock
-from consolidator.detect.dates.relative import RelativeDate, find_relative
+from consolidator.detect.dates.relative import RelativeDate, relative_in
 from consolidator.detect.secrets.scan import find as find_secrets
 from consolidator.detect.stale.evidence import StaleFinding, find_stale
 from consolidator.detect.text import normal_set
@@ -30,8 +29,7 @@ class Findings:
 
 
 def study(memory: Memory, now: datetime, project: Project | None) -> Findings:
-    written = clock.local(memory.written_ns)
-    relative = find_relative(memory.body, written, memory.file)
+    relative = relative_in(memory)
     return Findings(
         lines=normal_set(memory.body),
         relative=tuple(relative),  # () for most memories: one shared empty tuple

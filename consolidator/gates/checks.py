@@ -74,6 +74,9 @@ def _recent_memory(ctx: RootContext, after_ns: int) -> str | None:
     return None
 
 
+MAX_MARK_BYTES = 1 << 20  # the sessions remembered since the last consolidation, at most
+
+
 def _sessions(folder: Path) -> list[os.DirEntry[str]]:
     return [e for e in os.scandir(folder) if is_session_transcript(e.name) and e.is_file()]
 
@@ -214,21 +217,51 @@ def scan_throttle(ctx: RootContext) -> tuple[bool, str]:
 
 
 def record_scan(ctx: RootContext) -> None:
-    """Remember this session scan's time, so the throttle holds across processes."""
+    """Remember this session scan's time, so the throttle holds across processes, and the
+    sessions it counted since the last consolidation: Claude Code deletes transcripts older
+    than ``cleanupPeriodDays``, and a session it deleted still happened."""
     path = statedir.scan_mark(ctx.state)
-    statedir.append(path, b"", durable=False)
+    last = lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state) or 0
+    seen, _error = _since(ctx, last)
+    statedir.replace(path, json.dumps(seen, sort_keys=True).encode())
     os.utime(path, ns=(ctx.now_ns, ctx.now_ns))
+
+
+def _remembered(ctx: RootContext, last: int) -> dict[str, int]:
+    """The sessions an earlier scan counted after ``last`` (name -> mtime)."""
+    try:
+        with open(statedir.scan_mark(ctx.state), "rb") as fh:
+            data = json.loads(fh.read(MAX_MARK_BYTES))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, int) and v > last}
+
+
+def _since(ctx: RootContext, last: int) -> tuple[dict[str, int], str | None]:
+    """Every session changed after ``last``: those in the transcript folders now, and those
+    an earlier scan counted whose transcripts are gone since (name -> mtime); and why the
+    only folder could not be read, if it could not."""
+    found = _remembered(ctx, last)
+    for folder in ctx.session_folders:
+        try:
+            for entry in _sessions(folder):
+                mtime = entry.stat().st_mtime_ns
+                if mtime > last:
+                    found[f"{folder.name}/{entry.name}"] = mtime
+        except OSError as exc:
+            if len(ctx.session_folders) == 1:
+                return found, f"transcripts folder {folder} unreadable: {exc.strerror or exc}"
+    return found, None
 
 
 def sessions(ctx: RootContext) -> tuple[bool, str]:
     last = lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state) or 0
-    count = 0
-    for folder in ctx.session_folders:
-        try:
-            count += sum(1 for e in _sessions(folder) if e.stat().st_mtime_ns > last)
-        except OSError as exc:
-            if len(ctx.session_folders) == 1:
-                return False, f"transcripts folder {folder} unreadable: {exc.strerror or exc}"
+    found, error = _since(ctx, last)
+    if error is not None:
+        return False, error
+    count = len(found)
     need = ctx.cfg.gates.min_sessions
     since = "since the last consolidation" if last else "in all"
     verdict = count >= need
@@ -237,9 +270,10 @@ def sessions(ctx: RootContext) -> tuple[bool, str]:
 
 def lock_probe(ctx: RootContext) -> tuple[bool, str]:
     """Whether the lock is free now, without taking it (the dry-run report's G7)."""
-    held = lock.live_holder(ctx.root, clock.now_ns(), ctx.cfg.gates.lock_stale_minutes)
+    held = lock.live_holder(ctx.root, clock.now_ns(), ctx.cfg.gates.lock_stale_minutes,
+                             ctx.state)
     if held is not None:
         return False, f"Claude Code's lock is {held}"
-    if not lock.own_lock_free(ctx.root):
+    if not lock.own_lock_free(ctx.root, ctx.state):
         return False, "another consolidator run holds the lock"
     return True, "free (probed, not taken)"

@@ -8,11 +8,13 @@ pure :func:`consolidator.decide.decide` turns all of it into the plan.
 from __future__ import annotations
 
 import dataclasses
+from functools import cache, partial
 
 from consolidator.context import RootContext
 from consolidator.decide import Found, decide
 from consolidator.detect.conflicts.find import find_conflicts
 from consolidator.detect.findings import Duplicate
+from consolidator.detect.links import named_anywhere
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
 from consolidator.detect.overlap.similar import find_similar
 from consolidator.detect.perfile import study_all
@@ -42,7 +44,7 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
     findings = study_all(snapshot.memories, ctx.now, paths, check)
     progress.phase(ctx.root, "detect: duplicates, conflicts and similar memories")
     sets = {file: found.lines for file, found in findings.items()}
-    clusters = find_duplicates(snapshot.memories, sets)
+    clusters = find_duplicates(snapshot.memories, sets, cache(partial(named_anywhere, snapshot)))
     ctx.stop.check()
     pairs = Together(clusters)
     feats: dict[str, set[str]] = {}  # conflicts fill it and similar reuses it
@@ -58,6 +60,7 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
         conflicts=tuple(conflicts),
         similar=tuple(s for s in similar if frozenset(s.files) not in conflicting),
         notes=tuple(notes), declined=declined, hot_after_ns=ctx.hot_after_ns, across=across,
+        shared=ctx.kind == "team",
     )
 
 

@@ -76,6 +76,7 @@ _CHANGES: dict[str, tuple[str, str]] = {
     "date": ("{n} relative-date rewrite", "{n} relative-date rewrites"),
     "link": ("links updated in {n} memory", "links updated in {n} memories"),
     "supersede": ("{n} supersede note", "{n} supersede notes"),
+    "conflict": ("{n} conflict brought up to date", "{n} conflicts brought up to date"),
     "detail": ("index lines moved into {n} memory", "index lines moved into {n} memories"),
     "topic": ("{n} topic memory created", "{n} topic memories created"),
     "rewrite": ("{n} rewrite", "{n} rewrites"),
@@ -95,7 +96,7 @@ def _change(action: Action, index_name: str) -> str:
         return action.op
     if isinstance(action, Create) or action.reason.startswith("index overflow"):
         return "topic"
-    for prefix, key in (("relative date ", "date"), ("links ", "link"),
+    for prefix, key in (("relative date ", "date"), ("links ", "link"), ("conflict: ", "conflict"),
                         ("notes that it supersedes ", "supersede"),
                         ("index detail moved in", "detail")):
         if action.reason.startswith(prefix):
@@ -124,12 +125,25 @@ def _action_line(action: Action, mask: Mask) -> str:
 
 
 def _actions_md(actions: Iterable[Action], mask: Mask, *, numbered: bool) -> list[str]:
+    """One line per action, its evidence quoted below; unnumbered, the topic memories an
+    index rebuild created are one line with their count."""
     out: list[str] = []
+    actions = list(actions)
+    topics = [] if numbered else [a for a in actions if _is_topic_creation(a)]
     for n, action in enumerate(actions, 1):
+        if len(topics) > 1 and action in topics:
+            if action is topics[0]:
+                out.append(f"- **create** {len(topics)} topic memories ({action.kind}): "
+                           f"index lines moved out of {_files(a.file for a in topics)}")
+            continue
         bullet = f"{n}. " if numbered else "- "
         out.append(bullet + _action_line(action, mask))
         out += _quoted(action.evidence, mask, " " * len(bullet))
     return out
+
+
+def _is_topic_creation(action: Action) -> bool:
+    return isinstance(action, Create) and action.reason.startswith("index overflow")
 
 
 @dataclass(frozen=True)
@@ -398,6 +412,34 @@ def _memories_md(plan: Plan, mask: Mask, verbose: bool) -> list[str]:
     return out
 
 
+def _overall_md(report: RunReport) -> list[str]:
+    """Above the roots of a pass over several: how each root ended, what was applied and
+    waits in all, and every index over Claude Code's limits (its memory writes fail there)."""
+    statuses: dict[str, int] = {}
+    done: list[Action] = []
+    waiting = 0
+    over: list[str] = []
+    for root in report.roots:
+        statuses[root.status] = statuses.get(root.status, 0) + 1
+        actions = _split(root.plan)
+        done += actions.done
+        waiting += len(actions.waiting)
+        index = root.plan.index
+        if index is not None and not index.within_limits:
+            over.append(f"`{root.memory_dir}` ({index.over})")
+    out = ["", "## Overall", "",
+           f"- {_plural(len(report.roots), 'root')}: "
+           + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items())),
+           f"- {'A run would apply' if report.dry_run else 'Applied'}: "
+           f"{_changes(done, 'MEMORY.md') or 'nothing'}",
+           f"- Waiting for review: {_plural(waiting, 'change') if waiting else 'none'}"]
+    if over:
+        out.append(f"- **Over Claude Code's index limits** in {_plural(len(over), 'root')}: "
+                   + "; ".join(over) + ". Claude Code's own memory writes fail there until the "
+                   "index is back within them")
+    return out
+
+
 def markdown(report: RunReport, *, verbose: bool = False) -> str:
     """The report a person reads: per root, the summary first and the memories last.
 
@@ -405,6 +447,8 @@ def markdown(report: RunReport, *, verbose: bool = False) -> str:
     """
     mode = "dry run: nothing was changed" if report.dry_run else "changes applied"
     out = [f"# Dream Consolidator report `{report.run_id}`", "", f"_{mode}_"]
+    if len(report.roots) > 1:
+        out += _overall_md(report)
     for root in report.roots:
         plan = root.plan
         mask = mask_for(root)

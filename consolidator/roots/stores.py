@@ -106,10 +106,16 @@ def _base36(number: int) -> str:
             return out
 
 
-def project_folder(claude: Path, project: Path) -> Path:
-    """The folder under ``<claude>/projects`` that holds ``project``'s sessions. A long path's
-    name ends in a hash that depends on the Claude Code build: the one folder whose name
-    starts with the cut name is taken then."""
+PROJECT_DIR_ENV = "CLAUDE_CODE_PROJECT_DIR_NAME"  # names a project's folder (2.1.234)
+
+
+def project_folder(claude: Path, project: Path, named: str | None = None) -> Path:
+    """The folder under ``<claude>/projects`` that holds ``project``'s sessions: the one
+    ``named`` (Claude Code's ``CLAUDE_CODE_PROJECT_DIR_NAME``, a plain folder name) when
+    set, else the project path sanitized. A long path's name ends in a hash that depends on
+    the Claude Code build: the one folder whose name starts with the cut name is taken then."""
+    if named and named not in (".", "..") and "/" not in named and "\\" not in named:
+        return claude / "projects" / named
     name = sanitize(project)
     exact = claude / "projects" / name
     if len(name) <= MAX_NAME or exact.is_dir():
@@ -269,7 +275,8 @@ def describe(path: Path, env: Mapping[str, str], off: str | None | bool = False)
             and parent.parent != claude and parent != claude / "agent-memory":
         project = parent.parent.parent
         settings = [parent.parent / "settings.local.json", parent.parent / "settings.json"]
-        return Store(path, AGENT_DIRS[parent.name], (project_folder(claude, project),),
+        folder = project_folder(claude, project, env.get(PROJECT_DIR_ENV))
+        return Store(path, AGENT_DIRS[parent.name], (folder,),
                      project, off or _off([(p, read_settings(p)) for p in settings]))
     if parent == claude / "agent-memory" or (parent.name == "agent-memory"
                                             and parent.parent == claude):

@@ -1,9 +1,14 @@
 """The root's lock, shared with Claude Code's own consolidation.
 
-Two layers: a non-blocking ``filelock`` on ``<root>/.consolidate.flock`` excludes other
-consolidator processes for the whole read–decide–write window; Claude Code's
+Two layers: a non-blocking ``filelock`` on ``root.flock`` in the root's state folder excludes
+other consolidator processes for the whole read–decide–write window; Claude Code's
 ``<root>/.consolidate-lock`` (body = holder PID, mtime = last consolidation) tells Claude Code
 a run is going on, and records when the last one finished.
+
+Claude Code keeps ``.consolidate-lock`` only in an auto-memory root. Every other root (a team
+scope, a subagent's memory inside a project's repository) gets no file of the tool's: its
+marker, the same body and mtime, is ``last-consolidated`` in the root's state folder. A
+reader looks where the marker is: the root's own ``.consolidate-lock`` when there is one.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ from consolidator.errors import LockHeld
 from consolidator.state import statedir
 
 CLAUDE_LOCK = ".consolidate-lock"
-OWN_LOCK = ".consolidate.flock"
 MAX_PID = 1 << 22  # Linux's pid_max ceiling; anything larger is garbage
 
 log = structlog.get_logger("consolidator.state.lock")
@@ -41,8 +45,24 @@ class Holder:
     body: bytes = b""
 
 
-def read_holder(root: Path) -> Holder:
-    path = root / CLAUDE_LOCK
+def marker(root: Path, state: Path | None, auto: bool | None = None) -> Path:
+    """The file that says who holds ``root`` and when it was last consolidated: Claude
+    Code's ``.consolidate-lock`` in an auto-memory root (``auto``; when unknown, wherever one
+    already is), else ``last-consolidated`` in the root's state folder."""
+    own = root / CLAUDE_LOCK
+    if state is None or auto or (auto is None and os.path.lexists(own)):
+        return own
+    return statedir.last_run(state)
+
+
+def _flock(root: Path, state: Path | None) -> Path:
+    """The tool's own lock file: in the root's state folder (in the root itself only for a
+    caller that has no state dir)."""
+    return statedir.root_flock(state if state is not None else root)
+
+
+def read_holder(path: Path) -> Holder:
+    """What the marker at ``path`` says."""
     try:
         st = os.lstat(path)
         with open(path, "rb") as fh:
@@ -74,7 +94,7 @@ def last_consolidated_ns(root: Path, now_ns: int, state: Path | None = None) -> 
     A run of ours that was killed (its PID dead, still in the file) could not put the old
     mtime back; the state dir remembers it, so the kill does not delay the next run a day.
     """
-    holder = read_holder(root)
+    holder = read_holder(marker(root, state))
     if not holder.exists or holder.mtime_ns is None or holder.mtime_ns > now_ns + MINUTE_NS:
         return None
     if state is not None and holder.pid is not None and not pid_alive(holder.pid):
@@ -93,9 +113,10 @@ def _read_previous(state: Path) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
-def live_holder(root: Path, now_ns: int, stale_minutes: int) -> str | None:
-    """Why ``.consolidate-lock`` counts as held by someone else, or ``None``."""
-    holder = read_holder(root)
+def live_holder(root: Path, now_ns: int, stale_minutes: int,
+                state: Path | None = None) -> str | None:
+    """Why the root's marker counts as held by someone else, or ``None``."""
+    holder = read_holder(marker(root, state))
     if not holder.exists or holder.mtime_ns is None:
         return None
     if holder.pid is None:
@@ -115,10 +136,10 @@ def live_holder(root: Path, now_ns: int, stale_minutes: int) -> str | None:
     return f"held by PID {holder.pid} for {age_ns // NS} s"
 
 
-def own_lock_free(root: Path) -> bool:
+def own_lock_free(root: Path, state: Path | None = None) -> bool:
     """Probe: is the filelock free now? Creates nothing (the report writes nothing)."""
     try:
-        fd = os.open(root / OWN_LOCK, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(_flock(root, state), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return True  # no lock file: nobody holds it
     try:
@@ -135,26 +156,32 @@ def own_lock_free(root: Path) -> bool:
 class RootLock:
     """Held for one run: acquire, then ``success`` or ``rollback``, then ``release``."""
 
-    def __init__(self, root: Path, stale_minutes: int, state: Path | None = None) -> None:
+    def __init__(self, root: Path, stale_minutes: int, state: Path | None = None,
+                 auto: bool | None = None) -> None:
+        """``auto``: whether ``root`` is an auto-memory root, where Claude Code keeps its
+        lock (None: unknown, the marker stays wherever it already is)."""
         self.root = root
         self.stale_minutes = stale_minutes
         self.state = state
+        self.marker = marker(root, state, auto)
         self._flock: object | None = None
         self._previous: Holder | None = None
 
     def acquire(self) -> None:
         """Take both locks or raise :class:`LockHeld` (taking neither)."""
-        flock = FileLock(str(self.root / OWN_LOCK), timeout=0)
+        if self.state is not None:
+            self.state.mkdir(parents=True, exist_ok=True)
+        flock = FileLock(str(_flock(self.root, self.state)), timeout=0)
         try:
             flock.acquire()
         except Timeout:
             raise LockHeld(f"{self.root}: another consolidator run holds the lock") from None
-        reason = live_holder(self.root, clock.now_ns(), self.stale_minutes)
+        reason = live_holder(self.root, clock.now_ns(), self.stale_minutes, self.state)
         if reason is not None:
             flock.release()
             raise LockHeld(f"{self.root}: Claude Code's lock is {reason}")
         self._flock = flock
-        self._previous = read_holder(self.root)
+        self._previous = read_holder(self.marker)
         if self.state is not None and self._previous.pid is not None:
             saved = _read_previous(self.state)
             if saved is not None and saved.get("pid") == self._previous.pid:
@@ -170,7 +197,7 @@ class RootLock:
 
     @property
     def previous_mtime_ns(self) -> int | None:
-        """The mtime ``.consolidate-lock`` had before this run (None: there was none)."""
+        """The mtime the marker had before this run (None: there was none)."""
         if self._previous is None or not self._previous.exists:
             return None
         return self._previous.mtime_ns
@@ -186,11 +213,11 @@ class RootLock:
             statedir.remove(statedir.lock_previous(self.state))
 
     def rollback(self) -> None:
-        """Put ``.consolidate-lock`` back as it was, so the next run is not delayed."""
+        """Put the marker back as it was, so the next run is not delayed."""
         previous = self._previous
         if previous is None:
             return
-        path = self.root / CLAUDE_LOCK
+        path = self.marker
         if not previous.exists:
             path.unlink(missing_ok=True)
         else:
@@ -204,7 +231,7 @@ class RootLock:
             self._flock = None
 
     def _write(self, body: bytes, mtime_ns: int | None) -> None:
-        path = self.root / CLAUDE_LOCK
+        path = self.marker
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
         try:
             os.write(fd, body)
@@ -215,13 +242,14 @@ class RootLock:
             os.utime(path, ns=(mtime_ns, mtime_ns))
 
 
-def forget_run(root: Path, run_started_ns: int, before_ns: int | None) -> bool:
-    """After an undo: if the lock still records that run as the last consolidation, put back
-    what it recorded before (or remove the file if there was none). True if changed."""
-    holder = read_holder(root)
+def forget_run(root: Path, run_started_ns: int, before_ns: int | None,
+               state: Path | None = None) -> bool:
+    """After an undo: if the marker still records that run as the last consolidation, put
+    back what it recorded before (or remove the file if there was none). True if changed."""
+    path = marker(root, state)
+    holder = read_holder(path)
     if not holder.exists or holder.mtime_ns != run_started_ns or holder.body.strip():
         return False
-    path = root / CLAUDE_LOCK
     if before_ns is None:
         path.unlink(missing_ok=True)
     else:
@@ -230,7 +258,7 @@ def forget_run(root: Path, run_started_ns: int, before_ns: int | None) -> bool:
 
 
 @contextmanager
-def own_lock(root: Path | None) -> Iterator[bool]:
+def own_lock(root: Path | None, state: Path | None = None) -> Iterator[bool]:
     """The tool's own lock on ``root``, taken without waiting: yields whether the root is
     free of any run or undo (a root that is gone or unknown is: nothing can work there).
     Housekeeping that removes run folders holds it, so it never races a run or an undo."""
@@ -241,7 +269,7 @@ def own_lock(root: Path | None) -> Iterator[bool]:
         yield True
         return
 
-    held = FileLock(str(root / OWN_LOCK), timeout=0)
+    held = FileLock(str(_flock(root, state)), timeout=0)
     try:
         held.acquire()
     except (Timeout, OSError):

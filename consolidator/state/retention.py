@@ -227,7 +227,7 @@ def record_pass(state: Path, entry: dict[str, Any], keep: StateSection | None = 
         run_id = entry.get("run_id")
         root = entry.get("memory_dir")
         try:
-            with own_lock(Path(root) if isinstance(root, str) else None) as held:
+            with own_lock(Path(root) if isinstance(root, str) else None, state) as held:
                 if held:  # else a run or an undo is at work there: next time
                     retain(state, keep.keep_days, keep.keep_runs,
                            when if when is not None else 0,

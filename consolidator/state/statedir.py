@@ -7,7 +7,11 @@
         history.jsonl             one line per pass (appended under a lock, fsynced; lines
                                   older than [state] keep_days are dropped)
         last-scan                 its mtime: the last session scan (gate G5)
-        lock-previous.json        what .consolidate-lock was before a run still holding it
+        lock-previous.json        what the marker was before a run still holding it
+        root.flock                the tool's own lock on the root (filelock; empty)
+        last-consolidated         the marker of a root Claude Code keeps no
+                                  .consolidate-lock in (body: holder PID; mtime: the last
+                                  consolidation)
         proposal.json             the judgments waiting for review (replaced atomically)
         declined.jsonl            judgments a person declined (appended, fsynced)
         usage.json                which memories the sessions opened (replaced atomically)
@@ -50,6 +54,8 @@ from consolidator.errors import UsageError
 HISTORY = "history.jsonl"
 SCAN_MARK = "last-scan"
 LOCK_PREVIOUS = "lock-previous.json"
+ROOT_FLOCK = "root.flock"
+LAST_RUN = "last-consolidated"
 PROPOSAL = "proposal.json"
 DECLINED = "declined.jsonl"
 USAGE = "usage.json"
@@ -90,6 +96,14 @@ def scan_mark(state: Path) -> Path:
 
 def lock_previous(state: Path) -> Path:
     return state / LOCK_PREVIOUS
+
+
+def root_flock(state: Path) -> Path:
+    return state / ROOT_FLOCK
+
+
+def last_run(state: Path) -> Path:
+    return state / LAST_RUN
 
 
 def proposal(state: Path) -> Path:

@@ -582,7 +582,8 @@ def undo_run(root: Path, run_dir: Path, *, force: bool, stale_minutes: int,
     """``consolidator undo`` on one root: take the root's locks (both files, as a run
     does; raises :class:`LockHeld`), undo, mark the run undone, and put Claude Code's
     "last consolidated" back to before that run when it still records it."""
-    held = RootLock(root, stale_minutes, statedir.state_of_run(run_dir))
+    state = statedir.state_of_run(run_dir)
+    held = RootLock(root, stale_minutes, state)
     try:
         held.acquire()
     except BaseException:
@@ -604,7 +605,8 @@ def undo_run(root: Path, run_dir: Path, *, force: bool, stale_minutes: int,
         meta = journal.meta
         if isinstance(meta.get("started_ns"), int):
             before = meta.get("lock_before_ns")
-            forget_run(root, meta["started_ns"], before if isinstance(before, int) else None)
+            forget_run(root, meta["started_ns"], before if isinstance(before, int) else None,
+                       state)
         return Undone(root, result)
     finally:
         try:

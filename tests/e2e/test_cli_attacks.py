@@ -116,6 +116,9 @@ def test_a_gated_run_waits_for_an_index_edited_seconds_ago(tmp_path: Path) -> No
 
 def test_the_tools_own_index_rewrite_does_not_close_the_idle_gate(tmp_path: Path) -> None:
     root = make_root(tmp_path)
+    index = root / "MEMORY.md"  # points at neither memory: the run adds the survivor's pointer
+    index.write_text("# p\n- lint first\n", encoding="utf-8")
+    os.utime(index, (time.time() - OLD_S, time.time() - OLD_S))
     first = cli("run", "--force", "--json", "--memory-dir", str(root),
                 "--state-dir", str(tmp_path / "st"))
     assert first.returncode == 0, first.stderr

@@ -200,8 +200,8 @@ def test_the_metrics_textfile_follows_each_real_pass(tmp_path: Path) -> None:
     families = {f.name: f for f in parser.text_string_to_metric_families(textfile.read_text())}
     merges = families["dream_consolidator_merges"].samples
     assert [(s.labels["memory_dir"], s.value) for s in merges] == [(str(root), 2.0)]
-    # 2 archives, 2 relative-date rewrites, the loaded index pointer to a missing file
-    assert families["dream_consolidator_proposal_waiting_actions"].samples[0].value == 5.0
+    # 2 archives, 1 relative-date rewrite, the loaded index pointer to a missing file
+    assert families["dream_consolidator_proposal_waiting_actions"].samples[0].value == 4.0
 
 
 def test_a_state_dir_that_cannot_be_written_is_one_line_before_any_work(tmp_path: Path) -> None:

@@ -9,14 +9,17 @@ copies carry the same mtimes to the nanosecond. The state dir always lies under 
 What the example plans under the default ``apply = "safe"`` (checked in the first test):
 two safe merges (``feedback_no_mocks.md`` into ``feedback_real_db_tests.md``,
 ``project_deploy_notes.md`` into ``project_deploy.md``), a link repointed, the index rebuilt,
-and five judgments that wait for review:
+and four judgments that wait for review:
 
 1. archive ``project_migration_v2.md`` (status marker SUPERSEDED)
 2. archive ``project_release_freeze.md`` (its deadline passed)
-3. rewrite ``feedback_commit_messages_zh.md`` (relative date 明天)
-4. rewrite ``project_demo.md`` (relative dates "next Tuesday", "yesterday")
-5. rewrite ``MEMORY.md`` (the loaded pointer to the missing ``project_old_payments.md``
+3. rewrite ``project_demo.md`` (relative dates "next Tuesday", "yesterday")
+4. rewrite ``MEMORY.md`` (the loaded pointer to the missing ``project_old_payments.md``
    unlinked, its words kept)
+
+``feedback_commit_messages_zh.md`` says 「明天起」 (from tomorrow) with no date in its text, but
+it is a rule (type feedback), not a record of one day: its mtime does not date it, and its
+明天 is left as written.
 """
 
 from __future__ import annotations
@@ -48,11 +51,11 @@ LOCK_FILES = (".consolidate-lock", ".consolidate.flock")
 JUDGMENTS = [
     (1, "archive", "project_migration_v2.md"),
     (2, "archive", "project_release_freeze.md"),
-    (3, "rewrite", "feedback_commit_messages_zh.md"),
-    (4, "rewrite", "project_demo.md"),
-    (5, "rewrite", "MEMORY.md"),
+    (3, "rewrite", "project_demo.md"),
+    (4, "rewrite", "MEMORY.md"),
 ]
 JUDGMENT_FILES = [file for _n, _op, file in JUDGMENTS]
+RULE_ZH = "feedback_commit_messages_zh.md"  # a rule's undated 明天: left as written
 MERGED_AWAY = {"feedback_no_mocks.md": "feedback_real_db_tests.md",
                "project_deploy_notes.md": "project_deploy.md"}
 
@@ -211,7 +214,7 @@ def consolidator(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]
 
 
 @contextmanager
-def claude_code_holds_the_lock(root: Path) -> Iterator[None]:
+def claude_code_holds_the_lock(root: Path, state_dir: Path) -> Iterator[None]:
     """A live process whose PID sits in a fresh ``.consolidate-lock`` (Claude Code's own
     consolidation running)."""
     proc = subprocess.Popen(["sleep", "60"])
@@ -247,10 +250,11 @@ def test_a_default_run_applies_only_the_safe_actions_and_proposes_the_judgments(
         if file != "MEMORY.md":
             assert after[file] == before[file], f"{file} is a judgment: left byte for byte"
     assert after["MEMORY.md"][0] != before["MEMORY.md"][0], "the index is rebuilt (safe)"
+    assert after[RULE_ZH] == before[RULE_ZH], "a rule's undated 明天 is no judgment either"
 
     wait_lines = [line for line in out.splitlines() if "wait for review" in line]
     assert len(wait_lines) == 1
-    assert "5 change(s) wait for review: consolidator proposals" in wait_lines[0]
+    assert "4 change(s) wait for review: consolidator proposals" in wait_lines[0]
     assert json.loads(wait_lines[0]).get("phase") is None, "no phase leaks onto it"
 
     assert ex.proposal_path.is_file()
@@ -260,7 +264,7 @@ def test_a_default_run_applies_only_the_safe_actions_and_proposes_the_judgments(
         (n, op, file, "judgment", "waiting") for n, op, file in JUDGMENTS]
 
 
-def test_proposals_lists_the_five_judgments_numbered_with_their_evidence(
+def test_proposals_lists_the_four_judgments_numbered_with_their_evidence(
     ex: Ex, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run_force(capsys, ex)
@@ -268,7 +272,7 @@ def test_proposals_lists_the_five_judgments_numbered_with_their_evidence(
     code, out, err = cli_run(capsys, ex, "proposals")
     assert (code, err) == (0, "")
     assert listed(out) == JUDGMENTS
-    assert f"run {rid}" in out and "5 change(s) wait" in out
+    assert f"run {rid}" in out and "4 change(s) wait" in out
     assert "> Status: SUPERSEDED by the v3 migration plan." in out
     assert f"consolidator apply {rid}" in out and f"consolidator reject {rid}" in out
 
@@ -287,10 +291,10 @@ def test_status_shows_how_many_changes_wait(ex: Ex, capsys: pytest.CaptureFixtur
     run_force(capsys, ex)
     code, out, _ = cli_run(capsys, ex, "status")
     assert code == 0
-    assert "waiting for review: 5 change(s)" in out
+    assert "waiting for review: 4 change(s)" in out
     code, out, _ = cli_run(capsys, ex, "status", "--json")
     assert code == 0
-    assert [row["waiting"] for row in json.loads(out)] == [5]
+    assert [row["waiting"] for row in json.loads(out)] == [4]
 
 
 def test_a_dry_run_counts_the_judgments_but_keeps_no_proposal(
@@ -299,7 +303,7 @@ def test_a_dry_run_counts_the_judgments_but_keeps_no_proposal(
     tree = snapshot_tree(ex.memory)
     out, _ = run_force(capsys, ex, "--dry-run", "--json")
     root = json.loads(out)["roots"][0]
-    assert root["proposal"] == {"run_id": None, "actions": 5}
+    assert root["proposal"] == {"run_id": None, "actions": 4}
     assert snapshot_tree(ex.memory) == tree
     assert not ex.proposal_path.exists()
     assert proposed(capsys, ex) == []
@@ -315,7 +319,7 @@ def test_applying_the_whole_proposal_gives_the_bytes_of_a_run_that_applies_all(
     rid = run_id_of_proposal(ex)
     code, out, err = cli_run(capsys, ex, "apply", rid)
     assert code == 0, err
-    assert f"applied actions 1, 2, 3, 4, 5 of run {rid}; undo: consolidator undo " in out
+    assert f"applied actions 1, 2, 3, 4 of run {rid}; undo: consolidator undo " in out
 
     other = another_copy(tmp_path, story_ns, "all")
     run_force(capsys, other, "--apply", "all")
@@ -324,6 +328,7 @@ def test_applying_the_whole_proposal_gives_the_bytes_of_a_run_that_applies_all(
     assert files(ex.memory) == files(other.memory)
     for archived in JUDGMENT_FILES[:2]:
         assert not (ex.memory / archived).exists()
+    assert "明天起 CI" in (ex.memory / RULE_ZH).read_text("utf-8"), "a rule's 明天 stays"
     code, out, _ = cli_run(capsys, ex, "proposals")
     assert (code, out) == (0, "nothing waits for review\n")
     code, out, _ = cli_run(capsys, ex, "status", "--json")
@@ -345,24 +350,29 @@ def test_apply_only_some_numbers_then_except_one_of_the_rest(
     assert f"applied actions 1, 3 of run {rid}" in out
     now = snapshot_tree(ex.memory)
     assert "project_migration_v2.md" not in now
-    assert now["feedback_commit_messages_zh.md"][0] != before["feedback_commit_messages_zh.md"][0]
-    assert "2026-11-" in now["feedback_commit_messages_zh.md"][0].decode("utf-8")
-    zh = "feedback_commit_messages_zh.md"
-    assert now[zh][1] == before[zh][1], "a rewrite keeps the memory's mtime"
-    for file in ("project_release_freeze.md", "project_demo.md"):
-        assert now[file] == before[file]
-    assert proposed(capsys, ex) == [JUDGMENTS[1], JUDGMENTS[3], JUDGMENTS[4]], \
+    demo = "project_demo.md"
+    assert now[demo][0] != before[demo][0]
+    text = now[demo][0].decode("utf-8")
+    assert "next Tuesday" not in text and "yesterday" not in text
+    assert re.search(r"\b\d{4}-\d{2}-\d{2}\b", text), "rewritten as absolute dates"
+    assert now[demo][1] == before[demo][1], "a rewrite keeps the memory's mtime"
+    assert now["project_release_freeze.md"] == before["project_release_freeze.md"]
+    assert now[RULE_ZH] == before[RULE_ZH], "the rule's undated 明天 is left as written"
+    assert "明天起 CI" in now[RULE_ZH][0].decode("utf-8")
+    index_before = now["MEMORY.md"][0]
+    assert proposed(capsys, ex) == [JUDGMENTS[1], JUDGMENTS[3]], \
         "the numbers stay (the index's change planned again on the index the apply left)"
 
     code, out, err = cli_run(capsys, ex, "apply", rid, "--except", "2")
     assert code == 0, err
-    assert f"applied actions 4, 5 of run {rid}" in out
+    assert f"applied action 4 of run {rid}" in out
     now = snapshot_tree(ex.memory)
     assert now["project_release_freeze.md"] == before["project_release_freeze.md"]
-    assert now["project_demo.md"][0] != before["project_demo.md"][0]
+    assert now["MEMORY.md"][0] != index_before
+    assert b"](project_old_payments.md)" not in now["MEMORY.md"][0], "the index's change applied"
     assert proposed(capsys, ex) == [JUDGMENTS[1]]
     assert [a["status"] for a in ex.proposal()["actions"]] == [
-        "applied", "waiting", "applied", "applied", "applied"]
+        "applied", "waiting", "applied", "applied"]
 
 
 def test_apply_only_a_number_already_applied_is_refused_as_usage(
@@ -389,7 +399,7 @@ def test_apply_without_a_run_id_takes_the_one_waiting_proposal(
     assert not (ex.memory / "project_release_freeze.md").exists()
     code, out, err = cli_run(capsys, ex, "reject")
     assert code == 0, err
-    assert f"declined actions 1, 3, 4, 5 of run {rid}" in out
+    assert f"declined actions 1, 3, 4 of run {rid}" in out
     assert proposed(capsys, ex) == []
 
 
@@ -417,8 +427,8 @@ def test_a_line_written_into_the_index_after_the_proposal_stays(
         handle.write(b"- Deploys freeze on Fridays after 15:00.\n")
     code, out, err = cli_run(capsys, ex, "apply", run_id_of_proposal(ex))
     assert code == 0, err
-    assert "applied actions 1, 2, 3, 4 of" in out
-    assert "5: refused, MEMORY.md changed since" in out
+    assert "applied actions 1, 2, 3 of" in out
+    assert "4: refused, MEMORY.md changed since" in out
     assert b"- Deploys freeze on Fridays after 15:00." in index.read_bytes()
     assert b"](project_migration_v2.md)" not in index.read_bytes(), "no link to an archived file"
 
@@ -450,12 +460,12 @@ def test_an_action_whose_file_changed_since_the_proposal_is_refused_the_rest_app
 
     code, out, err = cli_run(capsys, ex, "apply", rid)
     assert code == 0, err
-    assert f"applied actions 2, 3, 4, 5 of run {rid}" in out
+    assert f"applied actions 2, 3, 4 of run {rid}" in out
     assert "1: refused, project_migration_v2.md changed since" in out
     assert edited.read_bytes() == edited_bytes, "the edited file keeps its new bytes"
     assert not (ex.memory / "project_release_freeze.md").exists()
     assert [a["status"] for a in ex.proposal()["actions"]] == [
-        "refused", "applied", "applied", "applied", "applied"]
+        "refused", "applied", "applied", "applied"]
     assert proposed(capsys, ex) == [], "a refused action no longer waits"
 
 
@@ -469,8 +479,8 @@ def test_a_memory_deleted_since_the_proposal_is_refused_the_rest_apply(
     (ex.memory / "project_demo.md").unlink()
     code, out, err = cli_run(capsys, ex, "apply", rid)
     assert code == 0, err
-    assert "4: refused, project_demo.md is gone" in out
-    assert f"applied actions 1, 2, 3, 5 of run {rid}" in out
+    assert "3: refused, project_demo.md is gone" in out
+    assert f"applied actions 1, 2, 4 of run {rid}" in out
     assert not (ex.memory / "project_demo.md").exists()
 
 
@@ -494,7 +504,7 @@ def test_a_rejected_judgment_is_not_proposed_again_until_its_file_changes(
     report = json.loads(out)["roots"][0]
     ops = [(a["op"], a["file"]) for a in report["actions"] if a["kind"] == "judgment"]
     assert ("archive", "project_migration_v2.md") not in ops
-    assert report["proposal"]["actions"] == 4
+    assert report["proposal"]["actions"] == 3
     assert [(op, file) for _n, op, file in proposed(capsys, ex)] == [
         (op, file) for _n, op, file in JUDGMENTS[1:]]
     assert (ex.memory / "project_migration_v2.md").exists()
@@ -518,7 +528,7 @@ def test_reject_of_everything_leaves_the_root_alone_and_nothing_waiting(
     tree = snapshot_tree(ex.memory)
     code, out, err = cli_run(capsys, ex, "reject", rid)
     assert code == 0, err
-    assert f"declined actions 1, 2, 3, 4, 5 of run {rid}" in out
+    assert f"declined actions 1, 2, 3, 4 of run {rid}" in out
     assert snapshot_tree(ex.memory) == tree
     assert proposed(capsys, ex) == []
     out, _ = run_force(capsys, ex, "--json")
@@ -591,8 +601,8 @@ def test_the_reports_plan_is_what_a_real_run_applies(
     assert [k for k in _kinds(ran) if k[2] == "judgment"] == [
         (op, file, "judgment", False) for _n, op, file in JUDGMENTS]
     assert all(applied for _op, _f, kind, applied in _kinds(ran) if kind == "safe")
-    assert planned["roots"][0]["proposal"] == {"run_id": None, "actions": 5}
-    assert ran["roots"][0]["proposal"] == {"run_id": ran["run_id"], "actions": 5}
+    assert planned["roots"][0]["proposal"] == {"run_id": None, "actions": 4}
+    assert ran["roots"][0]["proposal"] == {"run_id": ran["run_id"], "actions": 4}
     assert run_id_of_proposal(other) == ran["run_id"]
 
 
@@ -623,14 +633,14 @@ def test_apply_none_changes_nothing_and_proposes_every_action_even_the_safe_merg
     after = snapshot_tree(ex.memory)
     assert without_locks(after) == without_locks(before), "not a byte, mtime or mode changed"
     assert after.get(".consolidate-lock", (b"",))[0] == b""
-    assert "7 change(s) wait for review" in out
+    assert "6 change(s) wait for review" in out
 
     waiting = proposed(capsys, ex)
     assert waiting == [
         (1, "merge", "feedback_real_db_tests.md"), (2, "merge", "project_deploy.md"),
         *[(n + 2, op, file) for n, op, file in JUDGMENTS]]
     kinds = [a["kind"] for a in ex.proposal()["actions"]]
-    assert kinds == ["safe", "safe"] + ["judgment"] * 5
+    assert kinds == ["safe", "safe"] + ["judgment"] * 4
 
     code, out, err = cli_run(capsys, ex, "apply", run_id_of_proposal(ex))
     assert code == 0, err
@@ -644,7 +654,7 @@ def test_apply_none_changes_nothing_and_proposes_every_action_even_the_safe_merg
 
 @pytest.fixture
 def proposed_ex(ex: Ex, capsys: pytest.CaptureFixture[str]) -> Ex:
-    """The example after a default run: five judgments wait."""
+    """The example after a default run: four judgments wait."""
     run_force(capsys, ex)
     return ex
 
@@ -660,7 +670,7 @@ def _frozen(ex: Ex) -> tuple[dict[str, Any], bytes | None, dict[str, Any]]:
 @pytest.mark.parametrize(("argv", "says"), [
     (["apply", "20990101T000000Z-dead"], "no proposal of run '20990101T000000Z-dead'"),
     (["apply", "../x"], "'../x' is not a run id"),
-    (["apply", "RUN", "--only", "9"], "has no action 9 (it has 1-5)"),
+    (["apply", "RUN", "--only", "9"], "has no action 9 (it has 1-4)"),
     (["apply", "RUN", "--except", "9"], "has no action 9"),
     (["apply", "RUN", "--only", "1", "--except", "2"], "not allowed with argument --only"),
     (["apply", "RUN", "--only", "0"], "'0' is not a list of action numbers"),
@@ -846,7 +856,7 @@ def test_apply_while_another_process_holds_the_lock_exits_75_and_changes_nothing
 ) -> None:
     ex = proposed_ex
     rid = run_id_of_proposal(ex)
-    with holder(ex.memory):
+    with holder(ex.memory, ex.state):
         frozen = _frozen(ex)
         code, out, err = cli_run(capsys, ex, "apply", rid)
         assert _frozen(ex) == frozen
@@ -882,7 +892,7 @@ def test_undoing_an_apply_puts_its_actions_back_up_for_review(
     code, out, err = cli_run(capsys, ex, "apply", rid, "--only", "1,3")
     assert code == 0, err
     apply_id = out.rsplit("consolidator undo ", 1)[1].split()[0]
-    assert [n for n, _op, _f in proposed(capsys, ex)] == [2, 4, 5]
+    assert [n for n, _op, _f in proposed(capsys, ex)] == [2, 4]
     code, out, err = cli_run(capsys, ex, "undo", apply_id)
     assert code == 0, err
     assert "actions 1, 3 of its proposal wait for review again" in out
@@ -901,7 +911,7 @@ def test_undoing_the_run_withdraws_what_waited_of_its_proposal(
     code, out, err = cli_run(capsys, ex, "undo", rid)
 
     assert code == 0, err
-    assert "actions 1, 2, 3, 4, 5 of its proposal no longer wait for review" in out
+    assert "actions 1, 2, 3, 4 of its proposal no longer wait for review" in out
     assert proposed(capsys, ex) == []
     restored = snapshot_tree(ex.memory)
     code, out, err = cli_run(capsys, ex, "apply", rid)
@@ -928,6 +938,8 @@ def test_a_date_rewrite_in_a_memory_a_safe_step_changed_is_proposed_on_the_new_b
         world.put("project_checkout.md",
                   "We moved checkout to the new flow yesterday; see "
                   "[the rules](feedback_db.md).\n", days=20)
+        world.put("project_tests.md",
+                  "The test plan follows [the copy](feedback_db_copy.md).\n", days=20)
         worlds.append(world)
     safe, every = worlds
     for world, mode in ((safe, "safe"), (every, "all")):

@@ -309,7 +309,7 @@ def test_exit_code_is_2_for_a_usage_or_config_error_with_one_line(
 def test_exit_code_is_75_when_a_forced_run_cannot_take_a_lock(tmp_path: Path) -> None:
     locked = make_project(tmp_path, "locked")
     free = make_project(tmp_path, "free")
-    with flock_held_elsewhere(locked):
+    with flock_held_elsewhere(locked, tmp_path / "st"):
         proc = consolidator("run", "--force", "--json", "--memory-dir", str(locked),
                             "--memory-dir", str(free), "--state-dir", str(tmp_path / "st"))
     assert proc.returncode == 75, proc.stderr
@@ -322,7 +322,7 @@ def test_exit_code_is_75_when_a_forced_run_cannot_take_a_lock(tmp_path: Path) ->
 
 def test_exit_code_is_0_when_a_gated_run_finds_the_lock_held(tmp_path: Path) -> None:
     root = make_project(tmp_path, "p", sessions=5)
-    with flock_held_elsewhere(root):
+    with flock_held_elsewhere(root, tmp_path / "st"):
         proc = consolidator("run", "--memory-dir", str(root), "--state-dir", str(tmp_path / "st"))
     assert proc.returncode == 0, proc.stderr
     assert not (root / "MEMORY.md").exists()

@@ -404,7 +404,7 @@ def test_prune_leaves_a_root_alone_while_a_run_or_an_undo_holds_its_lock(
     statedir.archived(run, "old.md").write_bytes(b"an archived memory\n")
     statedir.journal(run).write_text(json.dumps({"meta": {"memory_dir": str(root)}}) + "\n"
                                      + json.dumps({"closed": "ok"}) + "\n")
-    with flock_held_elsewhere(root):
+    with flock_held_elsewhere(root, tmp_path / "state"):
         code = cli.main(["prune", "--older-than", "1", "--memory-dir", str(root),
                          "--state-dir", str(tmp_path / "state")])
     assert code == 1 and "holds the lock" in capsys.readouterr().err

@@ -139,7 +139,7 @@ def test_a_forced_run_exits_75_and_changes_nothing_while_another_process_holds_t
 ) -> None:
     root = make_root(tmp_path)
     write_lock(root, b"", whole_seconds_ago(3 * 86400))
-    with flock_held_elsewhere(root):
+    with flock_held_elsewhere(root, tmp_path / "st"):
         before = snapshot_tree(root)
         code, report = run_json(capsys, "--force", "--memory-dir", str(root),
                                 "--state-dir", str(tmp_path / "st"))
@@ -154,7 +154,7 @@ def test_a_run_without_force_reports_the_lock_gate_failed_and_exits_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_root(tmp_path, sessions=5)
-    with flock_held_elsewhere(root):
+    with flock_held_elsewhere(root, tmp_path / "st"):
         before = snapshot_tree(root)
         code, report = run_json(capsys, "--memory-dir", str(root),
                                 "--state-dir", str(tmp_path / "st"))
@@ -170,7 +170,7 @@ def test_the_lock_is_free_again_once_the_other_process_lets_go(
 ) -> None:
     root = make_root(tmp_path)
     args = ("--force", "--memory-dir", str(root), "--state-dir", str(tmp_path / "st"))
-    with flock_held_elsewhere(root):
+    with flock_held_elsewhere(root, tmp_path / "st"):
         assert run_json(capsys, *args)[0] == 75
     code, report = run_json(capsys, *args)
     assert code == 0 and report["roots"][0]["status"] == "consolidated"
@@ -471,7 +471,7 @@ def test_the_report_probes_the_lock_without_taking_it(
     root = make_root(tmp_path)
     args = ["report", "--format", "json", "--memory-dir", str(root),
             "--state-dir", str(tmp_path / "st")]
-    with flock_held_elsewhere(root):
+    with flock_held_elsewhere(root, tmp_path / "st"):
         before = snapshot_tree(root)
         assert cli.main(args) == 0
         held = json.loads(capsys.readouterr().out)

@@ -160,7 +160,7 @@ def test_the_markdown_report_of_the_example_reads_summary_first_memories_last(
     summary = _section(text, "Summary")
     assert "- Status: **planned**" in summary
     assert "- A run would apply: 2 merges, links updated in 1 memory, index rebuilt" in summary
-    assert ("- Would wait for review: 5 judgments (2 archives, 2 relative-date rewrites, "
+    assert ("- Would wait for review: 4 judgments (2 archives, 1 relative-date rewrite, "
             "index lines Claude Code loads changed)") in summary
     assert "`consolidator proposals`" in summary and "`consolidator apply`" in summary
     assert ("- Found: 2 duplicates (2 became actions), 1 conflict, 3 stale memories "
@@ -183,9 +183,8 @@ def test_the_example_shows_each_action_and_finding_once(
     assert numbered == [
         "1. **archive** `project_migration_v2.md`",
         "2. **archive** `project_release_freeze.md`",
-        "3. **rewrite** `feedback_commit_messages_zh.md`",
-        "4. **rewrite** `project_demo.md`",
-        "5. **rewrite** `MEMORY.md`",
+        "3. **rewrite** `project_demo.md`",
+        "4. **rewrite** `MEMORY.md`",
     ]
     # Merged duplicates and archived stale memories are their actions, not findings too.
     for name in ("feedback_no_mocks.md", "project_deploy_notes.md", "project_migration_v2.md",
@@ -210,10 +209,10 @@ def test_the_example_with_verbose_lists_every_memory_with_its_age_once(
 
 
 @pytest.mark.parametrize("apply, applied, waiting", [
-    ("all", "2 merges, 2 archives, 2 relative-date rewrites, links updated in 1 memory, "
+    ("all", "2 merges, 2 archives, 1 relative-date rewrite, links updated in 1 memory, "
             "index lines Claude Code loads changed", "none"),
-    ("none", "nothing", "7 changes, 5 of them judgments (2 merges, 2 archives, "
-                        "2 relative-date rewrites, index lines Claude Code loads changed)"),
+    ("none", "nothing", "6 changes, 4 of them judgments (2 merges, 2 archives, "
+                        "1 relative-date rewrite, index lines Claude Code loads changed)"),
 ])
 def test_the_example_summary_follows_the_apply_setting(
     capsys: pytest.CaptureFixture[str], example_copy: Path, apply: str, applied: str,

@@ -248,7 +248,7 @@ def test_undo_waits_for_no_one_it_refuses_while_another_process_holds_the_lock(
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, filelock; lock = filelock.FileLock(sys.argv[1]); "
          "lock.acquire(); print('held', flush=True); sys.stdin.read()",
-         str(run.root / ".consolidate.flock")],
+         str(run.state / root_key(run.root) / "root.flock")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
@@ -289,6 +289,7 @@ def test_a_missing_backup_stops_the_undo_before_anything_changes(
     run = Run(tmp_path)
     # The first step's backup: the undo reaches it last, after every other file.
     backup_path(run.run_dir, 1, run.written[0]).unlink()
+    (run.state / root_key(run.root) / "root.flock").touch()  # the lock file an undo takes
     state_before = snapshot_tree(run.state)
 
     code, out, err = run.undo(capsys, *(["--force"] if force else []))

@@ -337,3 +337,33 @@ def test_memories_of_different_types_are_never_duplicates_but_are_reported_simil
     assert find_duplicates([ref, proj, longer, UNRELATED]) == []
     similar = {s.files for s in find_similar([ref, proj, longer, UNRELATED], set())}
     assert ("project_cluster.md", "reference_cluster.md") in similar
+
+
+# --- a point restated in another memory ----------------------------------------------------------
+
+def _filler(topic: str, n: int) -> str:
+    return "".join(f"- The {topic} service {i} keeps its own {topic} queue number {i}.\n"
+                   for i in range(n))
+
+
+def test_a_rule_restated_by_one_line_of_a_status_memory_is_reported_with_the_lines() -> None:
+    rule = memory("feedback_queue.md", "Email goes out through `Mail::queue()`, never "
+                  "`Mail::send()` inside the request: a slow SMTP server blocks the signup "
+                  "form.\n")
+    status = memory("project_status.md", "# Status\n" + _filler("billing", 6)
+                    + "- Signup sends email through `Mail::send()` inside the request, so a "
+                    "slow SMTP server blocks the signup form: move it to `Mail::queue()`.\n"
+                    + _filler("search", 6), mtype="project")
+    other = [memory(f"project_other_{i}.md", _filler(f"topic{i}", 4), mtype="project")
+             for i in range(6)]
+    found = find_similar([rule, status, *other], Together([]))
+    (pair,) = [s for s in found if set(s.files) == {"feedback_queue.md", "project_status.md"}]
+    assert any("Mail::queue()" in a and "Mail::queue()" in b for a, b in pair.lines)
+
+
+def test_see_also_lines_that_name_the_same_memories_restate_nothing() -> None:
+    a = memory("feedback_branches.md", "One branch per task, named after the ticket.\n"
+               "See also [[feedback-commit-style]] and [[feedback-verify-before-commit]].\n")
+    b = memory("feedback_reviews.md", "Every pull request gets one reviewer from the team.\n"
+               "See also [[feedback-verify-before-commit]] and [[feedback-commit-style]].\n")
+    assert find_similar([a, b], Together([])) == []

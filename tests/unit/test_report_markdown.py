@@ -404,7 +404,8 @@ def test_several_roots_each_get_their_own_sections() -> None:
     first = root_of(full_plan())
     second = RootReport(Path("/tmp/other"), "skipped", gates(closed="G1"))
     text = to_markdown(run_of(first, second))
-    assert [h for h in headings(text) if h.startswith("## ")] == ["## /tmp/memory (auto)",
+    assert [h for h in headings(text) if h.startswith("## ")] == ["## Overall",
+                                                                   "## /tmp/memory (auto)",
                                                                    "## /tmp/other (auto)"]
     assert text.index("### Memories") < text.index("## /tmp/other (auto)")
 
@@ -458,3 +459,35 @@ def test_the_model_line_appears_only_when_a_model_was_used() -> None:
     assert "- Model:" not in plain
     used = to_markdown(run_of(root_of(full_plan(), llm=LlmUsage("anthropic", 3, 1200, 300))))
     assert "- Model: anthropic, 3 calls, 1200 input and 300 output tokens" in used
+
+
+# ------------------------------------------------------------------ a pass over several roots
+
+
+def test_a_pass_over_several_roots_opens_with_an_overall_summary() -> None:
+    over = IndexPlan(text="", changed=False, lines=260, bytes=31000, within_limits=False,
+                     over="60 lines and 6,000 bytes over")
+    one = root_of(full_plan(), memory_dir=Path("/p/one/memory"))
+    two = root_of(full_plan(index=over), memory_dir=Path("/p/two/memory"))
+    skipped = root_of(Plan(), status="skipped", gates=gates("G4"),
+                      memory_dir=Path("/p/three/memory"))
+    text = to_markdown(run_of(one, two, skipped))
+    top = text.split("## /p/one/memory")[0]
+    assert "## Overall" in top and "- 3 roots: 2 planned, 1 skipped" in top
+    assert "- A run would apply: 2 merges," in top
+    assert "- Waiting for review: 4 changes" in top
+    assert "**Over Claude Code's index limits** in 1 root: `/p/two/memory` (60 lines and " \
+           "6,000 bytes over). Claude Code's own memory writes fail there" in top
+    assert "## Overall" not in to_markdown(run_of(one))
+
+
+def test_topic_memories_a_rebuild_created_are_one_line_with_their_count() -> None:
+    topics = tuple(Create(file=f"topic_{n}.md", kind=SAFE, data=b"", mtime_ns=0,
+                          reason="index overflow: lines past what Claude Code loads")
+                   for n in ("a", "b", "c"))
+    plan = full_plan(actions=topics + (index_rebuilt(),), applied=(True,) * 4,
+                     proposal=None)
+    text = to_markdown(run_of(root_of(plan)))
+    assert "- **create** 3 topic memories (safe): index lines moved out of `topic_a.md`, " \
+           "`topic_b.md`, `topic_c.md`" in text
+    assert "**create** `topic_b.md`" not in text

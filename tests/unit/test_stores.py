@@ -225,6 +225,18 @@ def test_describe_tells_each_kind_by_where_it_lies(tmp_path: Path, claude: Path,
     assert describe(elsewhere, env) == Store(elsewhere, "auto", (elsewhere.parent,))
 
 
+def test_a_project_folder_named_by_claude_code_is_where_its_sessions_are(
+        tmp_path: Path, claude: Path, env: dict[str, str]) -> None:
+    proj = tmp_path / "work" / "app"
+    shared = proj / ".claude" / "agent-memory" / "reviewer"
+    named = {**env, "CLAUDE_CODE_PROJECT_DIR_NAME": "my-app"}
+    assert describe(shared, named) == Store(shared, "agent-project",
+                                            (claude / "projects" / "my-app",), proj)
+    # A value that is not one folder name is not a folder of Claude Code's.
+    odd = {**env, "CLAUDE_CODE_PROJECT_DIR_NAME": "../elsewhere"}
+    assert describe(shared, odd).sessions == (claude / "projects" / sanitize(proj),)
+
+
 def test_describe_with_a_config_dir_not_named_dot_claude(tmp_path: Path) -> None:
     config = tmp_path / "cc-config"
     (config / "projects" / "-p").mkdir(parents=True)

@@ -198,6 +198,26 @@ def _named_by_number(ta: Sequence[Tok], tb: Sequence[Tok]) -> bool:
     return False
 
 
+# Units a number is measured in: "30 seconds" is a setting's value, not a count of things.
+_UNITS = frozenset(
+    "ms millis milliseconds sec secs seconds min mins minutes hours hrs days weeks months "
+    "years bytes kb mb gb tb kib mib gib px pt em rem percent fps rpm qps rps".split()
+)
+
+
+def _counts(ta: Sequence[Tok], tb: Sequence[Tok]) -> bool:
+    """Whether a changed number counts things (``42 tests``, ``3 open issues``): a count
+    written at two times is two facts, not two opinions."""
+    for i, (x, y) in enumerate(zip(ta, tb, strict=True)):
+        if x.kind != "number" or x.value == y.value or i + 1 >= len(ta):
+            continue
+        after = ta[i + 1]
+        if after.kind == "word" and after.value.isalpha() and len(after.value) > 3 \
+                and after.value.endswith("s") and after.value not in _UNITS:
+            return True
+    return False
+
+
 def _parallel(ta: list[Tok], tb: list[Tok]) -> bool:
     """Two names or headings for two instances of one thing: the same words but for
     numbers, dates, identifiers or single letters (``Lab A``/``Lab B``, ``S17``/``S18``)."""
@@ -269,7 +289,7 @@ def _judge_tokens(
     if not changes or len(changes) > MAX_CHANGES:
         return None
     kinds = {diff_kind(x, y) for x, y in changes}
-    if "id" in kinds or _named_by_number(ta, tb):
+    if "id" in kinds or _named_by_number(ta, tb) or _counts(ta, tb):
         return None
     if any(x.value in ctx.own(a.file) or y.value in ctx.own(b.file) for x, y in changes
            if x.kind in _NAMING):

@@ -35,6 +35,7 @@ _EN_CHOICES = {
     # (on, off, yes and no are left out: nearly always a preposition or a determiner)
     "<bool>": "true false enabled disabled enable disable allowed forbidden",
     "<indent>": "tabs spaces",
+    "<visibility>": "public private internal",
 }
 _CJK_CHOICES = {
     "<weekday>": ["周一", "周二", "周三", "周四", "周五", "周六", "周日", "周天",
@@ -42,6 +43,7 @@ _CJK_CHOICES = {
                   "星期天", "礼拜一", "礼拜二", "礼拜三", "礼拜四", "礼拜五", "礼拜六",
                   "礼拜天", "月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日",
                   "日曜日", "月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜"],
+    "<visibility>": ["公开", "私有", "公開", "非公開", "プライベート", "パブリック"],
     "<freq>": ["总是", "始终", "永远", "从来不", "从不", "绝不", "决不", "一律",
                "必ず", "常に", "いつも", "絶対に", "決して"],
     "<modal>": ["必须", "务必", "一定要", "不要", "不能", "不得", "禁止", "不许", "不准",

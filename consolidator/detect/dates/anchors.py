@@ -237,26 +237,28 @@ class Anchors:
     """The writing day of each line of a text, from its headings, labels and file name."""
 
     def __init__(self, lines: list[str], prose: list[bool], written: date, name: str,
-                 glossed: dict[int, date]) -> None:
+                 glossed: dict[int, date], undated: bool = True) -> None:
         """``lines``: the text's lines; ``prose[i]``: line i is prose or a heading (not code,
         a table or a quotation); ``glossed``: line index -> the day a phrase's own date gloss
-        makes that line's writing day ("Today (Wed 08-19): ...")."""
+        makes that line's writing day ("Today (Wed 08-19): ..."); ``undated``: whether
+        ``written`` dates a line nothing else dates (else such a line has no day)."""
         self._lines = lines
         self._prose = prose
         self._written = written
         self._glossed = glossed
-        self._fallback = name_day(name, written) or written
-        self._days: list[date] = []
+        self._fallback: date | None = name_day(name, written) or (written if undated else None)
+        self._days: list[date | None] = []
         self._stack: list[tuple[int, date | None]] = []
         self._label: tuple[int, date] | None = None  # (indent, day) of the open paragraph
 
-    def day_for(self, index: int) -> date:
-        """The writing day of line ``index`` (lines are visited in order, once)."""
+    def day_for(self, index: int) -> date | None:
+        """The writing day of line ``index`` (lines are visited in order, once), or None when
+        nothing dates it."""
         while len(self._days) <= index:
             self._days.append(self._advance(len(self._days)))
         return self._days[index]
 
-    def _advance(self, index: int) -> date:
+    def _advance(self, index: int) -> date | None:
         """Take line ``index`` into the running state; return its writing day."""
         line = self._lines[index]
         if not line.strip() or not self._prose[index]:
@@ -285,8 +287,9 @@ class Anchors:
             self._label = None  # a new item at the same level: its own date, or none
         return self._label[1] if self._label else self._section_day()
 
-    def _section_day(self) -> date:
-        """The date of the nearest dated heading above, else the file name's, else mtime."""
+    def _section_day(self) -> date | None:
+        """The date of the nearest dated heading above, else the note's own date line or the
+        file name's, else the writing time (when it may date an undated line)."""
         for _, day in reversed(self._stack):
             if day is not None:
                 return day

@@ -1,9 +1,12 @@
 """Relative dates in memory text ("yesterday", "next Tuesday", 「明日」), to rewrite as absolute ones.
 
 Only phrases that name a day relative to the writing are found: in the writer's own prose
-(see ``layout``), meaning a day (see ``sense``). Each is counted from the nearest
-explicit date it is anchored to (see ``anchors``), else from the memory's mtime. English,
-Chinese and Japanese forms are known. What a rewrite writes is never found again.
+(see ``layout``), meaning a day (see ``sense``). Each is counted from the date the text gives
+for its passage (see ``anchors``: a gloss, a dated label or heading, the note's date line, a
+dated file name); where the text gives none, from the memory's ``modified`` stamp, or its
+mtime only in a record of one day (see ``dated_by_writing``), and otherwise it is left as
+written. English, Chinese and Japanese forms are our own; every other language's come from
+dateparser's locale data (see ``locales``). What a rewrite writes is never found again.
 """
 
 from __future__ import annotations
@@ -14,12 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from consolidator.detect.dates.anchors import MONTHS, Anchors, gloss, near_day
+from consolidator import clock
+from consolidator.detect.dates.anchors import MONTHS, Anchors, explicit_dates, gloss, near_day
 from consolidator.detect.dates.layout import Layout
+from consolidator.detect.dates.locales import LocalePhrase, find_locale
 from consolidator.detect.dates.sense import FUTURE, PAST, PRESENT, names_a_day
+from consolidator.store.model import Memory
 
-__all__ = ["MONTHS", "WEEKDAYS", "RelativeDate", "find_relative", "line_at", "mentions",
-           "rewrite_relative"]
+__all__ = ["MONTHS", "WEEKDAYS", "RelativeDate", "dated_by_writing", "find_relative", "line_at",
+           "mentions", "relative_in", "rewrite_relative"]
 
 WRAP_LINES = 3  # lines each side a hard-wrapped sentence is followed into
 WRAP_CHARS = 200  # characters of each such line that are read
@@ -229,25 +235,67 @@ def _options(matches: list[re.Match[str]], text: str) -> set[int]:
     return listed
 
 
-def _candidates(text: str, matches: list[re.Match[str]], layout: Layout) -> list[_Candidate]:
-    """The phrases of ``text`` (its ``matches``) that stand in prose and name a day there."""
+def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhrase],
+                layout: Layout) -> list[_Candidate]:
+    """The phrases of ``text`` (its ``matches``, then those of other languages) that stand in
+    prose and name a day there."""
     listed = _options(matches, text)
-    out: list[_Candidate] = []
+    spans: list[tuple[int, int, _Meaning | None]] = []
+    applying = _how_to_apply(layout.lines) if others else set()
     for match in matches:
-        index = layout.line_of(match.start())
-        if layout.kinds[index] != "text" or match.start() in listed:
+        if match.start() not in listed:
+            end, meaning = _trim(match, text)
+            spans.append((match.start(), end, meaning))
+    taken = [(m.start(), m.end()) for m in matches]
+    for other in others:
+        if any(s < other.end and other.start < e for s, e in taken):
             continue
-        end, meaning = _trim(match, text)
+        if other.unit == "week" or other.shift == 0 \
+                or layout.line_of(other.start) in applying:
+            # Where no rule of ours reads the sentence: a week has no one way of being
+            # written in every language; "today" may be "today's quiz" or "currently"; and
+            # in a rule's instructions, "yesterday" is the day before a session reads it.
+            continue
+        category = PRESENT if other.shift == 0 else PAST if other.shift < 0 else FUTURE
+        spans.append((other.start, other.end,
+                      _Meaning(category, other.unit, other.shift, style="")))
+    out: list[_Candidate] = []
+    for start, end, meaning in sorted(spans, key=lambda s: s[0]):
         if meaning is None:
             continue
-        column = match.start() - layout.starts[index]
-        stop = column + end - match.start()
+        index = layout.line_of(start)
+        if layout.kinds[index] != "text":
+            continue
+        column = start - layout.starts[index]
+        stop = column + end - start
         line = layout.lines[index]
         if layout.masked(index, column, stop):
             continue
         before, after = _wrapped(layout, index)
         if names_a_day(line, column, stop, meaning.category, before, after):
-            out.append(_Candidate(match.start(), end, index, meaning))
+            out.append(_Candidate(start, end, index, meaning))
+    return out
+
+
+# The label Claude Code's memories put before a rule's instructions ("**How to apply:** ...").
+_HOW_TO_APPLY = re.compile(r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}how to apply[*_]{0,2}[ \t]*[:：]",
+                           re.IGNORECASE)
+_ANY_LABEL = re.compile(r"[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)[^*_\n]{1,40}(?:\*\*|__)")
+
+
+def _how_to_apply(lines: list[str]) -> set[int]:
+    """The lines of every "How to apply:" paragraph: instructions for sessions to come, where
+    "yesterday" is whichever day a session reads it on (it runs to a blank line or the next
+    bold label)."""
+    out: set[int] = set()
+    inside = False
+    for at, line in enumerate(lines):
+        if _HOW_TO_APPLY.match(line):
+            inside = True
+        elif not line.strip() or _ANY_LABEL.match(line):
+            inside = False
+        if inside:
+            out.add(at)
     return out
 
 
@@ -275,20 +323,51 @@ def _wrapped(layout: Layout, index: int) -> tuple[str, str]:
     return (" ".join(before) + " " if before else ""), (" " + " ".join(after) if after else "")
 
 
-def find_relative(text: str, written: datetime, name: str = "") -> list[RelativeDate]:
+RECORD_LINES = 80  # longer than this, a memory has been added to over many days
+_RECORD_TYPES = frozenset({None, "project"})  # feedback is a rule, user a profile, reference a
+# definition: their undated lines are not a record of the day they were last saved
+
+
+def dated_by_writing(memory: Memory) -> bool:
+    """Whether the time a memory was written may date the passages its text gives no date
+    for: when Claude Code stamped it (``modified``), or when it reads as a record of one day
+    (a project note of at most RECORD_LINES lines holding no date anywhere, so that nothing
+    in it was added on another day)."""
+    if memory.modified_ns is not None:
+        return True
+    body = memory.body
+    return memory.type in _RECORD_TYPES and body.count("\n") < RECORD_LINES \
+        and not explicit_dates(body)
+
+
+def relative_in(memory: Memory, body: str | None = None) -> list[RelativeDate]:
+    """The relative dates of a memory (or of ``body``, its text as a plan rewrote it),
+    counted from the dates its text gives, else from its writing time where that may date
+    them (:func:`dated_by_writing`)."""
+    return find_relative(memory.body if body is None else body,
+                         clock.local(memory.written_ns), memory.file, dated_by_writing(memory))
+
+
+def find_relative(text: str, written: datetime, name: str = "",
+                  undated: bool = True) -> list[RelativeDate]:
     """Relative date phrases in ``text`` that name a day relative to its writing, resolved.
 
-    ``written``: when the text was written (the memory's mtime, local); ``name``: the memory's
-    file name relative to the root, which may carry the day the text was written.
+    ``written``: when the text was written (the memory's ``modified`` or mtime, local);
+    ``name``: the memory's file name relative to the root, which may carry the day the text
+    was written. ``undated``: whether ``written`` may date a passage the text gives no date
+    for (true of a record of one day; a phrase in any other undated passage is left alone).
     """
-    if not mentions(text, _RELATIVE_HINTS):
+    matches: list[re.Match[str]] = []
+    if mentions(text, _RELATIVE_HINTS):
+        pattern = _RELATIVE_ASCII if text.isascii() else _RELATIVE
+        matches = list(itertools.islice(pattern.finditer(text), MAX_PHRASES + 1))
+        if len(matches) > MAX_PHRASES:
+            return []  # a dump of logs or data rather than notes a person wrote
+    others = list(itertools.islice(find_locale(text), MAX_PHRASES + 1))
+    if not (matches or others) or len(others) > MAX_PHRASES:
         return []
-    pattern = _RELATIVE_ASCII if text.isascii() else _RELATIVE
-    matches = list(itertools.islice(pattern.finditer(text), MAX_PHRASES + 1))
-    if not matches or len(matches) > MAX_PHRASES:
-        return []  # none, or a dump of logs or data rather than notes a person wrote
     layout = Layout(text)
-    found = _candidates(text, matches, layout)
+    found = _candidates(text, matches, others, layout)
     if not found:
         return []
     today = written.date()
@@ -305,7 +384,7 @@ def find_relative(text: str, written: datetime, name: str = "") -> list[Relative
             continue
         own[item.match_start] = None if note.year is not None else day
         glossed.setdefault(item.line, day - timedelta(days=item.meaning.shift))
-    anchors = Anchors(layout.lines, layout.prose(), today, name, glossed)
+    anchors = Anchors(layout.lines, layout.prose(), today, name, glossed, undated)
     out = []
     for item in found:
         if item.match_start in own and own[item.match_start] is None:
@@ -313,15 +392,20 @@ def find_relative(text: str, written: datetime, name: str = "") -> list[Relative
         if item.match_start not in own and _dated_beside(text, item.match_start, item.match_end):
             continue  # "本日4/30期限", "yesterday 11/20": the text gives the day right there
         gloss_day = own.get(item.match_start)
-        resolved = gloss_day.isoformat() if gloss_day else _resolve(
-            item.meaning, anchors.day_for(item.line))
+        base = anchors.day_for(item.line)
+        if gloss_day is not None:
+            resolved = gloss_day.isoformat()
+        elif base is not None:
+            resolved = _resolve(item.meaning, base)
+        else:
+            continue  # no date for this passage: the phrase is left as written
         phrase = text[item.match_start : item.match_end]
         if phrase[:1].isupper() and resolved.startswith("the "):
             resolved = "T" + resolved[1:]
+        spliced = _as_adverb(text, item.match_start, item.match_end, phrase, resolved) \
+            if item.meaning.style else resolved
         out.append(RelativeDate(phrase, item.match_start, item.match_end, resolved,
-                                layout.lines[item.line],
-                                _as_adverb(text, item.match_start, item.match_end, phrase,
-                                           resolved)))
+                                layout.lines[item.line], spliced))
     return out
 
 

@@ -17,7 +17,7 @@ the conflict and similarity detectors, which report them and merge nothing.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from consolidator.detect.overlap.postings import files_of, line_postings
@@ -77,11 +77,14 @@ class _Exact:
 
 
 def find_duplicates(
-    memories: Iterable[Memory], sets: dict[str, frozenset[str]] | None = None
+    memories: Iterable[Memory], sets: dict[str, frozenset[str]] | None = None,
+    named: Callable[[], Collection[str]] = frozenset,
 ) -> list[Cluster]:
     """Group duplicate memories; each cluster names its survivor.
 
-    ``sets``: each memory's normal-form lines, if the caller has them already.
+    ``sets``: each memory's normal-form lines, if the caller has them already; ``named``:
+    the files the index or other memories link to (asked only when equal copies must choose
+    a survivor: the name people and links already use is kept, not a copy's ``_2``).
     """
     by_file = {m.file: m for m in memories}
     sets = sets if sets is not None else line_sets(by_file.values())
@@ -106,6 +109,9 @@ def find_duplicates(
                 same[exact[file]].append(file)
         for equal in same.values() if same is not None else [files]:
             ordered = sorted(equal, key=lambda f: _newest_first(by_file[f]))
+            if len(ordered) > 1:
+                linked = named()
+                ordered.sort(key=lambda f: f not in linked)  # stable: newest among each
             reps[ordered[0]] = lines
             for file in ordered:
                 rep_of[file] = ordered[0]

@@ -6,7 +6,10 @@ Three kinds are reported, each with the lines that match (as written, one from e
 - *the same rule in different words*: most of one memory's claims each have a line in the
   other that makes the same point with other words (content words and CJK character bigrams,
   weighted by rarity, so template words count for little);
-- *more detail*: one memory's content nearly all stands in a longer one ("more detail than X").
+- *more detail*: one memory's content nearly all stands in a longer one ("more detail than X");
+- *a point restated*: a claim of one memory made again, in its own words, by a line of another
+  (a status file repeating a rule, two notes stating one fact), found line by line among
+  memories that share rare words, and reported with the lines (at most ``MAX_LINES``).
 
 Everything is near-linear in the number of memories: shared lines come from an inverted
 index of lines; word-level candidates from an inverted index over each memory's rarest
@@ -44,6 +47,10 @@ MAX_LINES = 5  # matching line pairs reported per pair
 RULE_SHARE = 0.5  # share of a memory's claim lines matched for "the same rule reworded"
 LINE_GATE = 0.2  # weighted share of the smaller memory's features below which nothing matches
 MIN_FEATURES = 8  # the smaller memory must say this much for "more detail"
+RESTATED_LINE = 0.7  # weighted share of a claim's features a line restating it must hold
+RESTATED_FEATURES = 5  # ... of a claim with at least this many features
+RESTATED_WHOLE = 0.5  # ... and this share of the longer of the two lines
+_LINKS = re.compile(r"\[\[[^\[\]\n]{0,200}\]\]|\[[^\[\]\n]{0,200}\]\([^()\s]{0,300}\)")
 
 
 class _Bar(NamedTuple):
@@ -90,7 +97,7 @@ def find_similar(
         pair = frozenset((a, b))
         if pair in skip or pair in found:
             continue
-        judged = words.judge(a, b)
+        judged = words.judge(a, b) or words.restated(a, b)
         if judged is not None:
             found[pair] = judged
     return sorted(found.values(), key=lambda s: (-s.similarity, s.files))
@@ -200,6 +207,46 @@ class _Words:
         score = max(jaccard, contained * 0.9) if whole else max(jaccard, share * contained)
         return Similar((a, b), round(score, 3), matched)
 
+    def restated(self, a: str, b: str) -> Similar | None:
+        """A Similar for the pair if a claim of one is made again by a line of the other: most
+        of a substantial claim's weighted features, in a pair that is not one template filled
+        in twice."""
+        matched, share, instances = self._matched_lines(a, b, RESTATED_LINE,
+                                                        min_features=RESTATED_FEATURES)
+        if instances or self._swaps(a, b):
+            return None  # a line lining up with other values: one form filled in twice
+        if not matched:  # a memory's own summary of its point, made again by the other
+            matched = self._restated_description(a, b) or self._restated_description(b, a)
+            share = RESTATED_LINE if matched else 0.0
+        return Similar((a, b), round(share, 3), matched) if matched else None
+
+    def _restated_description(self, a: str, b: str) -> tuple[tuple[str, str], ...]:
+        """The line of ``b`` that makes the point ``a``'s description sums up, if any (as a
+        pair in the order (a, b))."""
+        described = self._described(a)
+        text = self.by_file[a].description
+        if len(described) < RESTATED_FEATURES:
+            return ()
+        for other, _normal, theirs, _mass in self._claims(b):
+            shared = self._mass(described & theirs)
+            if shared >= RESTATED_LINE * self._mass(described) \
+                    and self._restates(text, other, described, theirs, RESTATED_FEATURES):
+                return ((text, other) if a < b else (other, text),)
+        return ()
+
+    def _restates(self, text: str, other: str, found: set[str], theirs: set[str],
+                  least: int) -> bool:
+        """Whether two matching claims make one point: each substantial once its links are
+        left out (a "see also [[x]]" line says nothing of its own), and the point most of
+        the longer one too (a short line is not restated by a long one that mentions it)."""
+        if min(len(found), len(theirs)) < least:
+            return False
+        if any(len(line_features(normal_line(_LINKS.sub(" ", t)))) < least
+               for t in (text, other) if "[" in t):
+            return False
+        return self._mass(found & theirs) >= RESTATED_WHOLE * max(self._mass(found),
+                                                                   self._mass(theirs))
+
     def _cjk(self, file: str) -> int:
         """How many of a memory's features are CJK character pairs."""
         found = self._cjk_counts.get(file)
@@ -225,13 +272,15 @@ class _Words:
         return False
 
     def _matched_lines(
-        self, a: str, b: str, line_match: float = 0.5, need_rule: bool = False
+        self, a: str, b: str, line_match: float = 0.5, need_rule: bool = False,
+        min_features: int = 0,
     ) -> tuple[tuple[tuple[str, str], ...], float, bool]:
         """Lines of the pair that make the same point; the share of the smaller side's claims
         (sentences with three features or more) that found one; and whether the pair is two
         instances of one template: matching lines that differ only in identifiers or numbers,
         or each side swapping in its own subject (``invoices-client`` for ``mailer-adapter``).
-        ``need_rule``: stop as soon as a reworded rule's share can no longer be reached."""
+        ``need_rule``: stop as soon as a reworded rule's share can no longer be reached;
+        ``min_features``: a match counts only between claims this substantial."""
         lines_a, lines_b = self._claims(a), self._claims(b)
         flipped = len(lines_a) > len(lines_b)
         small, large = (lines_b, lines_a) if flipped else (lines_a, lines_b)
@@ -262,6 +311,8 @@ class _Words:
             if best is None or best_score < line_match:
                 continue
             other, their_normal, theirs = best
+            if min_features and not self._restates(text, other, found, theirs, min_features):
+                continue
             if normal != their_normal and _DIGITS.sub("", normal) == _DIGITS.sub("", their_normal):
                 values += 1  # "Database ID: 3f0a…" against "Database ID: 8c1e…"
                 continue
@@ -280,12 +331,14 @@ class _Words:
     def _filled_in(self, a: str, b: str) -> bool:
         """Whether two memories are one form filled in twice: more of their lines line up
         with other numbers or identifiers ("VLAN: 110" / "VLAN: 240") than are the same."""
-        sa, sb = self.sets[a], self.sets[b]
-        same = len(sa & sb)
+        swapped = self._swaps(a, b)
+        return swapped >= 2 and swapped > len(self.sets[a] & self.sets[b])
+
+    def _swaps(self, a: str, b: str) -> int:
+        """How many lines of two memories line up with other numbers or identifiers."""
         ka, kb = self._unvalued(a), self._unvalued(b)
-        swapped = len(ka.keys() & kb.keys()) - sum(1 for k in ka.keys() & kb.keys()
-                                                   if ka[k] == kb[k])
-        return swapped >= 2 and swapped > same
+        return len(ka.keys() & kb.keys()) - sum(1 for k in ka.keys() & kb.keys()
+                                                if ka[k] == kb[k])
 
     def _unvalued(self, file: str) -> dict[str, str]:
         """Each normal line with a number or identifier in it, keyed by the line without them."""

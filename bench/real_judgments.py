@@ -1,0 +1,328 @@
+"""The judgments on real public memory directories, scored against labels, per split.
+
+    python bench/real_judgments.py DIR [--split study|test|all] [--verbose] [--json]
+
+DIR holds the directories' text, kept outside the repository: DIR/<split>/<folder>/ (MEMORY.md
+and the memory files as they are in their repository). This folder keeps only where each came
+from (real_judgments.tsv: split, repo, path, commit, folder, language, as-of day) and the
+labels (real_judgments_labels.tsv: split, folder, file, line, kind, verdict, detail; no text).
+The split was made by repository (sha256 of owner/name: even is study, odd is test) before any
+text was read; rules are tuned on study only, and the figures reported are test's.
+
+Each folder is copied to a temporary root, every file's mtime set to its as-of day (the day by
+which all of it was written) and planned in-process one day later, as `consolidator report`
+plans it (no project: citations are not checked here). Scored per kind:
+
+  archives        archive actions against files labelled `archive` (precision, false ones)
+  stale           files with a stale finding or an archive, against files labelled `stale` or
+                  `archive`
+  relative dates  each phrase the tool would rewrite, matched by line to the labels: genuine
+                  (`rewrite`), right day (where the label gives one; `?` = only the file's
+                  own time dates it, which the benchmark cannot know), recall over every
+                  `rewrite` label and over those the text dates
+  conflicts       pairs of files reported as conflicting against labelled pairs
+  duplicates      pairs reported as duplicates or similar against labelled pairs
+(Pairs with MEMORY.md are not scored: the index is not a memory. A pair within one file
+is not a pair of memories either.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+from hardcases import Tally, plan_root, print_cases  # noqa: E402
+
+from consolidator import log  # noqa: E402
+from consolidator.detect.dates.relative import relative_in  # noqa: E402
+from consolidator.store.scan import scan  # noqa: E402
+
+SOURCES = BENCH / "real_judgments.tsv"
+LABELS = BENCH / "real_judgments_labels.tsv"
+NO_DATE = date(2026, 6, 1)
+KINDS = ("archive", "stale", "relative-date", "conflict", "duplicate")
+
+
+@dataclass(frozen=True)
+class Source:
+    split: str
+    repo: str
+    path: str
+    commit: str
+    folder: str
+    lang: str
+    asof: date
+
+
+@dataclass(frozen=True)
+class Label:
+    file: str
+    line: int
+    kind: str
+    verdict: str
+    detail: str
+
+
+@dataclass
+class Score:
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    days: list[tuple[bool, str]] = field(default_factory=list)
+    unverifiable: list[str] = field(default_factory=list)  # genuine, dated by the file's time
+    dated_recall: Tally = field(default_factory=Tally)  # recall over labels the text dates
+    by_lang: dict[str, Tally] = field(default_factory=dict)  # relative dates per language
+    folders: int = 0
+    memories: int = 0
+    langs: set[str] = field(default_factory=set)
+
+    def tally(self, kind: str) -> Tally:
+        return self.tallies.setdefault(kind, Tally())
+
+
+def _rows(path: Path) -> list[list[str]]:
+    with path.open(encoding="utf-8", newline="") as f:
+        return [r for r in csv.reader(f, delimiter="\t") if r and not r[0].startswith("#")]
+
+
+def read_sources(path: Path = SOURCES) -> list[Source]:
+    out = []
+    for row in _rows(path):
+        if row[0] == "split":
+            continue
+        split, repo, where, commit, folder, lang, asof = row[:7]
+        try:
+            day = date.fromisoformat(asof)
+        except ValueError:  # a directory with no date in it: any day will do
+            day = NO_DATE
+        out.append(Source(split, repo, where, commit, folder, lang, day))
+    return out
+
+
+def read_labels(path: Path = LABELS) -> dict[str, list[Label]]:
+    """Labels by folder."""
+    out: dict[str, list[Label]] = defaultdict(list)
+    for row in _rows(path):
+        if row[0] == "split":
+            continue
+        _split, folder, file, line, kind, verdict, *rest = row
+        out[folder].append(Label(file, int(line), kind, verdict, rest[0] if rest else ""))
+    return out
+
+
+def _pair(file: str, detail: str) -> frozenset[str]:
+    other = detail.split("|", 1)[0].rsplit(":", 1)[0]
+    return frozenset((file, other))
+
+
+def _memory_pairs(labels: list[Label], kind: str) -> set[frozenset[str]]:
+    """The labelled pairs of two memories (the index is not a memory: what its hooks say is
+    the rebuild's business, measured by index_window.py)."""
+    return {p for lab in labels if lab.kind == kind
+            and "MEMORY.md" not in (p := _pair(lab.file, lab.detail)) and len(p) == 2}
+
+
+def _day_right(resolved: str, day: str) -> bool:
+    """Whether ``resolved`` (a day, "the week of <Monday>" or a month) says the labelled day."""
+    if day in resolved:
+        return True
+    for token in resolved.replace("の週", " ").replace("那周", " ").split():
+        try:
+            monday = date.fromisoformat(token)
+        except ValueError:
+            continue
+        wanted = date.fromisoformat(day)
+        return monday <= wanted < monday + timedelta(days=7)
+    return len(resolved) == 7 and day.startswith(resolved)
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def _dated_line(line: str, day: str) -> bool:
+    """Whether ``line`` already writes the labelled ``day`` (2026-03-26, 3/26, 03-26, 3月26日,
+    Mar 26): the phrase needs no rewrite, the text gives its day."""
+    when = date.fromisoformat(day)
+    m, d = when.month, when.day
+    forms = [day, f"{m}/{d}", f"{m:02d}/{d:02d}", f"{m:02d}-{d:02d}", f"{m}月{d}日",
+             f"{m}月{d}号", f"{m}.{d}.", f"{d}.{m}.", f"{_MONTHS[m - 1]} {d}"]
+    low = line.casefold()
+    return any(re.search(rf"(?<![\d]){re.escape(f)}(?![\d])", low) for f in forms)
+
+
+def _line_numbers(text: str) -> dict[str, list[int]]:
+    """Each line's text (right-stripped) -> its 1-based line numbers in the file."""
+    out: dict[str, list[int]] = defaultdict(list)
+    for number, line in enumerate(text.splitlines(), 1):
+        out[line.rstrip()].append(number)
+    return out
+
+
+def score_dates(root: Path, where: str, lang: str, labels: list[Label], score: Score) -> None:
+    tally = score.tally("relative-date")
+    per_lang = score.by_lang.setdefault(lang, Tally())
+    texts = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
+             .splitlines() for p in root.rglob("*.md")}
+    wanted = []
+    for lab in labels:
+        if lab.kind != "date":
+            continue
+        lines = texts.get(lab.file, [])
+        line = lines[lab.line - 1] if 0 < lab.line <= len(lines) else ""
+        if lab.verdict == "rewrite" and lab.detail not in ("", "?") \
+                and _dated_line(line, lab.detail):
+            lab = Label(lab.file, lab.line, lab.kind, "leave", "dated")  # noqa: PLW2901
+        wanted.append(lab)
+    open_labels = list(wanted)
+    for memory in scan(root).memories:
+        numbers = _line_numbers("\n".join(texts.get(memory.file, [])))
+        for found in relative_in(memory):
+            lines = set(numbers.get(found.line.rstrip(), []))
+            case = f"{where}/{memory.file}:{min(lines) if lines else '?'} {found.phrase!r} -> " \
+                   f"{found.resolved}"
+            mine = [lab for lab in open_labels if lab.file == memory.file and lab.line in lines]
+            match = next((lab for lab in mine if lab.verdict == "rewrite"), None) \
+                or (mine[0] if mine else None)
+            if match is not None:
+                open_labels.remove(match)
+            if match is None or match.verdict != "rewrite":
+                why = f" (labelled leave: {match.detail})" if match else " (not labelled)"
+                tally.false.append(case + why)
+                per_lang.false.append(case)
+                continue
+            tally.hits += 1
+            per_lang.hits += 1
+            if match.detail in ("", "?"):
+                score.unverifiable.append(case)
+            else:
+                score.days.append((_day_right(found.resolved, match.detail),
+                                   f"{case} (want {match.detail})"))
+    for lab in wanted:
+        if lab.verdict != "rewrite":
+            continue
+        dated = lab.detail not in ("", "?")
+        case = f"{where}/{lab.file}:{lab.line} (day {lab.detail or '?'})"
+        if lab in open_labels:
+            tally.missed.append(case)
+            per_lang.missed.append(case)
+            if dated:
+                score.dated_recall.missed.append(case)
+        elif dated:
+            score.dated_recall.hits += 1
+
+
+def _score(tally: Tally, where: str, found: set[Any], wanted: set[Any]) -> None:
+    show = lambda x: " ~ ".join(sorted(x)) if isinstance(x, frozenset) else str(x)  # noqa: E731
+    tally.hits += len(found & wanted)
+    tally.false += [f"{where}: {show(x)}" for x in sorted(found - wanted, key=show)]
+    tally.missed += [f"{where}: {show(x)}" for x in sorted(wanted - found, key=show)]
+
+
+def evaluate_folder(text_root: Path, source: Source, labels: list[Label], score: Score,
+                    work: Path) -> None:
+    where = f"{source.split}/{source.folder}"
+    root = work / source.folder / "memory"
+    shutil.copytree(text_root / source.split / source.folder, root)
+    stamp = datetime(source.asof.year, source.asof.month, source.asof.day, 12,
+                     tzinfo=UTC).timestamp()
+    for path in root.rglob("*"):
+        os.utime(path, (stamp, stamp))
+    now = datetime.fromtimestamp(stamp, UTC) + timedelta(days=1)
+    plan = plan_root(root, None, work / f"{source.folder}-state", now)
+    score.folders += 1
+    score.memories += len(plan.memories)
+    score.langs.add(source.lang)
+
+    archive = {lab.file for lab in labels if lab.kind == "archive" and lab.verdict == "archive"}
+    stale = archive | {lab.file for lab in labels if lab.kind == "stale"
+                       and lab.verdict == "stale"}
+    archived = {a.file for a in plan.actions if a.op == "archive" and not a.successor}
+    _score(score.tally("archive"), where, archived, archive)
+    _score(score.tally("stale"), where, {s.file for s in plan.stale} | archived, stale)
+    _score(score.tally("conflict"), where, {frozenset(c.files) for c in plan.conflicts},
+           _memory_pairs(labels, "conflict"))
+    alike = {frozenset(d.files[i:i + 2]) for d in plan.duplicates
+             for i in range(len(d.files) - 1)} | {frozenset(s.files) for s in plan.similar}
+    _score(score.tally("duplicate"), where, alike, _memory_pairs(labels, "duplicate"))
+    score_dates(root, where, source.lang, labels, score)
+
+
+def evaluate(text_root: Path, split: str) -> dict[str, Score]:
+    sources = [s for s in read_sources() if split in ("all", s.split)]
+    labels = read_labels()
+    scores: dict[str, Score] = {}
+    with tempfile.TemporaryDirectory(prefix="real-judgments-") as tmp:
+        for source in sources:
+            if not (text_root / source.split / source.folder).is_dir():
+                print(f"missing: {source.split}/{source.folder}", file=sys.stderr)
+                continue
+            evaluate_folder(text_root, source, labels.get(source.folder, []),
+                            scores.setdefault(source.split, Score()), Path(tmp))
+    return scores
+
+
+def _ratio(n: int, d: int) -> str:
+    return f"{n / d:.2f} ({n}/{d})" if d else "- (0/0)"
+
+
+def figures(score: Score) -> dict[str, str]:
+    """Each measure of one split, as printed."""
+    out = {"folders": str(score.folders), "memories": str(score.memories),
+           "languages": ", ".join(sorted(score.langs))}
+    for kind in KINDS:
+        tally = score.tally(kind)
+        out[f"{kind} precision"] = _ratio(tally.hits, tally.hits + len(tally.false))
+        out[f"{kind} recall"] = _ratio(tally.hits, tally.hits + len(tally.missed))
+    out["false archives"] = str(len(score.tally("archive").false))
+    right = sum(ok for ok, _ in score.days)
+    out["relative-date right day (labels with a day)"] = _ratio(right, len(score.days))
+    out["relative-date genuine, day from the file's time"] = str(len(score.unverifiable))
+    dated = score.dated_recall
+    out["relative-date recall, days the text gives"] = _ratio(dated.hits,
+                                                              dated.hits + len(dated.missed))
+    for lang, tally in sorted(score.by_lang.items()):
+        out[f"relative-date recall [{lang}]"] = _ratio(tally.hits, tally.hits + len(tally.missed))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("dir", type=Path, help="the folder holding <split>/<folder>/ text")
+    parser.add_argument("--split", choices=("study", "test", "all"), default="study")
+    parser.add_argument("--verbose", action="store_true", help="every false and missed case")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    log.configure("console", "warning")
+    scores = evaluate(args.dir, args.split)
+    table = {split: figures(score) for split, score in sorted(scores.items())}
+    if args.json:
+        print(json.dumps(table, indent=2, ensure_ascii=False))
+        return
+    splits = sorted(table)
+    print("| measure | " + " | ".join(splits) + " |\n|---|" + "---|" * len(splits))
+    for measure in table[splits[0]] if splits else ():
+        print(f"| {measure} | " + " | ".join(table[s].get(measure, "-") for s in splits) + " |")
+    if args.verbose:
+        for split, score in sorted(scores.items()):
+            print_cases(score.tallies, f"[{split}] ")
+            wrong = [c for ok, c in score.days if not ok]
+            if wrong:
+                print(f"\n[{split}] relative-date, wrong day:")
+                print("\n".join(f"  {c}" for c in wrong))
+
+
+if __name__ == "__main__":
+    main()

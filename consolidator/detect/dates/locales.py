@@ -1,0 +1,261 @@
+"""Relative days in the languages :mod:`relative` has no forms of, from dateparser's locale data.
+
+dateparser keeps, for each of some 200 locales, the words for "today", "yesterday", "next
+week", "3 days ago" and the like (its ``relative-type`` and ``relative-type-regex`` tables).
+Those tables are read here as data, without importing dateparser itself: the files are plain
+Python literals, loaded on the first memory that needs them. English, Chinese and Japanese
+keep their own, richer forms in :mod:`relative`.
+
+The words of one language are often words of another ("hier" is "yesterday" in French and
+"here" in German; "more" is "tomorrow" in Afrikaans), so a Latin-script phrase counts only in
+a memory written in its language, told by the language's commonest short words. A phrase in
+a script few languages share (Cyrillic, Hangul, Thai, ...) counts wherever it stands.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from consolidator.detect.script import HANGUL
+
+# Languages relative.py reads with its own forms, and dateparser's variants of them.
+_OWN = ("en", "zh", "ja", "yue")
+_KEY = re.compile(r"(?P<in>in )?(?P<n>\d+|\\1) (?P<unit>day|week|month)(?P<ago> ago)?")
+_NUMBER = re.compile(r"\(\\d\+\+\[\.,\]\?\\d\*\+\)")
+MAX_DAYS = 3  # "the day after the day after tomorrow" is as far as a word for a day goes
+_LATIN = re.compile(r"[a-zA-Z\u00c0-\u024f\u1e00-\u1eff]")
+_WORD = re.compile(r"[^\W\d_]+")
+_TOKEN = re.compile(r"\d+|[^\W\d_]+")  # a number or a run of letters
+_REGEX_SYNTAX = re.compile(r"[\\\[\](){}?*+|^$]")
+_GAP = re.compile(r"[ \t'’\-]{0,3}")  # what may stand between the words of one phrase
+_UNSPACED = re.compile(rf"[{HANGUL}\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]")
+# The commonest short words of each Latin-script language dateparser knows relative days in:
+# enough to tell which one a memory is written in. A language not listed here is never
+# assumed for a Latin-script memory.
+FUNCTION_WORDS: dict[str, frozenset[str]] = {lang: frozenset(words.split()) for lang, words in {
+    "en": "the and is are to of with for was were this that not from have has will be",
+    "de": "der die das und ist nicht mit für ein eine auf wird sind den dem auch wir ich",
+    "fr": "le la les et est des une pour avec pas dans sur du au ce qui sont nous en un il",
+    "es": "el los las es para con una del por que está no se lo como más la en un",
+    "pt": "os as para com uma do da não que em se dos das mais são na no ao um foi",
+    "it": "il lo gli per con una del della non che sono di un al nel la le si ha più anche come",
+    "nl": "de het en is van een voor met niet op zijn ook wordt dat",
+    "pl": "na się jest nie do że to oraz jak po dla",
+    "tr": "ve bir bu için ile değil da de olarak ama çok",
+    "id": "dan yang di ini untuk dengan tidak itu ke dari pada akan",
+    "vi": "và của là không có được cho với này các những một trong đã sẽ đang bị rồi cũng "
+          "khi nếu thì để từ",
+    "sv": "och är att det som en för på med inte av till",
+    "da": "og er at det som en for på med ikke af til",
+    "nb": "og er at det som en for på med ikke av til",
+    "ro": "și este la de cu pentru nu că în un",
+    "cs": "je na se že to do pro není",
+}.items()}
+_LANGUAGES_OF: dict[str, tuple[str, ...]] = {
+    word: tuple(lang for lang, words in FUNCTION_WORDS.items() if word in words)
+    for word in set().union(*FUNCTION_WORDS.values())
+}
+MIN_FUNCTION_WORDS = 3  # hits a language needs to count as the memory's language
+# A word after a determiner is a noun: "por la mañana" is "in the morning", "der Morgen" the
+# morning, not tomorrow.
+_DETERMINERS = frozenset("the this la el los las le les der die das den dem des il lo gli una "
+                         "un une een het esta este cette ce questa questo diese dieser".split())
+
+
+@dataclass(frozen=True, slots=True)
+class LocalePhrase:
+    """A relative day found in a memory: ``shift`` days, weeks or months (``unit``) away."""
+
+    start: int
+    end: int
+    unit: str  # "day", "week" or "month"
+    shift: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One phrase of a locale as the words it is written in ("#" stands for a number)."""
+
+    words: tuple[str, ...]
+    unit: str
+    shift: int  # the shift itself, or the sign a number is multiplied by (``counted``)
+    counted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Language:
+    entries: tuple[_Entry, ...]
+    latin: bool
+
+
+def _data_folder() -> Path | None:
+    spec = importlib.util.find_spec("dateparser")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "data" / "date_translation_data"
+    return folder if folder.is_dir() else None
+
+
+def _meaning(key: str) -> tuple[str, int] | None:
+    """(unit, shift) of a table key such as "1 day ago" or "in 2 day"; None for hours, years,
+    durations ("1 week") and shifts no single word names."""
+    match = _KEY.fullmatch(key)
+    if match is None or bool(match.group("in")) == bool(match.group("ago")):
+        return None
+    sign = 1 if match.group("in") else -1
+    unit = match.group("unit")
+    if match.group("n") == "\\1":
+        return unit, sign
+    shift = int(match.group("n"))
+    if shift > (MAX_DAYS if unit == "day" else 1):
+        return None
+    return unit, sign * shift
+
+
+def _read(path: Path) -> dict[str, object] | None:
+    """The ``info`` literal of one locale file, or None if it cannot be read."""
+    spec = importlib.util.spec_from_file_location(f"_consolidator_locale_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception:  # noqa: BLE001 - a broken data file is one language less, not a crash
+        return None
+    info = getattr(module, "info", None)
+    return info if isinstance(info, dict) else None
+
+
+def _words(phrase: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(phrase.casefold()))
+
+
+def _language(info: dict[str, object]) -> _Language | None:
+    entries: dict[tuple[str, ...], _Entry] = {}
+    for table_key, counted in (("relative-type", False), ("relative-type-regex", True)):
+        table = info.get(table_key)
+        for key, phrases in (table.items() if isinstance(table, dict) else ()):
+            meaning = _meaning(key)
+            if meaning is None or not isinstance(phrases, list):
+                continue
+            for phrase in phrases:
+                text, numbers = _NUMBER.subn(" 0 ", str(phrase)) if counted else (str(phrase), 0)
+                if counted != (numbers == 1) or _REGEX_SYNTAX.search(text) \
+                        or (not counted and any(map(str.isdigit, text))):
+                    continue  # a pattern this reading cannot follow, or a number as a word
+                words = tuple("#" if w == "0" else w for w in _words(text))
+                if words and (len(words) > 1 or len(words[0]) >= 2):
+                    entries.setdefault(words, _Entry(words, meaning[0], meaning[1], counted))
+    if not entries:
+        return None
+    latin = all(_LATIN.search(" ".join(e.words)) for e in entries.values())
+    return _Language(tuple(entries.values()), latin)
+
+
+@cache
+def languages() -> dict[str, _Language]:
+    """Every locale's relative days, by language code (dateparser's), read once."""
+    folder = _data_folder()
+    out: dict[str, _Language] = {}
+    for path in sorted(folder.glob("*.py")) if folder else ():
+        code = path.stem
+        if code.startswith("_") or code.split("-")[0] in _OWN:
+            continue
+        info = _read(path)
+        language = _language(info) if info else None
+        if language is not None:
+            out[code] = language
+    return out
+
+
+def written_in(text: str) -> frozenset[str]:
+    """The Latin-script languages ``text`` is written in, by their commonest words (English
+    included, so that an English memory quoting one French word stays English)."""
+    counts = dict.fromkeys(FUNCTION_WORDS, 0)
+    for word in _WORD.findall(text.casefold()):
+        for lang in _LANGUAGES_OF.get(word, ()):
+            counts[lang] += 1
+    best = max(counts.values())
+    if best < MIN_FUNCTION_WORDS:
+        return frozenset()
+    return frozenset(lang for lang, n in counts.items()
+                     if n >= MIN_FUNCTION_WORDS and n * 3 >= best * 2)
+
+
+def _codes_for(text: str) -> frozenset[str]:
+    """The locales whose phrases may stand in ``text``: those of the Latin-script languages it
+    is written in, and every locale of another script."""
+    latin = written_in(text) - {"en"}
+    return frozenset(code for code, lang in languages().items()
+                     if not lang.latin or code.split("-")[0] in latin)
+
+
+@cache
+def _by_first_word(codes: frozenset[str]) -> dict[str, tuple[_Entry, ...]]:
+    """The entries of ``codes`` by their first word, longest phrase first."""
+    out: dict[str, list[_Entry]] = {}
+    for code in sorted(codes):
+        for entry in languages()[code].entries:
+            out.setdefault(entry.words[0], []).append(entry)
+    return {w: tuple(sorted(es, key=lambda e: -len(e.words))) for w, es in out.items()}
+
+
+def _fits(word: str, wanted: str, last: bool) -> bool:
+    """Whether a word of the text is the phrase's ``wanted`` word: the same, a number for
+    "#", or, for the last word in a script written without spaces, its start (Korean writes
+    a particle onto the word: 어제는)."""
+    if wanted == "#":
+        return word.isdigit() and len(word) <= 3
+    return word == wanted or (last and _UNSPACED.match(wanted) is not None
+                              and word.startswith(wanted))
+
+
+def find_locale(text: str) -> Iterator[LocalePhrase]:
+    """The relative days of ``text`` written in a language relative.py has no forms of."""
+    if text.isascii() and not written_in(text) - {"en"}:
+        return
+    codes = _codes_for(text)
+    index = _by_first_word(codes) if codes else {}
+    if not index:
+        return
+    tokens = [(m.start(), m.end(), m.group().casefold()) for m in _TOKEN.finditer(text)]
+    at = 0
+    while at < len(tokens):
+        word = tokens[at][2]
+        heads = [word] if not _UNSPACED.match(word) else [word[:k] for k in range(len(word), 0, -1)]
+        entry = next((e for head in heads for e in index.get("#" if word.isdigit() else head, ())
+                      if _matches(tokens, at, e, text)), None)
+        if entry is None:
+            at += 1
+            continue
+        last = tokens[at + len(entry.words) - 1]
+        stop = last[1] if last[2] == entry.words[-1] or entry.words[-1] == "#" \
+            else last[0] + len(entry.words[-1])  # a particle written onto the last word
+        if len(entry.words) == 1 and at and tokens[at - 1][2] in _DETERMINERS:
+            at += 1
+            continue
+        shift = entry.shift
+        if entry.counted:
+            number = next(int(tokens[at + i][2]) for i, w in enumerate(entry.words) if w == "#")
+            shift *= number
+        yield LocalePhrase(tokens[at][0], stop, entry.unit, shift)
+        at += len(entry.words)
+
+
+def _matches(tokens: list[tuple[int, int, str]], at: int, entry: _Entry, text: str) -> bool:
+    """Whether the phrase ``entry`` is written at token ``at``: word by word, with nothing but
+    a space, an apostrophe or a hyphen between them."""
+    if at + len(entry.words) > len(tokens):
+        return False
+    for i, wanted in enumerate(entry.words):
+        start, end, word = tokens[at + i]
+        if not _fits(word, wanted, i == len(entry.words) - 1):
+            return False
+        if i and not _GAP.fullmatch(text, tokens[at + i - 1][1], start):
+            return False
+    return True

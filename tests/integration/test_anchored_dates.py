@@ -1,0 +1,166 @@
+"""Relative dates are rewritten only where a date dates them: the date the text gives for the
+passage (a heading, a dated label, the note's date line, a dated file name) or Claude Code's
+``modified`` stamp; the mtime only for a record of one day. Each class in several languages,
+with its twin that is left alone: a session log's "yesterday" under its dated heading is
+rewritten; the same word in a routine, a rule memory or an undated passage of a long note is
+not. Words for languages the tool has no forms of its own come from dateparser's locale data.
+
+Every case goes through the command line (``report --format json``) on real files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consolidator.cli import main
+
+DAY = 86400
+
+
+def put(root: Path, rel: str, body: str, *, kind: str = "project", days: float = 5,
+        extra: str = "") -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\nname: {path.stem}\ndescription: {path.stem}\ntype: {kind}\n{extra}"
+                    f"---\n{body}", encoding="utf-8")
+    when = time.time() - days * DAY
+    os.utime(path, (when, when))
+
+
+def rewrites(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    """File -> the reason of its relative-date rewrite, as the report plans it."""
+    assert main(["report", "--format", "json", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    found: Any = json.loads(capsys.readouterr().out)["roots"][0]
+    return {a["file"]: a["reason"] for a in found["actions"]
+            if a["op"] == "rewrite" and a["reason"].startswith("relative date")}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    return memory
+
+
+LOGS = {
+    "en": "# Session log\n\n## 2026-03-20\n\n- Yesterday we shipped the importer to staging.\n",
+    "it": "# Diario\n\n## 2026-03-20\n\n- Ieri abbiamo rilasciato il nuovo importatore e non "
+          "ci sono stati errori per la prima volta.\n",
+    "ko": "# 작업 기록\n\n## 2026-03-20\n\n- 어제 배포를 마쳤고 오류는 없었다.\n",
+    "ru": "# Журнал\n\n## 2026-03-20\n\n- Вчера выкатили новый импорт, ошибок не было.\n",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(LOGS))
+def test_a_session_logs_yesterday_counts_from_its_heading(
+    lang: str, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, f"project_log_{lang}.md", LOGS[lang], days=200)
+    found = rewrites(root, tmp_path, capsys)
+    assert "-> 2026-03-19" in found[f"project_log_{lang}.md"]
+
+
+ROUTINES = {
+    "en": "Every morning at stand-up, ask him what he did yesterday and what blocks him.\n",
+    "it": "Ogni mattina chiedi cosa ha fatto ieri e che cosa lo blocca per la giornata.\n",
+    "ko": "매일 아침 스탠드업에서 어제 한 일과 막힌 점을 물어본다.\n",
+    "ru": "Каждое утро на стендапе спрашивай, что он сделал вчера и что ему мешает.\n",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(ROUTINES))
+def test_a_routines_yesterday_in_a_rule_memory_is_left_alone(
+    lang: str, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, f"feedback_standup_{lang}.md", ROUTINES[lang], kind="feedback")
+    assert rewrites(root, tmp_path, capsys) == {}
+
+
+def test_a_short_undated_project_note_is_a_record_of_its_day(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, "project_demo.md", "The client demo moved; we agreed on it yesterday.\n")
+    put(root, "project_demo_it.md", "La demo è stata spostata: ne abbiamo parlato ieri con il "
+        "cliente e non ci sono stati problemi.\n")
+    found = rewrites(root, tmp_path, capsys)
+    assert set(found) == {"project_demo.md", "project_demo_it.md"}
+
+
+def test_an_undated_passage_of_a_note_that_dates_others_is_left_alone(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, "project_release.md", "Release 2 went out on 2026-02-03.\n\n"
+        "The migration finished yesterday, with no downtime.\n")
+    assert rewrites(root, tmp_path, capsys) == {}
+
+
+@pytest.mark.parametrize("kind", ["feedback", "reference", "user"])
+def test_a_rule_profile_or_reference_counts_from_its_modified_stamp_only(
+    kind: str, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, f"{kind}_plain.md", "From tomorrow on, CI checks every commit message.\n",
+        kind=kind)
+    put(root, f"{kind}_stamped.md", "From tomorrow on, CI checks every pull request title.\n",
+        kind=kind, extra="modified: 2026-06-10T09:00:00.000Z\n")
+    found = rewrites(root, tmp_path, capsys)
+    assert set(found) == {f"{kind}_stamped.md"}
+    assert "-> 2026-06-11" in found[f"{kind}_stamped.md"]
+
+
+def test_a_dated_file_name_dates_a_reference_too(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, "notes/meeting_2026-04-07.md", "Demain on envoie le contrat signé au client, "
+        "et nous avons fixé le prix avec lui.\n", kind="reference")
+    found = rewrites(root, tmp_path, capsys)
+    assert "-> 2026-04-08" in found["notes/meeting_2026-04-07.md"]
+
+
+def test_a_word_of_another_language_in_an_english_memory_is_not_a_date(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "hier" is French for yesterday; in English (or German) text it is not.
+    put(root, "project_terms.md", "The hier column holds the level of each node in the tree, "
+        "and we added it to the schema.\n")
+    put(root, "project_de.md", "Die Tabelle liegt hier und wird nicht mehr von uns gepflegt, "
+        "das ist so gewollt.\n")
+    assert rewrites(root, tmp_path, capsys) == {}
+
+
+def test_an_inserted_date_in_another_language_takes_no_english_word(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, "project_log.md", "## 2026-03-20\n\n- Ieri abbiamo chiuso il ticket e il test "
+        "non è più rosso per la prima volta.\n", days=100)
+    assert main(["run", "--force", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state"), "--config", str(all_config(tmp_path))]
+                ) == 0
+    text = (root / "project_log.md").read_text(encoding="utf-8")
+    assert "- 2026-03-19 abbiamo chiuso il ticket" in text
+
+
+def all_config(tmp_path: Path) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text('[consolidate]\napply = "all"\n', encoding="utf-8")
+    return path
+
+
+def test_where_no_rule_of_ours_reads_the_sentence_today_and_instructions_are_left(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A dated log in Vietnamese: "yesterday" in its narrative is a day; "today's tasks" and
+    # the "How to apply" instruction (read in a later session) are not.
+    put(root, "notes/session_log_2026-06-16.md",
+        "- Hôm qua đã sửa lỗi đồng bộ và không còn lỗi nào trong bản build.\n"
+        "- Danh sách việc hôm nay của nhóm nằm trong bảng và được cập nhật.\n\n"
+        "**How to apply:** Khi mở session mới, đọc file này để biết context hôm qua và "
+        "các việc còn lại của nhóm.\n", days=100)
+    reason = rewrites(root, tmp_path, capsys)["notes/session_log_2026-06-16.md"]
+    assert reason == "relative date 'Hôm qua' -> 2026-06-15"

@@ -1,0 +1,112 @@
+"""Conflicts resolved by time (``consolidate.resolve_conflicts``): the older memory is brought
+up to the newer value, and the line it held stays below, dated and marked superseded; nothing
+is deleted. Which memory is newer is Claude Code's ``modified`` stamp before the mtime. Two
+counts that differ are two facts, never a conflict. Off by default: conflicts are reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consolidator.cli import main
+
+DAY = 86400
+
+
+def put(root: Path, rel: str, body: str, *, days: float, modified: str = "") -> Path:
+    path = root / rel
+    stamp = f"modified: {modified}\n" if modified else ""
+    path.write_text(f"---\nname: {path.stem}\ndescription: the dev database\ntype: project\n"
+                    f"{stamp}---\n{body}", encoding="utf-8")
+    when = time.time() - days * DAY
+    os.utime(path, (when, when))
+    return path
+
+
+def config(tmp_path: Path, resolve: bool) -> str:
+    path = tmp_path / "config.toml"
+    path.write_text(f'[consolidate]\napply = "all"\nresolve_conflicts = {str(resolve).lower()}\n',
+                    encoding="utf-8")
+    return str(path)
+
+
+def report(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+           resolve: bool = False) -> Any:
+    assert main(["report", "--format", "json", "--memory-dir", str(root), "--state-dir",
+                 str(tmp_path / "state"), "--config", config(tmp_path, resolve)]) == 0
+    return json.loads(capsys.readouterr().out)["roots"][0]
+
+
+def run(root: Path, tmp_path: Path, resolve: bool) -> None:
+    assert main(["run", "--force", "--memory-dir", str(root), "--state-dir",
+                 str(tmp_path / "state"), "--config", config(tmp_path, resolve)]) == 0
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    return memory
+
+
+def test_the_newer_stamp_wins_and_the_older_line_stays_as_superseded(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # By mtime the first file is newer; Claude Code's stamps say the second one is.
+    first = put(root, "project_db.md", "- The dev database listens on port 5432 locally.\n"
+                "- Backups run nightly.\n", days=1, modified="2026-05-01T10:00:00.000Z")
+    second = put(root, "project_db_port.md", "- The dev database listens on port 6432 "
+                 "locally.\n", days=9, modified="2026-07-15T10:00:00.000Z")
+    before = second.read_bytes()
+    found = report(root, tmp_path, capsys, resolve=True)
+    assert found["conflicts"][0]["newer"] == "project_db_port.md"
+    run(root, tmp_path, resolve=True)
+    body = first.read_text(encoding="utf-8").split("---\n", 2)[2]
+    assert body == ("- The dev database listens on port 6432 locally.\n"
+                    "- Superseded on 2026-07-15 by project_db_port.md: The dev database "
+                    "listens on port 5432 locally.\n- Backups run nightly.\n")
+    assert second.read_bytes() == before
+
+
+def test_off_by_default_the_conflict_is_reported_and_nothing_changes(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = put(root, "project_db.md", "- The dev database listens on port 5432 locally.\n",
+                days=9)
+    put(root, "project_db_port.md", "- The dev database listens on port 6432 locally.\n",
+        days=1)
+    before = first.read_bytes()
+    found = report(root, tmp_path, capsys)
+    assert len(found["conflicts"]) == 1
+    assert not [a for a in found["actions"] if a["reason"].startswith("conflict")]
+    assert first.read_bytes() == before
+
+
+def test_two_counts_that_differ_never_conflict(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, "project_suite_a.md", "- The parser suite has 42 tests in the parser package.\n",
+        days=9)
+    put(root, "project_suite_b.md", "- The parser suite has 57 tests in the parser package.\n",
+        days=1)
+    assert report(root, tmp_path, capsys, resolve=True)["conflicts"] == []
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("- The billing-api repo (PRIVATE) holds the invoice service.\n",
+     "- The billing-api repo (PUBLIC) holds the invoice service.\n"),
+    ("- We build the app with Gradle 8.3 on CI.\n", "- We build the app with Gradle 9.1 on CI.\n"),
+])
+def test_a_visibility_or_a_tools_version_stated_twice_is_a_conflict(
+    a: str, b: str, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, "reference_one.md", a, days=9)
+    put(root, "reference_two.md", b, days=1)
+    (found,) = report(root, tmp_path, capsys)["conflicts"]
+    assert found["newer"] == "reference_two.md"

@@ -197,12 +197,34 @@ def _codes_for(text: str) -> frozenset[str]:
 
 @cache
 def _by_first_word(codes: frozenset[str]) -> dict[str, tuple[_Entry, ...]]:
-    """The entries of ``codes`` by their first word, longest phrase first."""
+    """The entries of ``codes`` by their first word, longest phrase first. A phrase that
+    starts with a number ("# days ago", hundreds of them) is filed under "#" and its second
+    word, so a number in the text is tried only against the phrases its next word may start."""
     out: dict[str, list[_Entry]] = {}
     for code in sorted(codes):
         for entry in languages()[code].entries:
-            out.setdefault(entry.words[0], []).append(entry)
+            head = entry.words[0]
+            if head == "#" and len(entry.words) > 1:
+                head = f"#{entry.words[1]}"
+            out.setdefault(head, []).append(entry)
     return {w: tuple(sorted(es, key=lambda e: -len(e.words))) for w, es in out.items()}
+
+
+def _heads(tokens: list[tuple[int, int, str]], at: int) -> list[str]:
+    """The index keys a phrase written at token ``at`` may be filed under: the word, or its
+    starts in a script written without spaces; for a number, "#" and the next word's."""
+    word = tokens[at][2]
+    if word.isdigit():
+        after = tokens[at + 1][2] if at + 1 < len(tokens) else ""
+        return [f"#{head}" for head in _starts(after)] + ["#"]
+    return _starts(word)
+
+
+def _starts(word: str) -> list[str]:
+    """``word``, or in a script written without spaces each of its starts, longest first."""
+    if not _UNSPACED.match(word):
+        return [word]
+    return [word[:k] for k in range(len(word), 0, -1)]
 
 
 def _fits(word: str, wanted: str, last: bool) -> bool:
@@ -226,10 +248,10 @@ def find_locale(text: str) -> Iterator[LocalePhrase]:
     tokens = [(m.start(), m.end(), m.group().casefold()) for m in _TOKEN.finditer(text)]
     at = 0
     while at < len(tokens):
-        word = tokens[at][2]
-        heads = [word] if not _UNSPACED.match(word) else [word[:k] for k in range(len(word), 0, -1)]
-        entry = next((e for head in heads for e in index.get("#" if word.isdigit() else head, ())
-                      if _matches(tokens, at, e, text)), None)
+        candidates = [e for head in _heads(tokens, at) for e in index.get(head, ())]
+        if len(candidates) > 1:
+            candidates.sort(key=lambda e: -len(e.words))  # the longest phrase first
+        entry = next((e for e in candidates if _matches(tokens, at, e, text)), None)
         if entry is None:
             at += 1
             continue

@@ -284,6 +284,8 @@ class _Words:
         lines_a, lines_b = self._claims(a), self._claims(b)
         flipped = len(lines_a) > len(lines_b)
         small, large = (lines_b, lines_a) if flipped else (lines_a, lines_b)
+        if min_features:  # only substantial claims can be restated
+            small = [claim for claim in small if len(claim[2]) >= min_features]
         if not small:
             return (), 0.0, False
         scored: list[tuple[float, tuple[str, str]]] = []
@@ -305,6 +307,8 @@ class _Words:
                 if count < 2:
                     continue
                 other, their_normal, theirs, their_mass = large[at]
+                if len(theirs) < min_features:
+                    continue
                 score = self._mass(found & theirs) / min(mass, their_mass)
                 if score > best_score or (score == best_score and at < best_at):
                     best, best_score, best_at = (other, their_normal, theirs), score, at

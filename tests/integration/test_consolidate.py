@@ -416,6 +416,33 @@ def test_files_without_frontmatter_are_left_byte_for_byte(
     assert "README.md" not in index_links and "notes/2026-11-02-daily-log.md" not in index_links
 
 
+def test_frontmatter_with_a_second_colon_reads_cleanly_and_survives_merge_and_rewrite(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    head = (b"---\nname: deploy\ndescription: Deploy: always run migrations first\n"
+            b"metadata:\n  type: feedback\n  originSessionId: 3f9a\n---\n")
+    survivor = world.raw("feedback_deploy.md", head + text_of(API_LINES).encode(), days=20)
+    world.put("feedback_deploy_notes.md", text_of(API_REWORDED), days=3,
+              description="Deploy: notes on the API", mtype="feedback")
+    rewritten = world.raw(
+        "project_sync.md",
+        b"---\nname: sync\ndescription: Sync: the weekly meeting\ntype: project\n---\n"
+        b"We moved the sync to Thursday yesterday.\n", days=6)
+    rewritten_head = parse(rewritten.read_bytes()).head
+
+    report = world.run(capsys)
+
+    assert ("merge", "feedback_deploy.md") in ops(report)
+    assert ("rewrite", "project_sync.md") in ops(report)
+    assert survivor.read_bytes().startswith(head)
+    assert parse(rewritten.read_bytes()).head == rewritten_head
+    assert "yesterday" not in body_of(rewritten)
+    types = {m["file"]: m["type"] for m in report["memories"]}
+    assert types["feedback_deploy.md"] == "feedback"
+    warnings = [w for m in report["memories"] for w in m["warnings"]]
+    assert not [w for w in warnings if "YAML" in w]
+
+
 # --- hands off live files -----------------------------------------------------------------
 
 

@@ -234,6 +234,36 @@ def test_links_to_a_merged_away_memory_are_repointed_in_memories_and_the_index(
     assert "project_clients.md" in links_in(index)
 
 
+def test_wiki_pointers_in_the_index_count_and_follow_merges_and_archives(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    world.put("project_launch.md", "The launch plan moved.\n", days=30, name="Old launch",
+              description="The launch plan (SUPERSEDED)")
+    world.put("user_role.md", "A data engineer.\n", days=30, mtype="user")
+    world.raw("MEMORY.md", (
+        "# Memory\n\n"
+        "- [[project_api]] — how the public API is versioned\n"
+        "- [[project_api_notes|API notes]] — short notes on the API\n"
+        "- [[Old launch]] — the launch plan\n"
+        "- [[user_role]] — who the user is\n"
+    ).encode(), days=5)
+
+    report = world.run(capsys)
+
+    assert ("merge", "project_api.md") in ops(report)
+    assert ("archive", "project_launch.md") in ops(report)
+    assert report["index"]["added"] == []
+    assert (world.root / "MEMORY.md").read_text() == (
+        "# Memory\n\n"
+        "- [[project_api]] — how the public API is versioned\n"
+        "- [[project_api|API notes]] — short notes on the API\n"
+        "- Old launch (project_launch.md archived) — the launch plan\n"
+        "- [[user_role]] — who the user is\n"
+    )
+
+
 def test_chinese_duplicates_merge_and_chinese_relative_dates_are_rewritten(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,5 +1,9 @@
-"""Links in memory bodies: which memories link where, and repointing ``[t](old.md)`` and
-``[[old-name]]`` to a survivor."""
+"""Links in memory bodies and the index: which memories link where, and repointing
+``[t](old.md)`` and ``[[old-name]]`` to a survivor.
+
+A ``[[key]]`` link names a memory by its name, file stem or file (see :func:`name_table`);
+in the index, a key that names no memory names the file ``key.md``, as a Markdown link to
+it would."""
 
 from __future__ import annotations
 
@@ -50,6 +54,37 @@ def repoint(
     body = LINK_RE.sub(file_link, body)
     body = WIKI_RE.sub(wiki_link, body)
     return body, changed
+
+
+def wiki_target(key: str, names: Mapping[str, Memory]) -> str | None:
+    """The root-relative file ``[[key]]`` names: the memory of that name, stem or file, else
+    ``key.md`` (``None`` when that is not a file of the root)."""
+    key = key.strip()
+    named = names.get(key)
+    if named is not None:
+        return named.file
+    return resolve_link(key if key.lower().endswith(".md") else f"{key}.md", "")
+
+
+def wiki_title(match: re.Match[str]) -> str:
+    """The words a ``[[key|alias]]`` link shows: its alias, else its key."""
+    inner = match.group(0)[2:-2]
+    alias = inner.split("|", 1)[1] if "|" in inner else ""
+    return (alias or match.group(1)).strip()
+
+
+def unwiki(text: str, targets: set[str], mark: str, names: Mapping[str, Memory]) -> str:
+    """``text`` with every ``[[key]]`` link to a file in ``targets`` turned into its plain
+    words followed by ``(<file> <mark>)``, as :func:`consolidator.store.links.unlink` does
+    for Markdown links."""
+
+    def plain(match: re.Match[str]) -> str:
+        target = wiki_target(match.group(1), names)
+        if target not in targets:
+            return match.group(0)
+        return f"{wiki_title(match)} ({target} {mark})"
+
+    return WIKI_RE.sub(plain, text)
 
 
 def name_table(memories: list[Memory]) -> dict[str, Memory]:

@@ -1,10 +1,12 @@
 """Reading MEMORY.md into classified lines, every real shape included.
 
 Pointer lines are list items that start with a link to a local ``.md`` file:
-``- [Title](file.md) — hook``, ``- **[x](x.md)** — …``, ``* [x](x.md); hook``, ``1. [x](x.md): …``.
+``- [Title](file.md) — hook``, ``- **[x](x.md)** — …``, ``* [x](x.md); hook``, ``1. [x](x.md): …``,
+or with a wiki link to a memory: ``- [[name]] — hook``.
 Headings, blank lines, tables and hand-written text (which may link to memories inside a
 sentence) are kept as they are. What a link is, and which file it names, is
-:mod:`consolidator.store.links`; its names are importable from here too.
+:mod:`consolidator.store.links`; its names are importable from here too. Which memory a
+``[[name]]`` names is :mod:`consolidator.detect.links`, as in memory bodies.
 
 Every pattern here runs in time linear in its text, however hostile (a heading padded with
 spaces): a pointer's start is matched only at the start of a line, and a heading's closing
@@ -14,8 +16,10 @@ spaces): a pointer's start is matched only at the start of a line, and a heading
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from consolidator.detect.links import wiki_target, wiki_title
 from consolidator.store.links import (
     LINK_RE,
     WIKI_RE,
@@ -26,11 +30,13 @@ from consolidator.store.links import (
     retarget,
     unlink,
 )
+from consolidator.store.model import Memory
 
 __all__ = [
     "LINK_RE",
     "WIKI_RE",
     "IndexLine",
+    "Names",
     "classify",
     "heading_title",
     "link_path",
@@ -75,38 +81,63 @@ def heading_title(rest: str) -> str:
     return rest.strip().rstrip("#").rstrip()
 
 
-def classify(text: str) -> IndexLine:
-    """Classify one line."""
+Names = Mapping[str, Memory]  # what a [[key]] may name: see consolidator.detect.links
+
+
+def _link_targets(text: str, names: Names) -> list[tuple[int, str]]:
+    """(position, file) of every link in ``text`` to a local memory file, Markdown and wiki;
+    a ``[[key]]`` inside a Markdown link's text is part of that link."""
+    found = [(m.start(), t) for m in LINK_RE.finditer(text)
+             if (t := local_target(m.group(2))) is not None]
+    if "[[" in text:
+        spans = [m.span() for m in LINK_RE.finditer(text)] if found else []
+        found += [(m.start(), t) for m in WIKI_RE.finditer(text)
+                  if not any(a <= m.start() < b for a, b in spans)
+                  and (t := wiki_target(m.group(1), names)) is not None]
+        found.sort()
+    return found
+
+
+def _first_link(text: str, at: int) -> re.Match[str] | None:
+    """The first Markdown or wiki link from ``at`` on (a Markdown link where both start)."""
+    link = LINK_RE.search(text, at)
+    wiki = WIKI_RE.search(text, at) if "[[" in text else None
+    if wiki is not None and (link is None or wiki.start() < link.start()):
+        return wiki
+    return link
+
+
+def classify(text: str, names: Names | None = None) -> IndexLine:
+    """Classify one line; ``names``: the memories a ``[[key]]`` may name by name or stem
+    (a key that names none of them names ``key.md``)."""
     if not text.strip():
         return IndexLine(text, "blank")
     heading = _HEADING.match(text)
     if heading:
         return IndexLine(text, "heading", level=len(heading.group(1)))
-    targets = tuple(
-        t for t in (local_target(m.group(2)) for m in LINK_RE.finditer(text)) if t is not None
-    )
+    found = _link_targets(text, names or {})
+    targets = tuple(t for _at, t in found)
     if text.lstrip().startswith("|"):
         return IndexLine(text, "table", targets)
     start = _POINTER_START.match(text)
-    if start and targets:
-        first = LINK_RE.search(text, start.end() - 1)
-        if first and first.start() == start.end() - 1 and local_target(first.group(2)):
-            return IndexLine(text, "pointer", targets)
+    if start and found and found[0][0] == start.end() - 1:
+        return IndexLine(text, "pointer", targets)
     return IndexLine(text, "text", targets)
 
 
-def parse_index(text: str) -> list[IndexLine]:
-    """Split MEMORY.md text (any line endings) into classified lines."""
+def parse_index(text: str, names: Names | None = None) -> list[IndexLine]:
+    """Split MEMORY.md text (any line endings) into classified lines (``names``: as for
+    :func:`classify`)."""
     if not text:
         return []
     body = text.removesuffix("\n")
-    return [classify(line.rstrip("\r")) for line in body.split("\n")]
+    return [classify(line.rstrip("\r"), names) for line in body.split("\n")]
 
 
 def split_pointer(text: str) -> tuple[str, str, str]:
     """Split a pointer line into (link part, separator, hook); the hook may be empty."""
     start = _POINTER_START.match(text)
-    link = LINK_RE.search(text, start.end() - 1 if start else 0)
+    link = _first_link(text, start.end() - 1 if start else 0)
     if link is None:
         return text, "", ""
     end = link.end()
@@ -122,6 +153,8 @@ def split_pointer(text: str) -> tuple[str, str, str]:
 
 
 def link_title(text: str) -> str:
-    """The text of a line's first link."""
-    match = LINK_RE.search(text)
-    return match.group(1) if match else ""
+    """The text of a line's first link (a wiki link's alias, else its key)."""
+    match = _first_link(text, 0)
+    if match is None:
+        return ""
+    return match.group(1) if match.re is LINK_RE else wiki_title(match)

@@ -2,7 +2,8 @@
 
 An index within its limits keeps every line as it is; the rebuild only
 - repoints links to merged-away files at their survivor, and a pointer whose file was renamed
-  at the memory it now is;
+  at the memory it now is (a ``[[name]]`` link is a link to the memory it names, as in
+  memory bodies);
 - turns a link to a file that is missing or that this run archived into its plain text,
   marked, so the words stay loaded and no link dangles (the line goes only when the same
   text is already live elsewhere);
@@ -25,9 +26,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from consolidator.detect.links import name_table, unwiki
+from consolidator.detect.links import repoint as repoint_links
 from consolidator.index.additions import add_missing, list_unlisted
 from consolidator.index.parse import (
     IndexLine,
+    Names,
     classify,
     link_title,
     parse_index,
@@ -223,16 +227,19 @@ def relink_lines(
     redirects: Mapping[str, str],
     archived: set[str],
     guess: bool = True,
+    names: Names | None = None,
 ) -> Relinked:
     """Repoint merged-away and renamed links; a pointer to a file that is gone keeps its words
     as plain, marked text unless they are live already.
 
     ``guess=False`` (the safe scope) fixes only what this run's own moves call for: a pointer
-    to a file that was missing already, or that a rename may explain, is left as it is."""
-    lines, repointed = repoint(original, live, present, redirects, archived, guess)
+    to a file that was missing already, or that a rename may explain, is left as it is.
+    ``names``: what a ``[[key]]`` may name (the memories before and after this run)."""
+    names = names or {}
+    lines, repointed = repoint(original, live, present, redirects, archived, guess, names)
     dead_at = dead_links(lines, present, archived, guess)
     lines, repeats = drop_repeats(lines, original, live, dead_at)
-    lines, gone, unlinked = unlink_dead(lines, original, live, dead_at, archived)
+    lines, gone, unlinked = unlink_dead(lines, original, live, dead_at, archived, names)
     return Relinked(
         lines=tuple(line for line in lines if line.kind != "drop"),
         removed=tuple(repeats + gone),
@@ -249,6 +256,7 @@ def repoint(
     redirects: Mapping[str, str],
     archived: set[str],
     guess: bool = True,
+    names: Names | None = None,
 ) -> tuple[list[IndexLine], list[tuple[str, str]]]:
     """``lines`` with links to merged-away files pointed at their survivor, and a pointer to a
     missing file at the one memory it most likely means now (a rename); with each (old, new).
@@ -260,15 +268,17 @@ def repoint(
     renames: _Renames | None = None
     out: list[IndexLine] = []
     repointed: list[tuple[str, str]] = []
+    names = names or {}
     for line in lines:
-        line, moves = _redirected(line, redirects)
+        line, moves = _redirected(line, redirects, names)
         repointed += moves
         target = line.target
         if guess and target is not None and target not in present and target not in archived:
             renames = renames or _Renames(live)  # built only for an index with a dead pointer
             match = renames.find(line, target, linked)
-            if match is not None:
-                line = classify(retarget(line.text, target, match.file))
+            renamed = retarget(line.text, target, match.file) if match is not None else ""
+            if match is not None and renamed != line.text:  # a wiki pointer is not guessed at
+                line = classify(renamed, names)
                 repointed.append((target, match.file))
                 linked.add(match.file)
         out.append(line)
@@ -276,16 +286,15 @@ def repoint(
 
 
 def _redirected(
-    line: IndexLine, redirects: Mapping[str, str]
+    line: IndexLine, redirects: Mapping[str, str], names: Names
 ) -> tuple[IndexLine, list[tuple[str, str]]]:
-    """``line`` with each link to a merged-away file pointed at its survivor, and those moves."""
-    text = line.text
-    moves: list[tuple[str, str]] = []
-    for linked_file in line.targets:
-        if linked_file in redirects:
-            text = retarget(text, linked_file, redirects[linked_file])
-            moves.append((linked_file, redirects[linked_file]))
-    return (classify(text) if text != line.text else line), moves
+    """``line`` with each link to a merged-away file (Markdown or wiki) pointed at its
+    survivor, as links in memory bodies are, and those moves."""
+    if not redirects.keys() & set(line.targets):
+        return line, []
+    text, changed = repoint_links(line.text, "", redirects, names)
+    moves = [(old, redirects[old]) for old in dict.fromkeys(changed)]
+    return (classify(text, names) if text != line.text else line), moves
 
 
 def dead_links(
@@ -334,6 +343,7 @@ def unlink_dead(
     live: Mapping[str, Memory],
     dead_at: Mapping[int, set[str]],
     archived: set[str],
+    names: Names | None = None,
 ) -> tuple[list[IndexLine], list[str], list[tuple[str, str]]]:
     """Dead links turned into their plain text, marked ``archived`` or ``missing``, so the
     words stay loaded and no link dangles; a dead pointer whose words are live elsewhere is
@@ -353,10 +363,11 @@ def unlink_dead(
                 live_text.forget(i)
                 out[i] = _DROP
                 continue
-        text = unlink(line.text, dead & archived, "archived")
-        text = unlink(text, dead - archived, "missing")
+        text = line.text
+        for files, mark in ((dead & archived, "archived"), (dead - archived, "missing")):
+            text = unwiki(unlink(text, files, mark), files, mark, names or {})
         unlinked += [(t, "archived" if t in archived else "missing") for t in sorted(dead)]
-        out[i] = classify(text)
+        out[i] = classify(text, names)
     return out, removed, unlinked
 
 
@@ -376,6 +387,7 @@ def shrink(
     loaded_now: Sequence[bool] | None = None,
     unlisted: Sequence[Memory] = (),
     used: Iterable[str] = (),
+    names: Names | None = None,
 ) -> Fitted:
     """Only an index over its limits shrinks: in the ``safe`` scope only the lines Claude Code
     does not load (``loaded_now``, per line) move; in ``all`` the index is fitted, pinned
@@ -383,7 +395,7 @@ def shrink(
     (``unlisted``) are listed in one topic memory the index points to, when that pointer
     fits; else they are named in ``dropped``. ``taken``: names a topic memory may not take."""
     fitter = Fitter(list(lines), live, editable, limits, newline,
-                    taken=set(taken), mtime_ns=mtime_ns, used=frozenset(used))
+                    taken=set(taken), mtime_ns=mtime_ns, used=frozenset(used), names=names)
     over = not fitter.fits()
     if over and scope == SAFE_SCOPE:
         fitter.move_unloaded(loaded_now if loaded_now is not None else [True] * len(lines))
@@ -475,6 +487,7 @@ def plan_index(
     occupied: Iterable[str] = (),
     scope: str = ALL,
     used: Iterable[str] = (),
+    named: Iterable[Memory] = (),
 ) -> IndexPlan:
     """Plan the rebuilt index.
 
@@ -488,16 +501,19 @@ def plan_index(
     ``occupied``: every other name in the root's top folder (folders, links, other files): a
     topic memory never takes one of them.
     ``used``: the memories sessions were seen opening: fitting moves the least-used first.
+    ``named``: the memories before this run (a ``[[name]]`` in the index may name one that
+    this run merged away or archived).
     """
     limits = limits or Limits()
     redirected = dict(redirects or {})
     live = {m.file: m for m in memories}
-    original = hide(parse_index(text or ""))
+    names = name_table(list({**{m.file: m for m in named}, **live}.values()))
+    original = hide(parse_index(text or "", names))
     relinked = relink_lines(original, live, present, redirected, set(archived) - set(redirected),
-                            guess=scope == ALL)
+                            guess=scope == ALL, names=names)
     claimed: set[str] = set()
     if scope != ALL:  # renames wait for review: their memories get no second pointer meanwhile
-        _lines, moves = repoint(original, live, present, redirected, set(archived))
+        _lines, moves = repoint(original, live, present, redirected, set(archived), True, names)
         claimed = {new for old, new in moves if old not in redirected}
     lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed)
     window = loaded(original, limits, newline)
@@ -506,6 +522,6 @@ def plan_index(
     fitted = shrink(
         lines, live, editable=editable, limits=limits, newline=newline,
         taken=set(present) | set(occupied) | {index_name}, mtime_ns=index_mtime_ns,
-        scope=scope, loaded_now=loaded_now, unlisted=unlisted, used=used,
+        scope=scope, loaded_now=loaded_now, unlisted=unlisted, used=used, names=names,
     )
     return assemble(text, original, relinked, added, fitted, limits, newline, scope)

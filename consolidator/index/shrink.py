@@ -23,7 +23,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from consolidator.index.parse import IndexLine, classify, link_path, link_title, split_pointer
+from consolidator.index.parse import (
+    IndexLine,
+    Names,
+    classify,
+    link_path,
+    link_title,
+    split_pointer,
+)
 from consolidator.index.pointers import pointer_line, shorten
 from consolidator.index.sections import (
     QUIET,
@@ -81,6 +88,7 @@ class Fitter:
     leftovers: list[IndexLine] = field(default_factory=list)  # for "More of the index"
     why: list[str] = field(default_factory=list)  # why the index could not fit
     used: frozenset[str] = frozenset()  # memories sessions were seen opening
+    names: Names | None = None  # what a [[key]] may name
 
     def __post_init__(self) -> None:
         self._types: dict[str, str | None] | None = None
@@ -197,7 +205,7 @@ class Fitter:
                 continue  # a line that stays in the index points to it already
             hook = summary(part)
             line = pointer_line(topic.memory, self.limits.max_line_chars, title=name, hook=hook)
-            pointers.append(classify(line))
+            pointers.append(classify(line, self.names))
         return pointers
 
     def _fresh_title(self, title: str) -> str:
@@ -217,11 +225,11 @@ class Fitter:
         for n, line in enumerate(body):
             old = self._ours(line.target) if line.kind == "pointer" else None
             if old is not None and old.file not in made:
-                inner = [classify(text) for text in topic_body(old)]
+                inner = [classify(text, self.names) for text in topic_body(old)]
                 return body[:n] + inner + body[n + 1:], old
         same = self._ours(topic_file_name(title, set(), "notes"))
         if same is not None and same.file not in made:
-            return [classify(text) for text in topic_body(same)] + body, same
+            return [classify(text, self.names) for text in topic_body(same)] + body, same
         return body, None
 
     def _holds_pinned(self, at: int, marks: Sequence[Worth]) -> bool:
@@ -375,7 +383,7 @@ class Fitter:
                 link, sep = f"- [{title}]({link_path(line.target or '')})", sep or " — "
             room = limit - len(link) - len(sep)
             short = shorten(hook, room) if hook else ""
-            self._set(i, classify(link + sep + short if short else link))
+            self._set(i, classify(link + sep + short if short else link, self.names))
             if title_cut or not hook:
                 self.keep_text(line.target, line.text, line.text, "long pointer line")
             else:

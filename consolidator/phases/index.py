@@ -46,6 +46,7 @@ def plan(work: Work, snapshot: Snapshot, scope: str = ALL) -> IndexPlan:
         scope=scope,
         used={f for f, (count, _last) in work.usage.opened.items() if count}
         if work.usage is not None else (),
+        named=work.snapshot.memories if work.snapshot is not None else (),
     )
 
 

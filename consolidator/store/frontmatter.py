@@ -6,9 +6,11 @@ the one value it changes, so unknown keys, key order, quoting, the nested ``meta
 CRLF line ends, a BOM and a missing final newline all survive.
 
 Reading goes from cheap to forgiving: a line reader for the flat and one-level nested forms
-real memories use; PyYAML for anything richer; a lenient ``key: value`` reader for the
-not-quite-YAML that agents write (``description: use pnpm: always``). Only when all three
-fail is the frontmatter unparseable.
+real memories use; PyYAML for anything richer; a lenient ``key: value`` reader for the rest.
+A one-line value holding a second ``: `` (``description: Deploy: run migrations first``) is
+not YAML, but Claude Code writes it and reads it as a plain scalar to the end of the line;
+both the line reader and the YAML reader read it so. Only when all three readers fail is the
+frontmatter unparseable.
 """
 
 from __future__ import annotations
@@ -205,7 +207,7 @@ def _read_lines(inner: str, first_line: int) -> Fields | None:
                 continue
         if value_text is None:
             return None
-        scalar = _plain_or_quoted(value_text)
+        scalar = _plain_or_quoted(value_text, colons=True)
         if scalar is None:
             return None
         key = sys.intern(key)  # the same few keys in every file: keep one copy of each
@@ -214,8 +216,12 @@ def _read_lines(inner: str, first_line: int) -> Fields | None:
     return fields, spans
 
 
-def _plain_or_quoted(text: str) -> tuple[str, str] | None:
-    """A one-line scalar's value and quote style, or ``None`` if YAML must decide."""
+def _plain_or_quoted(text: str, *, colons: bool = False) -> tuple[str, str] | None:
+    """A one-line scalar's value and quote style, or ``None`` if YAML must decide.
+
+    ``colons``: read a plain value holding ``: `` (or ending in ``:``) to the end of the line,
+    as Claude Code does; off when asking what may be *written* plain (YAML would refuse it).
+    """
     if not text:
         return "", ""
     if len(text) >= 2 and text[0] == text[-1] == "'":
@@ -228,16 +234,33 @@ def _plain_or_quoted(text: str) -> tuple[str, str] | None:
         if "\\" in inner or '"' in inner:
             return None
         return inner, '"'
-    if (
-        text[0] in _PLAIN_BAD_START
-        or ": " in text
-        or ":\t" in text
-        or " #" in text
-        or "\t#" in text
-        or text.endswith(":")
-    ):
+    if text[0] in _PLAIN_BAD_START or " #" in text or "\t#" in text:
+        return None
+    if not colons and (": " in text or ":\t" in text or text.endswith(":")):
         return None
     return text, ""
+
+
+def _colons_quoted(inner: str) -> str:
+    """``inner`` with each one-line plain value that holds ``: `` (top level, or under a key
+    that opens a mapping) single-quoted, so that YAML reads it as Claude Code does."""
+    lines = inner.split("\n")
+    in_mapping = False  # the last top-level key has no value on its line
+    for i, raw in enumerate(lines):
+        line = raw.rstrip("\r")
+        match = _KEY_RE.match(line)
+        group = 2
+        if match is not None:
+            in_mapping = not match.group(2)
+        elif in_mapping and (match := _CHILD_RE.match(line)) is not None:
+            group = 3
+        if match is None or not match.group(group):
+            continue
+        value = match.group(group)
+        if _plain_or_quoted(value) is None and _plain_or_quoted(value, colons=True):
+            quoted = "'" + value.replace("'", "''") + "'"
+            lines[i] = raw[: match.start(group)] + quoted + raw[match.end(group) :]
+    return "\n".join(lines)
 
 
 def _read_yaml(inner: str) -> Fields | None:
@@ -247,7 +270,13 @@ def _read_yaml(inner: str) -> Fields | None:
     try:
         data = yaml.load(inner, Loader=loader)
     except Exception:  # noqa: BLE001 - any YAML failure means "try the lenient reader"
-        return None
+        quoted = _colons_quoted(inner)
+        if quoted == inner:
+            return None
+        try:
+            data = yaml.load(quoted, Loader=loader)
+        except Exception:  # noqa: BLE001 - as above
+            return None
     if not isinstance(data, dict):
         return None
     fields: dict[str, str] = {}
@@ -321,7 +350,7 @@ def _locate_simple(inner: str, first_line: int, fields: dict[str, str]) -> dict[
         if not match or not match.group(2):
             continue
         key = match.group(1)
-        scalar = _plain_or_quoted(match.group(2))
+        scalar = _plain_or_quoted(match.group(2), colons=True)
         if scalar is not None and fields.get(key) == scalar[0] and key not in spans:
             spans[key] = FieldSpan(first_line + offset, match.start(2), match.end(2), scalar[1])
     return spans

@@ -234,6 +234,36 @@ def test_links_to_a_merged_away_memory_are_repointed_in_memories_and_the_index(
     assert "project_clients.md" in links_in(index)
 
 
+def test_wiki_pointers_in_the_index_count_and_follow_merges_and_archives(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    world.put("project_launch.md", "The launch plan moved.\n", days=30, name="Old launch",
+              description="The launch plan (SUPERSEDED)")
+    world.put("user_role.md", "A data engineer.\n", days=30, mtype="user")
+    world.raw("MEMORY.md", (
+        "# Memory\n\n"
+        "- [[project_api]] — how the public API is versioned\n"
+        "- [[project_api_notes|API notes]] — short notes on the API\n"
+        "- [[Old launch]] — the launch plan\n"
+        "- [[user_role]] — who the user is\n"
+    ).encode(), days=5)
+
+    report = world.run(capsys)
+
+    assert ("merge", "project_api.md") in ops(report)
+    assert ("archive", "project_launch.md") in ops(report)
+    assert report["index"]["added"] == []
+    assert (world.root / "MEMORY.md").read_text() == (
+        "# Memory\n\n"
+        "- [[project_api]] — how the public API is versioned\n"
+        "- [[project_api|API notes]] — short notes on the API\n"
+        "- Old launch (project_launch.md archived) — the launch plan\n"
+        "- [[user_role]] — who the user is\n"
+    )
+
+
 def test_chinese_duplicates_merge_and_chinese_relative_dates_are_rewritten(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -414,6 +444,33 @@ def test_files_without_frontmatter_are_left_byte_for_byte(
     assert report["duplicates"] == [] and report["stale"] == []
     index_links = links_in((world.root / "MEMORY.md").read_text())
     assert "README.md" not in index_links and "notes/2026-11-02-daily-log.md" not in index_links
+
+
+def test_frontmatter_with_a_second_colon_reads_cleanly_and_survives_merge_and_rewrite(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    head = (b"---\nname: deploy\ndescription: Deploy: always run migrations first\n"
+            b"metadata:\n  type: feedback\n  originSessionId: 3f9a\n---\n")
+    survivor = world.raw("feedback_deploy.md", head + text_of(API_LINES).encode(), days=20)
+    world.put("feedback_deploy_notes.md", text_of(API_REWORDED), days=3,
+              description="Deploy: notes on the API", mtype="feedback")
+    rewritten = world.raw(
+        "project_sync.md",
+        b"---\nname: sync\ndescription: Sync: the weekly meeting\ntype: project\n---\n"
+        b"We moved the sync to Thursday yesterday.\n", days=6)
+    rewritten_head = parse(rewritten.read_bytes()).head
+
+    report = world.run(capsys)
+
+    assert ("merge", "feedback_deploy.md") in ops(report)
+    assert ("rewrite", "project_sync.md") in ops(report)
+    assert survivor.read_bytes().startswith(head)
+    assert parse(rewritten.read_bytes()).head == rewritten_head
+    assert "yesterday" not in body_of(rewritten)
+    types = {m["file"]: m["type"] for m in report["memories"]}
+    assert types["feedback_deploy.md"] == "feedback"
+    warnings = [w for m in report["memories"] for w in m["warnings"]]
+    assert not [w for w in warnings if "YAML" in w]
 
 
 # --- hands off live files -----------------------------------------------------------------

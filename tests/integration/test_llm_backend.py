@@ -743,6 +743,40 @@ def test_no_planted_secret_reaches_the_api_and_the_report_warns_about_each_holde
     assert world.memories() == before
 
 
+def test_secrets_in_tables_after_dashes_and_as_pins_or_passphrases_do_not_reach_the_api(
+    world: World,
+) -> None:
+    shared = ["- The office opens at eight on weekdays.",
+              "- Visitors sign in at the front desk.",
+              "- The wifi network is called Harbor.",
+              "- Parcels go to the mail room on floor two."]
+    values = {"table": "Qm7vT2kx9LpZ", "dash": "swordfish", "pin": "7391",
+              "passphrase": "purple monkey dishwasher",
+              "npm": "npm_" + "Zq7Xb2Lm9Kp4Vt8Rw1Ny6Hc3Jd5Fg0SaUeQo",
+              "webhook": "T0AB12CD3/B0EF45GH6/" + "aB3dE5gH7jK9mN2pQ4sT6vW8"}
+    holders = {
+        "office_access.md": lines(*shared, "| system | value |", "|---|---|",
+                                  f"| password | {values['table']} |",
+                                  f"- Alarm PIN: {values['pin']}",
+                                  f"- Wifi password — {values['dash']}"),
+        "office_notes.md": lines(*shared, f"- Backup passphrase: {values['passphrase']}",
+                                 f"- NPM publish token {values['npm']}",
+                                 "- Alerts: https://hooks.slack.com/services/"
+                                 f"{values['webhook']}"),
+    }
+    for i, (file, body) in enumerate(holders.items()):
+        world.put(file, body, days=20 - i)
+    world.api.always(lambda body: decide("keep_both"))
+
+    outcome = world.run()
+
+    sent = world.api.sent_text().casefold()
+    assert {f for r in world.api.messages for f in r.files} == set(holders)
+    assert [kind for kind, value in values.items() if value.casefold() in sent] == []
+    for file in holders:
+        assert any("looks like a secret" in w for w in outcome.warnings(file)), file
+
+
 def test_a_secret_that_two_conflicting_memories_disagree_on_is_not_sent_as_evidence(
     world: World,
 ) -> None:

@@ -607,6 +607,46 @@ def test_with_field_edits_not_quite_yaml_frontmatter() -> None:
     assert edited.replace(b'"use npm: never"', b"use pnpm: always") == data
 
 
+SECOND_COLON = {
+    "flat": b"---\nname: deploy\ndescription: Deploy: always run migrations first\n"
+            b"type: project\n---\nx\n",
+    "nested-type": b"---\nname: deploy\ndescription: Deploy: always run migrations first\n"
+                   b"metadata:\n  type: project\n  note: see: the runbook\n---\nx\n",
+    "beside-a-list": b"---\nname: deploy\ndescription: Deploy: always run migrations first\n"
+                     b"tags:\n  - ops\nmetadata:\n  type: project\n  note: see: the runbook\n"
+                     b"---\nx\n",
+    "ends-in-colon": b"---\nname: deploy\ndescription: Deploy: always run migrations first\n"
+                     b"note: see:\ntype: project\n---\nx\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(SECOND_COLON))
+def test_a_value_with_a_second_colon_is_read_as_claude_code_reads_it_not_leniently(
+    case: str,
+) -> None:
+    data = SECOND_COLON[case]
+
+    doc = parse(data)
+
+    assert doc.reader != "lenient"
+    assert doc.fields["description"] == "Deploy: always run migrations first"
+    assert doc.memory_type == "project"
+    if b"note: see: " in data:
+        assert doc.fields["metadata.note"] == "see: the runbook"
+    assert doc.to_bytes() == data
+
+
+@pytest.mark.parametrize("case", sorted(SECOND_COLON))
+def test_a_value_with_a_second_colon_stays_as_written_when_another_field_changes(
+    case: str,
+) -> None:
+    data = SECOND_COLON[case]
+
+    edited = parse(data).with_field("name", "deploy_rules").to_bytes()
+
+    assert edited == data.replace(b"name: deploy\n", b"name: deploy_rules\n")
+
+
 def test_with_field_edits_a_yaml_read_document_without_touching_the_list() -> None:
     data = VARIANTS["yaml-list-value"][0]
 

@@ -339,6 +339,69 @@ def test_a_pointer_that_was_already_a_second_one_is_not_removed() -> None:
     assert plan.text == text
 
 
+# --- [[name]] wiki links in the index ---------------------------------------------------
+
+
+def test_a_wiki_pointer_line_points_to_the_memory_it_names_by_stem_or_name() -> None:
+    policy = make_memory("feedback_testing.md", name="Testing policy", mtype="feedback")
+    role = make_memory("user_role.md", mtype="user")
+    names = {"Testing policy": policy, "feedback_testing": policy, "user_role": role}
+
+    by_stem = classify("- [[user_role]] — who the user is", names)
+    by_name = classify("- **[[Testing policy|Tests]]** — real database only", names)
+
+    assert (by_stem.kind, by_stem.target) == ("pointer", "user_role.md")
+    assert (by_name.kind, by_name.target) == ("pointer", "feedback_testing.md")
+    assert split_pointer(by_name.text)[2] == "real database only"
+
+
+def test_a_memory_with_a_wiki_pointer_in_the_index_gets_no_second_pointer() -> None:
+    text = ("## Feedback\n- [[Testing policy]] — real database only\n"
+            "## User\n- [[user_role]] — who the user is\n")
+    memories = [make_memory("feedback_testing.md", name="Testing policy", mtype="feedback"),
+                make_memory("user_role.md", mtype="user")]
+
+    plan = rebuild(text, memories)
+
+    assert plan.added == ()
+    assert plan.changed is False
+    assert plan.text == text
+
+
+def test_a_wiki_pointer_to_a_merged_away_memory_is_repointed_at_the_survivor() -> None:
+    text = ("- [[feedback_no_mock]] — real database\n"
+            "- [[Real DB rule|Real DB]] — no mocks in tests\n"
+            "See [[feedback_real_db]] for why.\n")
+    survivor = make_memory("feedback_no_mock.md", mtype="feedback")
+    merged = make_memory("feedback_real_db.md", name="Real DB rule", mtype="feedback")
+
+    plan = rebuild(text, [survivor], redirects={"feedback_real_db.md": "feedback_no_mock.md"},
+                   named=[survivor, merged])
+
+    assert lines_of(plan.text) == [
+        "- [[feedback_no_mock]] — real database",
+        "- [[feedback_no_mock|Real DB]] — no mocks in tests",
+        "See [[feedback_no_mock]] for why.",
+    ]
+    assert set(plan.repointed) == {("feedback_real_db.md", "feedback_no_mock.md")}
+    assert plan.added == () and plan.unlinked == ()
+
+
+def test_a_wiki_pointer_to_an_archived_memory_keeps_its_words_without_the_link() -> None:
+    text = "- [[Old launch|Launch plan]] — the launch moved to March\n- [[user_role]] — role\n"
+    role = make_memory("user_role.md", mtype="user")
+    launch = make_memory("project_launch.md", name="Old launch")
+
+    plan = rebuild(text, [role], archived={"project_launch.md"}, named=[role, launch])
+
+    assert lines_of(plan.text) == [
+        "- Launch plan (project_launch.md archived) — the launch moved to March",
+        "- [[user_role]] — role",
+    ]
+    assert plan.unlinked == (("project_launch.md", "archived"),)
+    assert plan.removed == ("project_launch.md",)
+
+
 def test_redirect_to_a_survivor_with_spaces_uses_angle_brackets() -> None:
     plan = rebuild(
         "- [Old](old.md) — hook\n",

@@ -143,6 +143,40 @@ def test_a_known_credential_format_is_found_and_redacted(kind: str, value: str) 
     assert redact(text).startswith("The release job uses ")
 
 
+# (shape, text holding a value, the value, the same words naming no value)
+SEPARATORS = [
+    ("table cell", "| password | hunter2 |", "hunter2", "| password | see 1Password |"),
+    ("table cell, dictionary word", "| staging DB password | swordfish |", "swordfish",
+     "| token | expired |"),
+    ("table header row", "| Password | `Tr0ub4dor3` |", "Tr0ub4dor3",
+     "| password | notes |\n|---|---|\n| shared | rotated |"),
+    ("em dash", "password — hunter2", "hunter2", "password — rotated monthly"),
+    ("spaced hyphen", "password - swordfish", "swordfish", "the password - see the vault"),
+    ("en dash, no spaces", "password–Tr0ub4dor3", "Tr0ub4dor3", "password-protected zip"),
+    ("dash in a heading", "- deploy password — Tr0ub4dor3", "Tr0ub4dor3",
+     "## Password - rotation"),
+    ("passphrase", "passphrase: purple monkey dishwasher", "purple monkey dishwasher",
+     "passphrase: stored in the vault"),
+    ("passphrase, one word", "passphrase: correcthorse", "correcthorse", "passphrase: value"),
+    ("PIN", "PIN: 4821", "4821", "pin: 3.11"),
+    ("PIN with 'is'", "The door PIN is 4821", "4821", "pinned: 4821"),
+    ("PIN in a name", "SIM_PIN=4821", "4821", "pin `numpy==1.26` until the fix ships"),
+    ("variable's name", "DB_PASSWORD=Tr0ub4dor3", "Tr0ub4dor3",
+     "PASSWORD_FILE=/run/secrets/db; set DB_PASSWORD in .env; the password field"),
+]
+
+
+@pytest.mark.parametrize("shape, secret, value, twin", SEPARATORS,
+                         ids=[s[0] for s in SEPARATORS])
+def test_the_value_after_a_credential_word_and_any_separator_is_redacted_and_names_are_not(
+    shape: str, secret: str, value: str, twin: str
+) -> None:
+    assert flagged(secret), shape
+    assert value not in redact(secret)
+    assert redact(secret) == secret.replace(value, PLACEHOLDER)
+    assert not flagged(twin), shape
+
+
 @pytest.mark.parametrize("text", [
     "the aws secret access key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "AWS secret key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",

@@ -1,20 +1,27 @@
 """Credentials assigned to a name: `DB_PASSWORD=hunter2`, `password: hunter2`, "the password
-is `hunter2`", 「パスワード：hunter2」, `{"token": "…"}`.
+is `hunter2`", "password — hunter2", `| password | hunter2 |`, `PIN: 4821`,
+「パスワード：hunter2」, `{"token": "…"}`.
 
 Found by the value, never by the name alone: `os.environ["CHAT_BOT_TOKEN"]`,
 `MAX_OUTPUT_TOKENS=25000`, `IS_TOKEN0 = True`, `token_type: bearer`, "password reset flow" and
 "token: <your token here>" hold no secret (see :mod:`secret_values` for how a value is judged).
 
 The scan is anchored on the credential word: each occurrence (found with ``str.find``, a fast
-scan in C) is checked for a separator right after it (`=`, `:`, "is", は, 是), the name is
+scan in C) is checked for a separator right after it (`=`, `:`, "is", a dash, the next cell
+of a Markdown table row, は, 是), the name is
 read backwards at most ``NAME_MAX`` characters, and the value forwards at most ``VALUE_MAX``.
 So the work per occurrence is bounded and the scan is linear in the text, even on text made
 of nothing but credential words. No line is cut short: a secret is found wherever it stands.
 
-Two shapes need more than a separator and a value:
+Some shapes need more than a separator and a value:
 
-- "the password is swordfish": after "is" a plain word is a password only when it ends the
-  clause and is no adjective or participle ("the password is required", "… is rotated");
+- "the password is swordfish", "password — swordfish", `| password | swordfish |`: after "is",
+  a dash or a table cell a plain word is a password only when it ends the clause (or the cell)
+  and is no adjective or participle ("the password is required", "password — rotated"); a
+  table's header row names columns and a heading's dash parts a title, never a value;
+- a PIN is digits only (`PIN: 4821`), and "pin" is a word of its own (not `spinner`,
+  `pinned`), never the verb before code ("pin `numpy==1.26`");
+- a passphrase's value may be a few plain words (`passphrase: purple monkey dishwasher`);
 - a key's value with no separator at all ("token 3f9a…", "signing key wJalr…", "the deploy
   token Zx81…Q7 expires"): only a long random value counts — 32 hex digits or more, or a
   base64 run of 24 characters or more that mixes upper case, lower case and digits the way
@@ -31,7 +38,8 @@ from consolidator.detect.secrets import values as sv
 NAME_MAX = 80
 VALUE_MAX = 300
 
-ASCII_WORDS = ("pass", "pwd", "secret", "token", "key")
+ASCII_WORDS = ("pass", "pwd", "secret", "token", "key", "pin")
+PASSWORDS = ("password", "passphrase", "pin")  # the families whose value may be digits only
 # Words that name a credential in Chinese, Japanese and Korean, with their family.
 CJK_WORDS: dict[str, str] = {
     "パスワード": "password", "暗証番号": "password", "密码": "password", "密碼": "password",
@@ -45,7 +53,11 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 # followed by inline code ("log in with password `hunter2`") has an empty separator.
 _AFTER = re.compile(
     r"([\"'`*\]]{0,3})([ \t]{0,3})"
-    r"(:=|=>|==|[:=：]|(?i:is|was)\b|は|是|为|為|는|은|(?<=[ \t])(?=`))([ \t]?)")
+    r"(:=|=>|==|[:=：]|(?i:is|was)\b|は|是|为|為|는|은|(?<=[ \t])(?=`)"
+    r"|[—–]|(?<=[ \t])--?(?=[ \t])|(?<=[ \t])\|(?=[ \t]))([ \t]?)")
+_DASHES = frozenset({"—", "–", "-", "--"})
+# A Markdown table's separator row (`|---|:--:|`): the row above it is a header.
+_TABLE_RULE = re.compile(r"[ \t]{0,3}\|?[ \t]{0,3}:?-{3,}")
 # A key is a credential only with a qualifier before it: `api_key`, `apiKey`, "access key",
 # `SECRET_KEY`, 「APIキー」; `publicKey`, `monkey` and a bare `key:` are not.
 _KEY_QUALIFIER = re.compile(
@@ -124,23 +136,34 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
     if name is None:
         return None, 0
     sep = after.group(3)
-    if not sep and weak:
-        return None, 0  # "pass `uuid` in the array": the verb, before a code span
+    if not sep and (weak or family == "pin"):
+        return None, 0  # "pass `uuid` in the array", "pin `numpy`": the verb, before code
+    if sep == "|" and _header_row(text, after.end()):
+        return None, 0  # `| password | owner |` over `|---|---|`: the columns' names
+    if sep in _DASHES and text[text.rfind("\n", 0, start) + 1:start].lstrip().startswith("#"):
+        return None, 0  # "## Password - rotation": a heading's title, not a value
     spaced = bool(after.group(2) or after.group(4))
     # Only `name: value` and an unspaced `NAME=value` (an env line, a URL's query) take a
-    # plain word as the value; "is", `=>`, `:=` and code's spaced `=` need a made-up shape.
+    # plain word as the value; "is", a dash, a table cell, `=>`, `:=` and code's spaced `=`
+    # need a made-up shape, or (for a password) a word that closes its clause.
     strict = weak or sep not in ("=", ":", "：") or (sep == "=" and spaced)
-    span, judged = _value(text, after.end(), strict=strict, phrase=sep in (":", "："),
-                          password=family == "password" and not weak)
-    if span is None and family == "password" and not weak and sep.lower() in ("is", "was"):
+    password = family in PASSWORDS and not weak
+    said = sep.lower() in ("is", "was") or sep in _DASHES or sep == "|"
+    span, judged = _value(text, after.end(), strict=strict, password=password,
+                          phrase=sep in (":", "：", "|") or sep in _DASHES,
+                          words=3 if family == "passphrase" else 4)
+    if span is None and password and family != "pin" and said:
         span = _said(text, after.end())  # "the password is swordfish."
+    if span is not None and family == "pin" and not text[span[0]:span[1]].isdigit():
+        return None, judged  # a PIN is digits: "pin: 3.11", "pin: latest" are versions
     if span is not None and _same(text[span[0]:span[1]], name):
         return None, judged  # `token=token`, `_stoken=_stoken`: a variable passed on
     return span, judged
 
 
-# A plain word after "the password is", at the end of its clause.
-_SAID = re.compile(r"[ \t]{0,3}([a-z]{4,32})(?=[ \t]{0,3}(?:$|[\n.,;!?)\]\"'`]))")
+# A plain word after "the password is" (or a dash, or a table cell), at the end of its
+# clause or cell.
+_SAID = re.compile(r"[ \t]{0,3}([a-z]{4,32})(?=[ \t]{0,3}(?:$|[\n.,;!?)\]\"'`|]))")
 # Words that say what a password is like, not what it is.
 _ADJECTIVES = frozenset("""
 correct incorrect wrong right weak strong long short secure insecure simple complex hard easy
@@ -151,6 +174,12 @@ personal global local static generic dynamic present absent current outdated the
 like unlike alike also too such
 """.split())
 _ADJECTIVE_ENDS = ("ed", "ing", "ly", "ful", "less", "able", "ible", "ive", "ous")
+
+
+def _header_row(text: str, at: int) -> bool:
+    """Whether the table row holding ``at`` is a header: the next line is a separator row."""
+    end = text.find("\n", at)
+    return end >= 0 and _TABLE_RULE.match(text, end + 1) is not None
 
 
 def _said(text: str, at: int) -> tuple[int, int] | None:
@@ -215,10 +244,15 @@ def _word(text: str, low: str, start: int, word: str, family: str) -> tuple[int,
         return -1, "key", False
     if family:
         return start + len(word), family, False
+    if word == "pin":
+        around = (text[start - 1] if start else " ") + text[start + 3:start + 4]
+        if any(c.isalnum() for c in around):
+            return -1, "pin", False  # spinner, pinned, PINs, opinion
+        return start + 3, "pin", False
     if word == "pass":
         for longer in ("password", "passwd", "passphrase"):
             if low.startswith(longer, start):
-                return start + len(longer), "password", False
+                return start + len(longer), longer.replace("passwd", "password"), False
         before = text[start - 1] if start else " "
         if before in "_-.$" or (before.islower() and text[start].isupper()):
             return start + 4, "password", False  # DB_PASS, smtpPass
@@ -244,9 +278,10 @@ def _credential_name(text: str, start: int, end: int, word: str) -> str | None:
     return text[begin:end]
 
 
-def _value(text: str, at: int, *, strict: bool, phrase: bool, password: bool) -> Judged:
+def _value(text: str, at: int, *, strict: bool, phrase: bool, password: bool,
+           words: int = 4) -> Judged:
     """The secret's span in the value that starts at ``at`` (None if it holds none), and the
-    end of the word or quotation judged."""
+    end of the word or quotation judged (``words``: the fewest words a passphrase has)."""
     line_end = text.find("\n", at, at + VALUE_MAX)
     limit = min(len(text), at + VALUE_MAX) if line_end < 0 else line_end
     i = at
@@ -257,14 +292,15 @@ def _value(text: str, at: int, *, strict: bool, phrase: bool, password: bool) ->
     if phrase:
         annotated = _ANNOTATION.match(text, i, limit)
         if annotated is not None:  # `api_key: str = "..."` is code: judged strictly
-            return _value(text, annotated.end(), strict=True, phrase=False, password=password)
+            return _value(text, annotated.end(), strict=True, phrase=False, password=password,
+                          words=words)
     close = _QUOTES.get(text[i])
     if close is not None:
         j = text.find(close, i + 1, limit)
         if j < 0:
             return None, i + 1
         return _offset(sv.secret_span(text[i + 1:j], quoted=True, strict=strict,
-                                      password=password, phrase=False), i + 1), j
+                                      password=password, phrase=False, words=words), i + 1), j
     end = limit
     if not phrase:
         word_end = _WORD_END_ASCII.search(text, i, limit)
@@ -278,7 +314,7 @@ def _value(text: str, at: int, *, strict: bool, phrase: bool, password: bool) ->
     if phrase and raw.endswith((",", ";")) and first is None:
         strict = True  # `password: hunter,` is a line of code: a variable, unless made-up
     return _offset(sv.secret_span(raw, quoted=False, strict=strict, password=password,
-                                  phrase=phrase), i), judged
+                                  phrase=phrase, words=words), i), judged
 
 
 def _offset(span: tuple[int, int] | None, by: int) -> tuple[int, int] | None:

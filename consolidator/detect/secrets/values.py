@@ -221,22 +221,24 @@ def is_literal(value: str, *, quoted: bool, strict: bool, password: bool) -> boo
     return value.isalpha() and value.islower() and len(value) >= 4
 
 
-def is_passphrase(value: str) -> bool:
-    """Four to eight lower-case words that are not prose (`correct horse battery staple`)."""
+def is_passphrase(value: str, least: int = 4) -> bool:
+    """``least`` (four) to eight lower-case words that are not prose (`correct horse battery
+    staple`); after a passphrase's own name three are enough."""
     words = value.split()
-    if not 4 <= len(words) <= 8:
+    if not least <= len(words) <= 8:
         return False
     return all(_PASSPHRASE_WORD.fullmatch(w) and w not in STOPWORDS and w not in NON_VALUES
                and w not in FAMILY for w in words)
 
 
 def secret_span(value: str, *, quoted: bool, strict: bool, password: bool,
-                phrase: bool) -> tuple[int, int] | None:
+                phrase: bool, words: int = 4) -> tuple[int, int] | None:
     """Where in ``value`` (what follows a credential's name) the secret stands, if anywhere.
 
     ``phrase``: a `label: value` line, where the value may run to the end of the line: a
     passphrase counts whole, and a made-up first word followed by a comment counts alone
-    ("password: hunter2 (staging only)"). Elsewhere only one word is judged.
+    ("password: hunter2 (staging only)"). Elsewhere only one word is judged. ``words``: the
+    fewest words a passphrase has.
     """
     text = value.strip()
     if not text:
@@ -248,7 +250,7 @@ def secret_span(value: str, *, quoted: bool, strict: bool, password: bool,
             return None
         start = offset + text.find(word)
         return start, start + len(word)
-    if (quoted or phrase) and is_passphrase(text):
+    if (quoted or phrase) and is_passphrase(text, words):
         return offset, offset + len(text)
     if not phrase or quoted:
         return None

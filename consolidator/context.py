@@ -15,6 +15,12 @@ from consolidator.state import statedir
 from consolidator.stop import StopToken
 from consolidator.store.scan import listing
 
+# Stores whose changes reach other people without the user's say: the team scope (synced to
+# every member) and a subagent memory of the project (inside its repository, committed).
+REVIEWED_KINDS = {"team": "shared with your team: every change reaches each member",
+                  "agent-project": "in the project's repository: a change shows in its "
+                                   "git status"}
+
 if TYPE_CHECKING:
     from consolidator.llm.base import Backend
     from consolidator.store.scan import Listed
@@ -70,9 +76,10 @@ class RootContext:
     @property
     def mode(self) -> str:
         """Which actions this run applies itself: ``safe``, ``all`` or ``none``. Nothing in
-        a team scope is safe: it is synced to every member, so its changes wait for review."""
+        a team scope or a project's repository is safe: the one is synced to every member,
+        the other committed by the user, so their changes wait for review."""
         mode = self.apply or self.cfg.consolidate.apply
-        return "none" if mode == "safe" and self.kind == "team" else mode
+        return "none" if mode == "safe" and self.kind in REVIEWED_KINDS else mode
 
     @property
     def now_ns(self) -> int:

@@ -76,7 +76,6 @@ class Found:
     shared: bool = False  # a team scope: synced to every member, a removal comes back
 
 
-SHARED = "shared with your team: every change reaches each member"
 SHARED_NOTE = ("team memory is shared with your team: nothing in it is merged or archived "
                "(a removed file comes back with the next pull), every change is proposed")
 

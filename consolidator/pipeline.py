@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 import structlog
 
 from consolidator import phases
-from consolidator.decide import SHARED, rebased
+from consolidator.context import REVIEWED_KINDS
+from consolidator.decide import rebased
 from consolidator.phases.context import Work
 from consolidator.plan import Waiting
 from consolidator.report import progress
@@ -67,8 +68,9 @@ def propose(work: Work, bound: BoundLogger) -> None:
         if proposal.moved_on(planned[i], states) is not None:
             fresh = rebased(planned[i], final, ctx.hot_after_ns)
             planned[i] = fresh if fresh is not None else planned[i]
-    if ctx.kind == "team":  # synced to every member: each proposal says so
-        planned = [dataclasses.replace(a, reason=f"{a.reason} ({SHARED})") for a in planned]
+    where = REVIEWED_KINDS.get(ctx.kind)
+    if where is not None:  # synced to every member, or committed: each proposal says so
+        planned = [dataclasses.replace(a, reason=f"{a.reason} ({where})") for a in planned]
     work.plan = dataclasses.replace(work.plan, actions=tuple(planned))
     actions = [planned[i] for i in work.proposed]
     made, kept, notes = proposal.build(ctx.run_id, ctx.root,

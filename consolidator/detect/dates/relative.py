@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -345,17 +345,19 @@ def relative_in(memory: Memory, body: str | None = None) -> list[RelativeDate]:
     counted from the dates its text gives, else from its writing time where that may date
     them (:func:`dated_by_writing`)."""
     return find_relative(memory.body if body is None else body,
-                         clock.local(memory.written_ns), memory.file, dated_by_writing(memory))
+                         clock.local(memory.written_ns), memory.file,
+                         lambda: dated_by_writing(memory))
 
 
 def find_relative(text: str, written: datetime, name: str = "",
-                  undated: bool = True) -> list[RelativeDate]:
+                  undated: bool | Callable[[], bool] = True) -> list[RelativeDate]:
     """Relative date phrases in ``text`` that name a day relative to its writing, resolved.
 
     ``written``: when the text was written (the memory's ``modified`` or mtime, local);
     ``name``: the memory's file name relative to the root, which may carry the day the text
     was written. ``undated``: whether ``written`` may date a passage the text gives no date
-    for (true of a record of one day; a phrase in any other undated passage is left alone).
+    for (true of a record of one day; a phrase in any other undated passage is left alone),
+    or a function that tells, asked only when the text holds a relative phrase.
     """
     matches: list[re.Match[str]] = []
     if mentions(text, _RELATIVE_HINTS):
@@ -384,6 +386,8 @@ def find_relative(text: str, written: datetime, name: str = "",
             continue
         own[item.match_start] = None if note.year is not None else day
         glossed.setdefault(item.line, day - timedelta(days=item.meaning.shift))
+    if callable(undated):
+        undated = undated()
     anchors = Anchors(layout.lines, layout.prose(), today, name, glossed, undated)
     out = []
     for item in found:

@@ -7,13 +7,20 @@ a float product of seconds and 1e9 would be off by a few hundred nanoseconds.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 NS = 1_000_000_000
 MINUTE_NS = 60 * NS
 HOUR_NS = 3600 * NS
 DAY_NS = 86_400 * NS
+WEEK_NS = 7 * DAY_NS
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_DURATION = re.compile(r"([0-9]+)([mhdw]?)")
+_UNITS = {"m": (MINUTE_NS, "minute"), "h": (HOUR_NS, "hour"), "d": (DAY_NS, "day"),
+          "w": (WEEK_NS, "week"), "": (DAY_NS, "day")}
+DURATION_FORMS = "a number of days (30) or a number with its unit (30d, 12h, 2w, 90m)"
 
 
 def now() -> datetime:
@@ -35,3 +42,22 @@ def epoch_ns(moment: datetime) -> int:
 def local(ns: int) -> datetime:
     """The local, naive moment of ``ns`` (what a memory's mtime means to its writer)."""
     return datetime.fromtimestamp(ns // NS) + timedelta(microseconds=ns % NS // 1000)
+
+
+@dataclass(frozen=True)
+class Duration:
+    """A span of time as a command line gives it: ``ns`` long, said in ``words``."""
+
+    ns: int
+    words: str  # "30 days", "12 hours"
+
+
+def duration(text: str) -> Duration:
+    """The one reading of a duration for every command: ``30`` (days), ``30d``, ``12h``,
+    ``2w`` or ``90m`` (minutes). Raises :class:`ValueError` for anything else."""
+    found = _DURATION.fullmatch(text)
+    if found is None:
+        raise ValueError(f"{text!r} is not a duration: {DURATION_FORMS}")
+    count = int(found.group(1))
+    unit_ns, unit = _UNITS[found.group(2)]
+    return Duration(count * unit_ns, f"{count} {unit}{'' if count == 1 else 's'}")

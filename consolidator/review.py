@@ -3,7 +3,8 @@
 Applying goes through the same executor, store, journal and undo as a run, under the root's
 lock: the chosen actions first (each refused, with its reason, when a file it touches is no
 longer in the state the proposal recorded), then the safe steps they call for (links
-repointed, the index rebuilt). It gets a run id of its own, so ``consolidator undo`` takes it
+repointed, the index rebuilt). An apply whose every chosen action was refused is recorded
+as ``refused``, not ``applied``. It gets a run id of its own, so ``consolidator undo`` takes it
 back. It is not a consolidation: Claude Code's "last consolidated" time stays as it was.
 """
 
@@ -43,6 +44,11 @@ class Answered:
     apply_run: str | None = None  # the apply's own run id (for undo)
     follow_ups: int = 0  # safe steps applied after the chosen actions
 
+    @property
+    def all_refused(self) -> bool:
+        """Every chosen action was refused: the apply did not do what it was asked."""
+        return bool(self.refused) and not self.applied
+
 
 def proposals(state_dir: Path, roots: Sequence[Path] | None) -> list[tuple[Path, Proposal]]:
     """Every proposal kept in the state dir, with its memory dir (``roots``: only theirs).
@@ -76,11 +82,12 @@ def waiting(state_dir: Path, roots: Sequence[Path] | None) -> list[tuple[Path, P
 
 
 def target(state_dir: Path, roots: Sequence[Path] | None, run_id: str | None,
-           numbered: bool) -> list[tuple[Path, Proposal]]:
+           numbered: bool, all_roots: bool = False) -> list[tuple[Path, Proposal]]:
     """The proposals an ``apply``/``reject`` is about: those of ``run_id``, else every one
     waiting (``roots``: only theirs). :class:`UsageError` for an id with no proposal (or none
-    left waiting), and for action numbers that could mean more than one proposal (one pass
-    over several roots leaves one proposal per root, each numbered from 1)."""
+    left waiting); for an id whose proposals wait in several roots when neither ``roots``
+    nor ``all_roots`` says which (one pass over several roots gives each the same id); and
+    for action numbers that could mean more than one proposal (each numbered from 1)."""
     if run_id is not None:
         statedir.check_run_id(run_id)
         found = [(r, p) for r, p in proposals(state_dir, roots) if p.run_id == run_id]
@@ -90,6 +97,11 @@ def target(state_dir: Path, roots: Sequence[Path] | None, run_id: str | None,
         if not found:
             raise UsageError(f"run {run_id}: nothing waits any more (already applied or "
                              "declined)")
+        if roots is None and not all_roots and len(found) > 1:
+            where = ", ".join(str(r) for r, _p in found)
+            raise UsageError(f"run {run_id} left proposals in {len(found)} memory dirs "
+                             f"({where}): name one with --memory-dir, or take them all with "
+                             "--all-roots; nothing changed")
     else:
         found = waiting(state_dir, roots)
     if numbered and len(found) > 1:
@@ -126,6 +138,8 @@ def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datet
         work.mode = "safe"  # the index's own judgments apply only when chosen as items
         index.run(work)
         _settle(work, ready, done)
+        if done.all_refused:
+            status = "refused"  # history says so; the safe steps it made still stand
         settled = current.settled(_statuses(done))
         fresh = [work.plan.actions[i] for i in work.proposed]
         if work.after is not None and work.after.index.stat != work.snapshot.index.stat:

@@ -29,7 +29,9 @@ from consolidator.state.usage import Usage
 from consolidator.store.recover import interrupted_runs, recover
 from consolidator.store.transaction import Transaction
 
-OK_STATUSES = ("consolidated", "applied")  # a journal closed with "ok"
+# A journal closed with "ok": its changes stand (an apply whose chosen actions were all
+# refused may still have made safe steps).
+OK_STATUSES = ("consolidated", "applied", "refused")
 
 
 def describe_error(exc: BaseException, phase: str | None = None) -> str:
@@ -194,7 +196,11 @@ class Session:
 
         ``keep``: a pass over the root, recorded as passes are (a closed gate's line only
         when the gate changed; retention after a real pass); ``durable``: fsync the line.
+        A run's or an apply's line says whether it ``changed`` files (kept a journal, so
+        ``undo`` has something to take back).
         """
+        if self.ctx is not None:
+            more.setdefault("changed", self.tx is not None)
         entry = history.entry(
             run_id=self.run_id, memory_dir=str(self.root) if self.root else None,
             kind=self.kind, started=self.started, trigger=self.trigger, status=status,

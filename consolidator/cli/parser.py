@@ -6,7 +6,7 @@ import argparse
 import re
 from typing import Any
 
-from consolidator import __version__
+from consolidator import __version__, clock
 from consolidator.errors import UsageError
 
 
@@ -71,6 +71,13 @@ def _apply_option(parser: argparse.ArgumentParser) -> None:
              "of [consolidate] apply), all, or none (only propose)")
 
 
+def _all_roots(parser: argparse.ArgumentParser, verb: str) -> None:
+    parser.add_argument(
+        "--all-roots", action="store_true",
+        help=f"{verb} the proposal of RUN_ID in every memory dir it left one in (a pass over "
+             "several roots leaves one per root; else name one with --memory-dir)")
+
+
 def command(parent: Any, name: str, help: str) -> argparse.ArgumentParser:
     """A sub-command whose ``--help`` opens with what it does (its line in the list)."""
     made: argparse.ArgumentParser = parent.add_parser(
@@ -78,31 +85,36 @@ def command(parent: Any, name: str, help: str) -> argparse.ArgumentParser:
     return made
 
 
-def _days(text: str) -> int:
+def _duration(text: str) -> clock.Duration:
+    """``30`` (days), ``30d``, ``12h``, ``2w``, ``90m``: :func:`consolidator.clock.duration`."""
     try:
-        days = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
-    if days < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: days cannot be negative")
-    return days
+        return clock.duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _since(text: str) -> str:
-    """A date (``2026-11-01``), a time (``2026-11-01T10:00:00Z``) or an age (``7d``,
-    ``12h``): checked here, turned into a moment by the history command."""
-    if re.fullmatch(r"\d+[dhm]|\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?", text):
+    """A date (``2026-11-01``), a time (``2026-11-01T10:00:00Z``) or a duration back from
+    now (``30``, ``7d``, ``12h``, ``2w``): checked here, turned into a moment by the history
+    command."""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?", text):
         return text
-    raise argparse.ArgumentTypeError(f"{text!r} is not a date (2026-11-01) or an age (7d, 12h)")
+    try:
+        clock.duration(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a date (2026-11-01) or a duration: {clock.DURATION_FORMS}"
+        ) from None
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="consolidator",
         description="Keeps Claude Code memory directories healthy, without losing a memory.",
-        epilog="exit codes: 0 done or nothing to do, 1 a root failed, 2 usage or config "
-        "error, 75 a root's lock was held (run --force, undo, apply), 128+N stopped by "
-        "signal N (SIGTERM: 143)",
+        epilog="exit codes: 0 done or nothing to do, 1 a root failed (or an apply whose "
+        "every chosen action was refused), 2 usage or config error, 75 a root's lock was held "
+        "(run --force, undo, apply), 128+N stopped by signal N (SIGTERM: 143)",
     )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     _common(parser, suppress=False)
@@ -110,7 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = False  # bare `consolidator` lists the commands
 
     report = command(sub, "report", help="the dry-run report: gates and the full plan")
-    report.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    report.add_argument("--format", choices=("markdown", "json"), default=None,
+                        help="markdown (the default) or json")
+    report.add_argument("--json", action="store_true", help="print the JSON report "
+                        "(--format json)")
     report.add_argument("--output", metavar="FILE", help="write the report here, not stdout")
     report.add_argument("--llm", action="store_true",
                         help="ask the configured LLM backend too (costs API calls)")
@@ -146,12 +161,15 @@ def build_parser() -> argparse.ArgumentParser:
     hist.add_argument("--json", action="store_true", help="one JSON object per line")
     hist.add_argument("--root", metavar="DIR", help="only this memory dir's runs")
     hist.add_argument("--since", metavar="WHEN", type=_since,
-                      help="only runs since a date (2026-11-01) or within an age (7d, 12h)")
+                      help="only runs since a date (2026-11-01) or within a duration "
+                      "(30 days: 30 or 30d; 12h, 2w)")
     hist.add_argument("--limit", metavar="N", type=int, help="only the newest N runs")
     _common(hist, suppress=True)
 
     undo = command(sub, "undo", help="restore a root to its bytes before a run")
-    undo.add_argument("run_id", metavar="RUN_ID")
+    undo.add_argument("run_id", metavar="RUN_ID",
+                      help="the run to undo, as history prints it, or latest (the newest "
+                      "run that changed the root)")
     undo.add_argument("--force", action="store_true",
                       help="undo even over files changed since (their bytes are kept aside)")
     _common(undo, suppress=True)
@@ -167,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     choice.add_argument("--only", metavar="N,M", type=_numbers, help="apply only these actions")
     choice.add_argument("--except", dest="without", metavar="N,M", type=_numbers,
                         help="apply all but these actions")
+    _all_roots(apply, "apply")
     _common(apply, suppress=True)
 
     reject = command(sub, "reject", help="decline a proposal's actions (all, or the chosen)")
@@ -174,11 +193,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the run whose proposal to decline (default: every waiting one)")
     reject.add_argument("--only", metavar="N,M", type=_numbers,
                         help="decline only these actions")
+    _all_roots(reject, "decline")
     _common(reject, suppress=True)
 
     prune = command(sub, "prune", help="remove old run folders and their archives, saying what")
-    prune.add_argument("--older-than", metavar="DAYS", type=_days, required=True,
-                       help="runs that started more than DAYS days ago")
+    prune.add_argument("--older-than", metavar="AGE", type=_duration, required=True,
+                       help="runs that started more than AGE ago (30 days: 30 or 30d; "
+                       "12h, 2w)")
     prune.add_argument("--dry-run", action="store_true", help="say what would go; remove nothing")
     _common(prune, suppress=True)
 

@@ -25,12 +25,14 @@ from consolidator.cli.common import (
     write_metrics,
     write_out,
 )
+from consolidator.errors import UsageError
 from consolidator.llm import make_backend
 from consolidator.roots import hooks, paths
 from consolidator.stop import Stopped, StopToken
 
 
 def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    fmt = report_format(args)
     cfg = load_config(args, env)
     setup_logging(cfg, args, quiet=True, env=env)
     found, state = roots_and_state(args, cfg, env)
@@ -52,11 +54,21 @@ def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     result = runner.run_all(found, cfg, opts, clock.now())
     if args.output:
         with open_output(args.output, roots) as stream:
-            render(result, args.format, stream, listed_verbose(args))
+            render(result, fmt, stream, listed_verbose(args))
     else:
         verbose = listed_verbose(args)
-        write_out(lambda stream: render(result, args.format, stream, verbose))
+        write_out(lambda stream: render(result, fmt, stream, verbose))
     return EXIT_FAILED if result.failed else EXIT_OK
+
+
+def report_format(args: argparse.Namespace) -> str:
+    """``report``'s format: ``--json`` is ``--format json``, as ``--json`` is for every
+    command; with ``--format markdown`` it is a usage error."""
+    if args.json:
+        if args.format not in (None, "json"):
+            raise UsageError(f"--json and --format {args.format}: choose one")
+        return "json"
+    return str(args.format or "markdown")
 
 
 def stop_on_signals(token: StopToken) -> Callable[[], None]:

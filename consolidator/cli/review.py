@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +29,9 @@ def review_scope(args: argparse.Namespace, cfg: Any,
                  env: Mapping[str, str]) -> tuple[list[Path] | None, Path]:
     """Which proposals a review command looks at: those of the ``--memory-dir`` roots, else
     every one kept in the state dir (a root need not be configured or found to have one)."""
+    if getattr(args, "all_roots", False) and args.memory_dir:
+        raise UsageError("--all-roots and --memory-dir: choose one (--memory-dir names the "
+                         "memory dirs, --all-roots takes every one)")
     if args.memory_dir:
         found, state = roots_and_state(args, cfg, env)
         return [s.path for s in found], state
@@ -57,11 +61,21 @@ def proposals(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if not found:
         print("nothing waits for review")
         return EXIT_OK
-    write_out(lambda out: out.write(proposals_text(found)))
+    write_out(lambda out: out.write(proposals_text(found, same_options(args))))
     return EXIT_OK
 
 
-def proposals_text(found: list[tuple[Path, Any]]) -> str:
+def same_options(args: argparse.Namespace) -> str:
+    """The options a printed command needs to find the same state: ``--config`` and
+    ``--state-dir`` as given to this one (quoted for a shell)."""
+    given = [(flag, value) for flag, value in (("--config", args.config),
+                                               ("--state-dir", args.state_dir)) if value]
+    return "".join(f" {flag} {shlex.quote(str(value))}" for flag, value in given)
+
+
+def proposals_text(found: list[tuple[Path, Any]], options: str = "") -> str:
+    """``proposals``' listing: per root, its numbered actions with their evidence, and the
+    commands that apply or decline them, naming the root (one run id may span several)."""
     lines = []
     for root, p in found:
         items = p.waiting()
@@ -73,8 +87,9 @@ def proposals_text(found: list[tuple[Path, Any]]) -> str:
             lines += [f"       > {mask(line)}" for line in action.evidence[:6]]
             if len(action.evidence) > 6:
                 lines.append(f"       > ... {len(action.evidence) - 6} more line(s)")
-        lines += [f"  apply: consolidator apply {p.run_id} [--only N,M | --except N]",
-                  f"  decline: consolidator reject {p.run_id} [--only N,M]", ""]
+        named = f"{p.run_id} --memory-dir {shlex.quote(str(root))}{options}"
+        lines += [f"  apply: consolidator apply {named} [--only N,M | --except N]",
+                  f"  decline: consolidator reject {named} [--only N,M]", ""]
     return "\n".join(lines)
 
 
@@ -83,7 +98,7 @@ def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     setup_logging(cfg, args, quiet=True, env=env)
     roots, state = review_scope(args, cfg, env)
     numbered = bool(args.only or args.without)
-    targets = review.target(state, roots, args.run_id, numbered)
+    targets = review.target(state, roots, args.run_id, numbered, args.all_roots)
     if not targets:
         print("nothing waits for review")
         return EXIT_OK
@@ -111,9 +126,13 @@ def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             failed = True
             continue
         print(f"{root}: applied {listed(done.applied)} of run {found.run_id}"
-              + (f"; undo: consolidator undo {run_id}" if done.applied else ""))
+              + (f"; undo: consolidator undo {run_id}" if done.applied or done.follow_ups
+                 else ""))
         for number, why in sorted(done.refused.items()):
             print(f"  {number}: refused, {why}")
+        if done.all_refused:
+            print(f"consolidator: {root}: every chosen action was refused", file=sys.stderr)
+            failed = True
     if failed:
         return EXIT_FAILED
     return EXIT_LOCKED if locked else EXIT_OK
@@ -128,7 +147,7 @@ def listed(numbers: list[int]) -> str:
 def reject(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     cfg = load_config(args, env)
     roots, state = review_scope(args, cfg, env)
-    targets = review.target(state, roots, args.run_id, bool(args.only))
+    targets = review.target(state, roots, args.run_id, bool(args.only), args.all_roots)
     if not targets:
         print("nothing waits for review")
         return EXIT_OK

@@ -25,25 +25,53 @@ from consolidator.session import Session
 from consolidator.state import history as past  # `history` is the command below
 from consolidator.state import lock, retention, statedir
 from consolidator.state.lock import own_lock
-from consolidator.state.runs import later_runs, reopened, root_of, withdrawn
+from consolidator.state.runs import (
+    LATEST,
+    later_runs,
+    latest,
+    reopened,
+    root_of,
+    to_undo,
+    withdrawn,
+)
 from consolidator.store.undo import undo_run
 
 
 def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """Undo a run on every root it changed (``--memory-dir``: only those), or ``latest``:
+    a root's newest run with something to undo. A run that changed nothing says so."""
     cfg = load_config(args, env)
     state = paths.state_dir(args.state_dir, cfg, env)
-    run_dirs = statedir.find_runs(state, args.run_id)  # exact names only: an id is never a pattern
-    wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)} \
-        if args.memory_dir else None
-    now = clock.now()
+    named = paths.roots(args.memory_dir, cfg, env) if args.memory_dir else None
+    wanted = {str(s.path) for s in named} if named is not None else None
     failed = locked = False
+    if args.run_id == LATEST:
+        run_dirs, none = latest(state, [s.path for s in named] if named is not None else None)
+        for root_name in none:
+            print(f"{root_name}: nothing to undo (every run that changed it is undone, or "
+                  "none did)")
+        if not run_dirs and not none:
+            print("nothing to undo")
+    else:
+        found = to_undo(state, args.run_id, wanted)
+        run_dirs = found.folders
+        for root_name, why in found.unchanged:
+            print(f"{root_name}: run {args.run_id} {why}; nothing to undo")
+        for root_name, why in found.gone:
+            print(f"consolidator: {root_name}: run {args.run_id} cannot be undone: {why}",
+                  file=sys.stderr)
+            failed = True
+    now = clock.now()
     for run_dir in run_dirs:
         where = str(run_dir)
+        run_id = run_dir.name
         try:
             root = root_of(run_dir)
             where = str(root)
             if wanted is not None and where not in wanted:
                 continue
+            if args.run_id == LATEST:
+                print(f"{root}: undoing run {run_id}")
             done = undo_run(root, run_dir, force=args.force,
                             when=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
                             stale_minutes=cfg.gates.lock_stale_minutes)
@@ -66,17 +94,17 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             continue
         result = done.result
         if result is None:
-            print(f"{root}: run {args.run_id} was already undone")
+            print(f"{root}: run {run_id} was already undone")
             continue
-        Session(root, statedir.state_of_run(run_dir), args.run_id, now, "undo").record(
+        Session(root, statedir.state_of_run(run_dir), run_id, now, "undo").record(
             "undone", {"restored": len(result.restored)}, conflicts=result.conflicts)
         print(f"{root}: restored {len(result.restored)} file(s)"
               + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))
-        gone = withdrawn(statedir.state_of_run(run_dir), args.run_id)
+        gone = withdrawn(statedir.state_of_run(run_dir), run_id)
         if gone:
             print(f"  actions {', '.join(map(str, gone))} of its proposal no longer wait for "
                   "review: the run that judged them was undone")
-        back = reopened(statedir.state_of_run(run_dir), args.run_id)
+        back = reopened(statedir.state_of_run(run_dir), run_id)
         if back:
             print(f"  actions {', '.join(map(str, back))} of its proposal wait for review again "
                   "(consolidator proposals)")
@@ -152,14 +180,15 @@ def _path_names(text: str) -> set[str]:
 
 def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """Remove the run folders (archives included) of runs that started more than
-    ``--older-than`` days ago, per root, saying what goes; ``--dry-run`` only says it.
-    An interrupted run and the run of a proposal waiting for review stay."""
+    ``--older-than`` ago (a duration: ``30``, ``30d``, ``12h``, ``2w``), per root, saying
+    what goes; ``--dry-run`` only says it. An interrupted run and the run of a proposal
+    waiting for review stay."""
     cfg = load_config(args, env)
     setup_logging(cfg, args, quiet=True, env=env)
     state_dir = paths.state_dir(args.state_dir, cfg, env)
     now = clock.now()
     now_ns = clock.epoch_ns(now)
-    before = now_ns - args.older_than * clock.DAY_NS
+    before = now_ns - args.older_than.ns
     folders: list[tuple[Path, str | None]] = []
     if args.memory_dir:
         for raw in args.memory_dir:
@@ -181,7 +210,7 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             spoke, broke = _prune_root(args, env, state, memory_dir, before, now)
             said, failed = said or spoke, failed or broke
     if not said:
-        print(f"nothing older than {args.older_than} days")
+        print(f"nothing older than {args.older_than.words}")
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -261,5 +290,11 @@ def _prune_root(args: argparse.Namespace, env: Mapping[str, str], state: Path,
                 kind=stores.describe(Path(memory_dir), env).kind if memory_dir else None).record(
             "pruned", {"runs": len(gone), "bytes": total,
                        "archived": sum(len(r.files.users) for r in gone)},
-            removed=[r.run_id for r in gone], older_than_days=args.older_than)
+            removed=[r.run_id for r in gone], older_than_days=_days(args.older_than))
     return True, failed
+
+
+def _days(age: clock.Duration) -> int | float:
+    """A prune's ``--older-than`` in days, as its history line keeps it (whole when whole)."""
+    whole, rest = divmod(age.ns, clock.DAY_NS)
+    return whole if not rest else round(age.ns / clock.DAY_NS, 6)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from consolidator.clock import DAY_NS, HOUR_NS, MINUTE_NS, epoch_ns
+from consolidator.clock import DURATION_FORMS, duration, epoch_ns
 from consolidator.errors import UsageError
 
 if TYPE_CHECKING:
@@ -33,8 +32,6 @@ log = structlog.get_logger("consolidator.state.history")
 
 INDEX_KEY = INDEX_NAME.casefold()
 TAIL_BYTES = 65536  # what is read of a history file's end to find its last lines
-_AGE = re.compile(r"(\d+)([dhm])")
-_UNIT_NS = {"d": DAY_NS, "h": HOUR_NS, "m": MINUTE_NS}
 
 
 def counts(report: RootReport) -> dict[str, int]:
@@ -97,16 +94,18 @@ def in_order(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def since_ns(text: str, now: datetime) -> int:
     """The moment ``--since`` names: a date (``2026-11-01``, its midnight UTC), a time
-    (``2026-11-01T10:00:00Z``; UTC, as history shows times) or an age back from ``now``
-    (``7d``, ``12h``, ``30m``). Raises :class:`UsageError` for anything else."""
-    age = _AGE.fullmatch(text)
-    if age:
-        return epoch_ns(now) - int(age.group(1)) * _UNIT_NS[age.group(2)]
+    (``2026-11-01T10:00:00Z``; UTC, as history shows times) or a duration back from
+    ``now`` (:func:`consolidator.clock.duration`: ``30``, ``7d``, ``12h``, ``2w``, ``30m``).
+    Raises :class:`UsageError` for anything else."""
+    try:
+        return epoch_ns(now) - duration(text).ns
+    except ValueError:
+        pass
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise UsageError(f"--since {text}: not a date (2026-11-01), a time "
-                         "(2026-11-01T10:00:00Z) or an age (7d, 12h, 30m)") from None
+                         f"(2026-11-01T10:00:00Z) or a duration: {DURATION_FORMS}") from None
     return epoch_ns(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
 
 
@@ -193,11 +192,16 @@ def parsed(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
 
 def _entries(state_dir: Path) -> Iterator[dict[str, Any]]:
     for folder in statedir.root_folders(state_dir):
-        try:
-            with open(statedir.history(folder), encoding="utf-8", errors="replace") as fh:
-                yield from parsed(fh)
-        except OSError:
-            continue
+        yield from of_root(folder)
+
+
+def of_root(root_state: Path) -> Iterator[dict[str, Any]]:
+    """One root's history, in the order its lines were written (none when it has none)."""
+    try:
+        with open(statedir.history(root_state), encoding="utf-8", errors="replace") as fh:
+            yield from parsed(fh)
+    except OSError:
+        return
 
 
 def memory_dir_of(state: Path) -> str | None:

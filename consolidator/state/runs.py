@@ -1,15 +1,130 @@
-"""What the state dir knows about one root's runs, for an undo: which root a run belongs
-to, which later runs changed the same files, and what of the root's proposal an undone run
-takes back or lets wait again."""
+"""What the state dir knows about one root's runs, for an undo: which runs a run id or
+``latest`` names, which root a run belongs to, which later runs changed the same files, and
+what of the root's proposal an undone run takes back or lets wait again."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from consolidator.errors import ConsolidatorError
-from consolidator.state import proposal, statedir
+from consolidator.errors import ConsolidatorError, UsageError
+from consolidator.state import history, proposal, statedir
 from consolidator.store.journal import JournalDamaged, load
+
+LATEST = "latest"  # ``undo latest``: each root's newest run with something to undo
+
+
+@dataclass
+class ToUndo:
+    """What an undo of one run id (or of ``latest``) finds.
+
+    ``folders``: the run folders to undo, one per root. ``unchanged``: (memory dir, why)
+    for each root the run changed nothing in (history lists it, no folder was ever made).
+    ``gone``: (memory dir, why) for each root history lists the run for, but whose folder
+    to undo it from is not there (removed by ``prune`` or retention, or a prune's id).
+    """
+
+    folders: list[Path] = field(default_factory=list)
+    unchanged: list[tuple[str, str]] = field(default_factory=list)
+    gone: list[tuple[str, str]] = field(default_factory=list)
+
+
+def to_undo(state_dir: Path, run_id: str, wanted: set[str] | None) -> ToUndo:
+    """The run folders named exactly ``run_id`` (never a pattern), and what history says of
+    the roots that have none (``wanted``: only these memory dirs; a folder's own root is
+    checked by :func:`root_of` when it is undone). Raises :class:`UsageError` when the id is
+    not one, or names no run at all."""
+    statedir.check_run_id(run_id)
+    found = ToUndo()
+    for state in statedir.root_folders(state_dir):
+        folder = statedir.run_folder(state, run_id)
+        if folder is not None:
+            found.folders.append(folder)
+            continue
+        for entry in history.of_root(state):
+            memory_dir = entry.get("memory_dir")
+            if entry.get("run_id") != run_id or entry.get("trigger") == "undo" \
+                    or not isinstance(memory_dir, str) \
+                    or (wanted is not None and memory_dir not in wanted):
+                continue
+            why = _unchanged(entry)
+            if why is not None:
+                found.unchanged.append((memory_dir, why))
+            else:
+                found.gone.append((memory_dir, _gone(entry)))
+            break  # one line per root and run
+    if not (found.folders or found.unchanged or found.gone):
+        raise UsageError(f"no run {run_id!r} in {state_dir}")
+    if not (found.folders or found.unchanged):
+        roots = ", ".join(f"{root} ({why})" for root, why in found.gone)
+        raise UsageError(f"no run {run_id!r} in {state_dir} to undo: history lists it for "
+                         f"{roots}")
+    return found
+
+
+def _unchanged(entry: dict[str, Any]) -> str | None:
+    """Why the run of a history line left nothing to undo, or ``None`` if it may have."""
+    if entry.get("dry_run"):
+        return "was a dry run: it changed nothing"
+    if entry.get("status") == "skipped":
+        return "was stopped by a closed gate: it changed nothing"
+    if entry.get("changed") is False:
+        return "changed nothing"
+    return None
+
+
+def _gone(entry: dict[str, Any]) -> str:
+    """Why the run of a history line that may have changed files has no folder to undo."""
+    if entry.get("trigger") == "prune":
+        return "a prune: what it removed cannot be put back"
+    removed = "removed by consolidator prune or [state] keep_runs"
+    if "changed" not in entry:  # a line written before history said whether it changed
+        return f"it keeps no run folder: it changed nothing, or its folder was {removed}"
+    return f"its run folder was {removed}"
+
+
+def latest(state_dir: Path, wanted: Sequence[Path] | None) -> tuple[list[Path], list[str]]:
+    """``undo latest``: for each memory dir in ``wanted`` (else the one root of the state
+    dir that has history), its newest run with something to undo (see :func:`newest`).
+    Returns those run folders and the memory dirs that have none. Raises
+    :class:`UsageError` when ``wanted`` is not given and several roots have history."""
+    if wanted is not None:
+        states = [(str(root), statedir.root_state(state_dir, root)) for root in wanted]
+    else:
+        states = [(history.memory_dir_of(s) or str(s), s)
+                  for s in statedir.root_folders(state_dir)
+                  if history.last_recorded(s) is not None or statedir.run_ids(s)]
+        if len(states) > 1:
+            where = ", ".join(name for name, _s in states)
+            raise UsageError(f"undo latest: {len(states)} memory dirs have history ({where}): "
+                             "name one with --memory-dir")
+    folders, none = [], []
+    for name, state in states:
+        run = newest(state)
+        if run is None:
+            none.append(name)
+        else:
+            folders.append(run)
+    return folders, none
+
+
+def newest(state: Path) -> Path | None:
+    """The root's newest run (by start) that changed files and was neither undone nor rolled
+    back; ``None`` when it has none. A damaged journal on the way raises
+    :class:`JournalDamaged` rather than being passed over for an older run."""
+    started = [(statedir.run_started_ns(statedir.run_dir(state, name)) or 0, name)
+               for name in statedir.run_ids(state)]
+    for _when, name in sorted(started, reverse=True):
+        folder = statedir.run_dir(state, name)
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        journal = load(folder)
+        if journal.intents and not journal.undone and journal.closed != "rolled back":
+            return folder
+    return None
 
 
 def root_of(run_dir: Path) -> Path:

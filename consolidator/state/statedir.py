@@ -143,21 +143,13 @@ def run_ids(state: Path, prefix: str = "") -> list[str]:
         return []
 
 
-def find_runs(state_dir: Path, run_id: str) -> list[Path]:
-    """The run folders named exactly ``run_id`` (one per root the run touched).
-
-    The id is checked, then compared with the names listed in each root's ``runs/``: it is
-    never a pattern. Raises :class:`UsageError` when it is not an id or names no run.
-    """
-    check_run_id(run_id)
-    found = []
-    for state in root_folders(state_dir):
-        folder = run_dir(state, run_id)
-        if run_id in run_ids(state) and folder.is_dir() and not folder.is_symlink():
-            found.append(folder)
-    if not found:
-        raise UsageError(f"no run {run_id!r} in {state_dir}")
-    return found
+def run_folder(state: Path, run_id: str) -> Path | None:
+    """The root's run folder named exactly ``run_id`` (the id is compared with the names
+    listed in ``runs/``: it is never a pattern), or ``None`` (a link is not one)."""
+    folder = run_dir(state, run_id)
+    if run_id in run_ids(state) and folder.is_dir() and not folder.is_symlink():
+        return folder
+    return None
 
 
 def check_run_id(run_id: str) -> None:

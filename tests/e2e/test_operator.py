@@ -261,3 +261,35 @@ def test_a_memory_dir_above_the_stores_claude_code_keeps_is_refused(tmp_path: Pa
     assert proc.returncode == 2, proc.stderr
     assert f"it holds memory dirs Claude Code keeps ({store}" in proc.stderr
     assert not (home / "MEMORY.md").exists() and not (tmp_path / "s").exists()
+
+
+def test_report_json_prints_the_json_report_as_format_json_does(tmp_path: Path) -> None:
+    args = ("--memory-dir", str(EXAMPLES / "memory"), "--state-dir", str(tmp_path / "s"))
+    as_flag = _run("report", "--json", *args)
+    as_format = _run("report", "--format", "json", *args)
+    assert as_flag.returncode == 0, as_flag.stderr
+    doc = json.loads(as_flag.stdout)
+    assert doc["schema_version"] == 1 and doc["dry_run"] is True
+    assert [r["memory_dir"] for r in doc["roots"]] == [
+        r["memory_dir"] for r in json.loads(as_format.stdout)["roots"]]
+    clash = _run("report", "--json", "--format", "markdown", *args)
+    assert clash.returncode == 2 and clash.stdout == ""
+    assert "--json" in clash.stderr and clash.stderr.count("\n") == 1
+
+
+def test_history_since_and_prune_older_than_take_the_same_durations(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    state = str(tmp_path / "s")
+    assert _run("run", "--force", "--memory-dir", str(root), "--state-dir", state).returncode == 0
+    for form in ("30", "30d", "12h", "2w", "90m"):
+        listed = _run("history", "--json", "--since", form, "--state-dir", state)
+        assert listed.returncode == 0, (form, listed.stderr)
+        assert len(listed.stdout.splitlines()) == 1, form
+        pruned = _run("prune", "--older-than", form, "--dry-run", "--state-dir", state)
+        assert pruned.returncode == 0, (form, pruned.stderr)
+    said = _run("prune", "--older-than", "2w", "--state-dir", state)
+    assert (said.returncode, said.stdout) == (0, "nothing older than 2 weeks\n")
+    for command in (("history", "--since"), ("prune", "--older-than")):
+        bad = _run(*command, "3x", "--state-dir", state)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1, command
+        assert "30d" in bad.stderr and "2w" in bad.stderr, bad.stderr

@@ -830,15 +830,17 @@ def test_apply_to_a_root_replaced_by_an_empty_folder_refuses_every_action(
     proposed_ex: Ex, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The folder at the root's path is not the one the proposal saw: each action is refused
-    ("is gone"), no memory and no index is created there, the old tree is untouched."""
+    ("is gone"), the apply fails (exit 1, one line), no memory and no index is created
+    there, the old tree is untouched."""
     ex = proposed_ex
     rid = run_id_of_proposal(ex)
     moved = ex.memory.parent / "memory-moved-away"
     ex.memory.rename(moved)
     ex.memory.mkdir()
     tree = snapshot_tree(moved)
-    code, out, _err = cli_run(capsys, ex, "apply", rid)
-    assert code == 0
+    code, out, err = cli_run(capsys, ex, "apply", rid)
+    assert code == 1
+    assert f"consolidator: {ex.memory}: every chosen action was refused" in err.splitlines()
     assert f"applied nothing of run {rid}" in out
     for n, _op, file in JUDGMENTS:
         assert f"{n}: refused, {file} is gone" in out

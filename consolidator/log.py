@@ -1,7 +1,9 @@
 """structlog set-up: console lines on a terminal, one JSON object per line otherwise.
 
-The standard-library loggers of APScheduler, filelock, httpx and anthropic go through the same
-renderer, so a journal or a cron mail reads as one stream.
+Every log line goes to stderr: stdout carries a command's result alone (``run --dry-run >
+plan.md``, ``report --format json > r.json``); journald, launchd and cron keep stderr as
+they keep stdout. The standard-library loggers of APScheduler, filelock, httpx and anthropic
+go through the same renderer, so a journal or a cron mail reads as one stream.
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ def plain_summary(_logger: Any, _name: str, event: MutableMapping[str, Any]
     """On a terminal, a root's closing line in a few words a person reads at a glance
     (``skipped: G4 interval, …``; ``consolidated: 2 merged, 1 archived; undo: …``) instead
     of its dozen counters; off a terminal the JSON line keeps every field."""
+    if event.get("event") == "pass":
+        kept = {k: event[k] for k in _KEPT if k in event}
+        return {**kept, "event": f"pass: {pass_words(event)}"}
     if event.get("event") not in ("root done", "root skipped"):
         return event
     root, status = event.get("root", ""), event.get("status", "")
@@ -88,6 +93,22 @@ def plain_summary(_logger: Any, _name: str, event: MutableMapping[str, Any]
             text += f"; undo: consolidator undo {event.get('run_id', 'RUN_ID')}"
     kept = {k: event[k] for k in _KEPT if k in event}
     return {**kept, "event": f"{root}: {text}"}
+
+
+def pass_words(counts: MutableMapping[str, Any]) -> str:
+    """A pass in a few words: ``3 roots, none due (2 at G4 interval, 1 at G3 idle)``."""
+    roots, due = counts.get("roots", 0), counts.get("due", 0)
+    text = f"{roots} {'root' if roots == 1 else 'roots'}"
+    outcomes = [f"{counts[s]} {s}" for s in ("consolidated", "planned", "failed", "stopped")
+                if counts.get(s)]
+    if roots:
+        text += ", " + (", ".join(outcomes) if due else "none due")
+    closed = counts.get("closed") or {}
+    if closed and due:
+        text += f", {sum(closed.values())} not due"
+    if closed:
+        text += " (" + ", ".join(f"{n} at {gate}" for gate, n in closed.items()) + ")"
+    return text
 
 
 _CHANGES = {"merges": "merged", "archives": "archived", "rewrites": "rewritten",

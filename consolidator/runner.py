@@ -11,7 +11,8 @@ import dataclasses
 import secrets
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -22,14 +23,20 @@ import structlog
 from consolidator.config import Config
 from consolidator.context import RootContext
 from consolidator.errors import ConsolidatorError
-from consolidator.gates import GateResult, evaluate, not_evaluated, settled_by
+from consolidator.gates import (
+    GateResult,
+    evaluate,
+    not_evaluated,
+    settled_by,
+    unusable_reason,
+)
 from consolidator.report import progress
 from consolidator.report.outcome import RootReport, RunReport
 from consolidator.roots import stores
 from consolidator.roots.paths import transcripts_dir
 from consolidator.roots.stores import Store
 from consolidator.session import Session, describe_error
-from consolidator.state import history, statedir
+from consolidator.state import history, statedir, unusable
 from consolidator.stop import Stopped, StopToken
 
 if TYPE_CHECKING:
@@ -135,12 +142,50 @@ def run_root(ctx: RootContext, *, debug: bool = False) -> RootReport:
                 report = dataclasses.replace(
                     report, status="failed",
                     error=f"history not recorded: {describe_error(exc)}")
-    event = "root skipped" if report.status == "skipped" else "root done"
+    if ctx.trigger != "report":
+        _note_unusable(ctx.state, report, bound)
     closed = next((g for g in report.gates if g.passed is False), None)
-    bound.info(event, status=report.status, **history.counts(report),
-               **({"gate": closed.id, "reason": closed.reason} if closed else {}),
-               duration_s=round(report.duration_s, 3))
+    # A closed gate is the common case of a timer ticking every few minutes: its details
+    # are for debugging; the pass's one line (see run_all) says it at info.
+    say, event = (bound.debug, "root skipped") if report.status == "skipped" else \
+        (bound.info, "root done")
+    say(event, status=report.status, **history.counts(report),
+        **({"gate": closed.id, "reason": closed.reason} if closed else {}),
+        duration_s=round(report.duration_s, 3))
     return report
+
+
+def _note_unusable(state: Path, report: RootReport, bound: BoundLogger) -> None:
+    """A root that cannot be used (gone, not a folder, not writable: outside a unit's
+    ``ReadWritePaths=``) is a warning once per change of reason, remembered in its state
+    folder so one-shot runs say it once too; the same reason again is a debug line, and a
+    root usable again says so once."""
+    known, reason = unusable_reason(report.gates)
+    if not known:
+        return
+    before = unusable.remembered(state)
+    if reason == before:
+        if reason is not None:
+            bound.debug("root cannot be used", reason=reason, warned_before=True)
+        return
+    if reason is None:
+        bound.info("root usable again", was=before)
+    else:
+        bound.warning("root cannot be used", reason=reason)
+    try:
+        unusable.remember(state, reason)
+    except OSError as exc:  # the warning is said again next pass; nothing else is at stake
+        bound.debug("unusable root not remembered", error=describe_error(exc))
+
+
+def pass_summary(reports: Sequence[RootReport]) -> dict[str, Any]:
+    """The pass's counts: roots, how many were due (their gates opened), each outcome of
+    those, and the roots a gate held back by that gate (``{"G4 interval": 2}``)."""
+    outcomes = Counter(r.status for r in reports if r.status != "skipped")
+    closed = Counter(next((f"{g.id} {g.name}" for g in r.gates if g.passed is False), "?")
+                     for r in reports if r.status == "skipped")
+    return {"roots": len(reports), "due": sum(outcomes.values()), **dict(outcomes),
+            **({"closed": dict(sorted(closed.items()))} if closed else {})}
 
 
 def _record_stopped(session: Session, gates: tuple[GateResult, ...], work: Work,
@@ -236,6 +281,8 @@ def run_all(
                 reports.append(RootReport(root, "failed", not_evaluated(), error=error))
                 continue
             reports.append(run_root(ctx, debug=opts.debug))
+        structlog.contextvars.unbind_contextvars("root", "phase")
+        log.info("pass", run_id=run_id, **pass_summary(reports))
     finally:
         structlog.contextvars.unbind_contextvars("run_id", "root", "phase")
         progress.done()

@@ -54,7 +54,6 @@ class Service:
         self.one_pass = one_pass
         self.configure = configure
         self.cfg = load_config()
-        self.unusable: dict[str, str] = {}  # root -> why it cannot be used (said once)
         self.stop = StopToken()
         self.busy = threading.Lock()
         self.failing: dict[str, int] = {}  # root -> ticks in a row it failed
@@ -82,10 +81,10 @@ class Service:
     def _note_failures(self, result: object) -> None:
         """A root that fails tick after tick says so at warning level, with the count, so a
         journal or a log filter on warnings shows it (each failure is also logged as an
-        error by the runner)."""
+        error by the runner). A root that cannot be used is the runner's to say, once per
+        change of reason, for ``run`` as for ``serve``."""
         for root in getattr(result, "roots", ()):
             key = str(root.memory_dir)
-            self._note_unusable(key, root)
             if root.status != "failed":
                 if self.failing.pop(key, 0) > 1:
                     log.info("root recovered", root=key)
@@ -94,20 +93,6 @@ class Service:
             self.failing[key] = count
             if count > 1:
                 log.warning("root keeps failing", root=key, ticks=count, error=root.error)
-
-    def _note_unusable(self, key: str, root: object) -> None:
-        """A root the service cannot use (gate G2: gone, not readable or not writable, as
-        under a ReadWritePaths= that leaves it out) is a warning once per change of reason,
-        not a skip line on every tick."""
-        closed = next((g for g in getattr(root, "gates", ()) if g.id == "G2" and g.passed
-                       is False), None)
-        if closed is None:
-            if self.unusable.pop(key, None) is not None:
-                log.info("root usable again", root=key)
-            return
-        if self.unusable.get(key) != closed.reason:
-            self.unusable[key] = closed.reason
-            log.warning("root cannot be used", root=key, reason=closed.reason)
 
     def _on_stop(self, signum: int, _frame: object) -> None:
         log.info("stopping", signal=signum)

@@ -153,3 +153,41 @@ def gate_results(closed: str | None = None) -> tuple[Any, ...]:
         else:
             out.append(GateResult(gate_id, name, None, "not evaluated"))
     return tuple(out)
+
+
+def make_unwritable(folder: Path) -> None:
+    """Take away the right to write in ``folder``, as a sandbox's read-only mount does: its
+    mode for a user; the immutable attribute for root, whom modes do not stop (skips the
+    test where neither works)."""
+    folder.chmod(0o555)
+    if os.access(folder, os.W_OK):
+        chattr = shutil.which("chattr")
+        done = chattr and subprocess.run([chattr, "+i", str(folder)], capture_output=True,
+                                         check=False).returncode == 0
+        if not done or os.access(folder, os.W_OK):
+            make_writable(folder)
+            pytest.skip("cannot make a folder unwritable here (root without chattr +i)")
+
+
+def make_writable(folder: Path) -> None:
+    """Undo :func:`make_unwritable`."""
+    chattr = shutil.which("chattr")
+    if chattr and os.geteuid() == 0:
+        subprocess.run([chattr, "-i", str(folder)], capture_output=True, check=False)
+    folder.chmod(0o755)
+
+
+@pytest.fixture
+def unwritable() -> Iterator[Any]:
+    """:func:`make_unwritable`, with every folder made writable again at the end (tmp_path
+    must be removable)."""
+    made: list[Path] = []
+
+    def make(folder: Path) -> None:
+        made.append(folder)
+        make_unwritable(folder)
+
+    yield make
+    for folder in made:
+        if folder.exists():
+            make_writable(folder)

@@ -53,11 +53,12 @@ def load_config(args: argparse.Namespace, env: Mapping[str, str]) -> Config:
     return config.load(paths.config_path(args.config, env))
 
 
-def setup_logging(cfg: Config, args: argparse.Namespace, stream: TextIO | None = None,
-                  quiet: bool = False, env: Mapping[str, str] | None = None) -> None:
-    """Log lines as ``[log]`` says, unless the command line says otherwise: ``--debug`` or
-    ``-v`` (debug), ``-q`` (warnings only); ``quiet`` commands log warnings only unless
-    asked for more. Colour only on a terminal, never with ``NO_COLOR`` or ``--no-color``."""
+def setup_logging(cfg: Config, args: argparse.Namespace, quiet: bool = False,
+                  env: Mapping[str, str] | None = None) -> None:
+    """Log lines on stderr as ``[log]`` says, unless the command line says otherwise:
+    ``--debug`` or ``-v`` (debug), ``-q`` (warnings only); ``quiet`` commands log warnings
+    only unless asked for more. Colour only on a terminal, never with ``NO_COLOR`` or
+    ``--no-color``. Stdout is the command's result alone."""
     louder = bool(getattr(args, "debug", False)) or bool(getattr(args, "verbose", None))
     if louder:
         level = "debug"
@@ -65,7 +66,7 @@ def setup_logging(cfg: Config, args: argparse.Namespace, stream: TextIO | None =
         level = "warning"
     else:
         level = cfg.log.level
-    log.configure(cfg.log.format, level, stream, colors=colors(args, env))
+    log.configure(cfg.log.format, level, sys.stderr, colors=colors(args, env))
 
 
 def colors(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> bool:

@@ -90,7 +90,7 @@ def stop_on_signals(token: StopToken) -> Callable[[], None]:
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     cfg = load_config(args, env)
-    setup_logging(cfg, args, stream=sys.stderr if args.json else sys.stdout, env=env)
+    setup_logging(cfg, args, env=env)  # stderr: stdout carries only the report
     warn_keyless(cfg, env)
     roots, state = roots_and_state(args, cfg, env)
     writable_state(state)
@@ -153,7 +153,7 @@ def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                          stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
                          env=dict(env))
         return EXIT_OK
-    setup_logging(cfg, args, stream=sys.stdout, env=env)  # by hand: say what it did
+    setup_logging(cfg, args, env=env)  # by hand: say what it did (on stderr)
     opts = runner.RunOptions(state_dir=state, transcripts_dir=args.transcripts_dir, env=env,
                              dry_run=False, trigger="hook", ended=ended.session_id,
                              llm=make_backend(cfg.llm, env, enabled=True), debug=args.debug,

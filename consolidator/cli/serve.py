@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -30,14 +29,14 @@ if TYPE_CHECKING:
 
 def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     cfg = load_config(args, env)
-    setup_logging(cfg, args, stream=sys.stdout, env=env)
+    setup_logging(cfg, args, env=env)  # stderr, as every command's log
     warn = warner()
     _found, state = roots_and_state(args, cfg, env, warn)  # a bad --memory-dir: exit 2 now
     writable_state(state)
     hook = journal_hook(env)
 
     def configure(current: Config) -> dict[str, object]:
-        setup_logging(current, args, stream=sys.stdout, env=env)  # [log] of this config
+        setup_logging(current, args, env=env)  # [log] of this config
         warn_keyless(current, env)
         found, state = roots_and_state(args, current, env, warn, checked=False)
         return {"roots": [f"{s.path} ({s.kind})" for s in found], "state_dir": str(state)}

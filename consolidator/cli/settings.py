@@ -15,6 +15,7 @@ from pathlib import Path
 
 from consolidator.cli.codes import EXIT_OK, EXIT_USAGE
 from consolidator.cli.common import load_config, warner
+from consolidator.config import Config
 from consolidator.roots import paths
 
 
@@ -30,8 +31,14 @@ def check(args: argparse.Namespace, env: Mapping[str, str]) -> int:
               "  llm.backend: \"anthropic\" needs ANTHROPIC_API_KEY in the environment (without "
               "it every run falls back to the offline backend)", file=sys.stderr)
         return EXIT_USAGE
-    print(f"{path or 'built-in defaults'}: ok")
     home = str(Path(env.get("HOME") or os.path.expanduser("~")))
+    problems = missing_folders(args, cfg, env, home)
+    if problems:
+        print(f"consolidator: config error in {path or 'built-in defaults'}:", file=sys.stderr)
+        for problem in problems:
+            print(f"  {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{path or 'built-in defaults'}: ok")
     for pattern in () if args.memory_dir else cfg.memory.roots:
         expanded = home + pattern[1:] if pattern.startswith("~") else pattern
         if not glob.glob(expanded):
@@ -43,6 +50,53 @@ def check(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     for store in found:
         print(f"  {store.path} ({store.kind})" + (f": {store.off}" if store.off else ""))
     return EXIT_OK
+
+
+def missing_folders(args: argparse.Namespace, cfg: Config, env: Mapping[str, str],
+                    home: str) -> list[str]:
+    """Every folder the config (or the command line) names that a pass would need and does
+    not find, each with its key path: a memory dir given as a plain path (a glob that
+    matches nothing is no root, only a warning), the transcripts and project folders, the
+    state dir chosen by hand, and the metrics textfile's folder. Systemd's sandbox cannot
+    create them, so a run under it would fail or skip every tick."""
+    def expand(value: str) -> Path:
+        return Path(home + value[1:] if value.startswith("~") else value)
+
+    problems = []
+    for i, pattern in enumerate(() if args.memory_dir else cfg.memory.roots):
+        if not paths.is_glob(pattern):
+            problems += _folder(f"memory.roots[{i}]", expand(pattern))
+    for key in ("transcripts_dir", "project_root"):
+        value = getattr(cfg.memory, key)
+        if value and not (key == "transcripts_dir" and args.transcripts_dir) \
+                and not (key == "project_root" and args.project_root):
+            problems += _folder(f"memory.{key}", expand(value))
+    state, origin = _state_dir(args, cfg, env)
+    if origin in ("--state-dir", "$CONSOLIDATOR_STATE_DIR", "[state] dir"):
+        key = "state.dir" if origin == "[state] dir" else origin
+        problems += _folder(key, Path(state), writable=True,
+                            hint=f" (create it: mkdir -p -m 700 {state})")
+    if cfg.metrics.textfile:
+        textfile = expand(cfg.metrics.textfile)
+        if textfile.is_dir():
+            problems.append(f"metrics.textfile: {textfile} is a folder, not a file")
+        else:
+            problems += _folder("metrics.textfile", textfile.parent, writable=True,
+                                what="the textfile's folder ")
+    return problems
+
+
+def _folder(key: str, folder: Path, *, writable: bool = False, what: str = "",
+            hint: str = "") -> list[str]:
+    """The problem with ``folder`` (it does not exist, is no folder, cannot be written), or
+    none."""
+    if not folder.exists():
+        return [f"{key}: {what}{folder} does not exist{hint}"]
+    if not folder.is_dir():
+        return [f"{key}: {what}{folder} is not a folder"]
+    if writable and not os.access(folder, os.W_OK | os.X_OK):
+        return [f"{key}: {what}{folder} is not writable"]
+    return []
 
 
 def show(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -84,8 +138,8 @@ def _config_source(args: argparse.Namespace, env: Mapping[str, str]) -> str:
     return "the user's config file"
 
 
-def _state_dir(args: argparse.Namespace, cfg: object, env: Mapping[str, str]) -> tuple[str, str]:
-    state = paths.state_dir(args.state_dir, cfg, env)  # type: ignore[arg-type]
+def _state_dir(args: argparse.Namespace, cfg: Config, env: Mapping[str, str]) -> tuple[str, str]:
+    state = paths.state_dir(args.state_dir, cfg, env)
     for origin, given in (("--state-dir", args.state_dir),
                           ("$CONSOLIDATOR_STATE_DIR", env.get("CONSOLIDATOR_STATE_DIR")),
                           ("[state] dir", getattr(getattr(cfg, "state"), "dir")),

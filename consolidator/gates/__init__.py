@@ -7,7 +7,7 @@ next to nothing, since the service checks every root every few minutes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from consolidator.context import RootContext
@@ -42,6 +42,20 @@ class GateResult:
 def not_evaluated(reason: str = "not evaluated") -> tuple[GateResult, ...]:
     """Every gate, unevaluated (for a root whose gates never ran)."""
     return tuple(GateResult(gid, name, None, reason) for gid, name in GATE_NAMES)
+
+
+def unusable_reason(gates: Iterable[GateResult]) -> tuple[bool, str | None]:
+    """``(known, reason)``: whether G2 said anything about the root in these results, and
+    why the root cannot be used (``None``: usable). A root is unusable when G2 closes for any
+    reason but an empty folder: it is gone, not a folder, or not readable and writable (a
+    sandbox's ``ReadWritePaths=`` that leaves it out). G2 not evaluated (an earlier gate
+    closed, ``--force``, the root failed first) says nothing."""
+    g2 = next((g for g in gates if g.id == "G2"), None)
+    if g2 is None or g2.passed is None:
+        return False, None
+    if g2.passed or g2.reason == checks.NO_MEMORY:
+        return True, None
+    return True, g2.reason
 
 
 def settled_by(ctx: RootContext, results: list[GateResult]) -> bool:

@@ -18,7 +18,7 @@ from consolidator.store.names import fold
 from consolidator.store.scan import find_index, walk
 
 INDEX_KEY = fold(INDEX_NAME)
-
+NO_MEMORY = "holds no memory file"  # G2's one reason that leaves the root usable
 
 
 def _ago(ns: int) -> str:
@@ -50,7 +50,7 @@ def memory_dir(ctx: RootContext) -> tuple[bool, str]:
     if _top_memory(root) or any(problem is None and entry is not None
                                 for _rel, entry, problem in walk(root)):
         return True, "holds memories"
-    return False, "holds no memory file"
+    return False, NO_MEMORY
 
 
 def _top_memory(root: Path) -> bool:

@@ -79,6 +79,11 @@ Warn = Callable[[str, str], None]  # (level, message): "warning" or "info"
 _MAGIC = re.compile(r"[*?[]")
 
 
+def is_glob(pattern: str) -> bool:
+    """Whether a ``[memory] roots`` entry is a pattern (else a plain path)."""
+    return _MAGIC.search(pattern) is not None
+
+
 def roots(
     cli_dirs: list[str] | None, cfg: Config, env: Mapping[str, str], warn: Warn | None = None,
     *, checked: bool = True,
@@ -137,7 +142,7 @@ def roots(
                 continue
             if not holds_memories(Path(hit)):
                 if warn is not None:
-                    level = "info" if _MAGIC.search(pattern) else "warning"
+                    level = "info" if is_glob(pattern) else "warning"
                     warn(level, f"{hit}: not a memory directory (no MEMORY.md, no top-level .md "
                          "with name/description/type frontmatter), skipped; name it with "
                          "--memory-dir to use it anyway")

@@ -15,6 +15,8 @@
         proposal.json             the judgments waiting for review (replaced atomically)
         declined.jsonl            judgments a person declined (appended, fsynced)
         usage.json                which memories the sessions opened (replaced atomically)
+        unusable                  why gate G2 found the root unusable when a pass last
+                                  warned of it (absent while it is usable)
         runs/<run id>/
           journal.jsonl           every change, written down before it is made
           backup/<step>/<file>    a file's bytes before a step rewrote it
@@ -59,6 +61,7 @@ LAST_RUN = "last-consolidated"
 PROPOSAL = "proposal.json"
 DECLINED = "declined.jsonl"
 USAGE = "usage.json"
+UNUSABLE = "unusable"
 RUNS = "runs"
 JOURNAL = "journal.jsonl"
 BACKUP = "backup"
@@ -116,6 +119,10 @@ def declined(state: Path) -> Path:
 
 def usage(state: Path) -> Path:
     return state / USAGE
+
+
+def unusable(state: Path) -> Path:
+    return state / UNUSABLE
 
 
 def runs(state: Path) -> Path:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import EXAMPLES
 
 
@@ -70,6 +72,51 @@ def test_config_check_accepts_the_shipped_config() -> None:
     proc = _run("config", "check", "--config", str(EXAMPLES.parent / "config.toml"))
     assert proc.returncode == 0 and proc.stdout.splitlines()[0].endswith(": ok")
     assert "memory dir" in proc.stdout  # then the roots it finds (none here)
+
+
+MISSING = {  # the config's line -> the key path the error names
+    "memory dir": ('[memory]\nroots = ["{tmp}/gone/memory"]\n', "memory.roots[0]", "gone/memory"),
+    "transcripts": ('[memory]\ntranscripts_dir = "{tmp}/gone"\n', "memory.transcripts_dir",
+                    "gone"),
+    "state dir": ('[state]\ndir = "{tmp}/gone/state"\n', "state.dir", "gone/state"),
+    "metrics folder": ('[metrics]\ntextfile = "{tmp}/gone/textfile/c.prom"\n', "metrics.textfile",
+                       "gone/textfile"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISSING))
+def test_config_check_fails_for_a_configured_folder_that_does_not_exist(
+    tmp_path: Path, case: str
+) -> None:
+    text, key, folder = MISSING[case]
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(text.format(tmp=tmp_path))
+    proc = _run("config", "check", "--config", str(cfg))
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert proc.stdout == "", "no ok"
+    assert f"config error in {cfg}" in proc.stderr
+    assert f"{key}: " in proc.stderr and str(tmp_path / folder) in proc.stderr
+    assert "does not exist" in proc.stderr and "Traceback" not in proc.stderr
+
+    (tmp_path / folder).mkdir(parents=True)
+    if case == "memory dir":
+        (tmp_path / folder / "a.md").write_text("---\nname: a\ndescription: d\ntype: user\n---\nA.\n")
+    fixed = _run("config", "check", "--config", str(cfg))
+    assert fixed.returncode == 0, fixed.stderr
+    assert fixed.stdout.splitlines()[0] == f"{cfg}: ok"
+
+
+def test_config_check_fails_for_a_state_dir_flag_that_does_not_exist(tmp_path: Path) -> None:
+    proc = _run("config", "check", "--state-dir", str(tmp_path / "gone"))
+    assert proc.returncode == 2
+    assert f"--state-dir: {tmp_path / 'gone'} does not exist" in proc.stderr
+
+
+def test_config_check_fails_for_a_textfile_that_is_a_folder(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[metrics]\ntextfile = "{tmp_path}"\n')
+    proc = _run("config", "check", "--config", str(cfg))
+    assert proc.returncode == 2 and "metrics.textfile" in proc.stderr
 
 
 def test_config_from_the_environment_is_used(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -421,6 +422,8 @@ def test_the_jq_recipe_runs_over_a_journal_with_other_lines() -> None:
         "Started consolidator.service - Dream Consolidator.",
         json.dumps({"event": "root skipped", "gate": "G3", "root": "/r"}),
         json.dumps({"event": "root done", "status": "consolidated", "root": "/r"}),
+        json.dumps({"event": "pass", "roots": 2, "due": 0, "closed": {"G3 idle": 2}}),
+        json.dumps({"event": "pass", "roots": 2, "due": 1, "consolidated": 1}),
         "Traceback (most recent call last):",
         '  File "x.py", line 1, in <module>',
         "42", '"a string"', "[1, 2]", "null", "",
@@ -436,7 +439,7 @@ def test_the_jq_recipe_runs_over_a_journal_with_other_lines() -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     events = [json.loads(line)["event"] for line in proc.stdout.splitlines()]
-    assert events == ["root done", "root keeps failing"]
+    assert events == ["root done", "pass", "root keeps failing"]  # not the shut-gate pass
 
 
 # --- launchd StartInterval: what launchd.plist(5) says ------------------------------------
@@ -513,3 +516,99 @@ def test_the_readme_explains_the_fallback_instead_of_a_state_dir_flag() -> None:
     for enable in ("enable --now consolidator.service", "enable --now consolidator-once.timer"):
         block = next(b for b in _code_blocks(text) if enable in b)
         assert mkdir in block and block.index(mkdir) < block.index(enable), block
+
+
+# --- the metrics textfile: writable under the units, its alerts can fire -------------------
+
+TOP_README = REPO / "README.md"
+METRICS_PATH = re.compile(r'\[metrics\] textfile = "([^"]+)"')
+
+
+def _metrics_paragraph() -> str:
+    text = TOP_README.read_text(encoding="utf-8")
+    start = text.index("**Metrics**")
+    return text[start:text.index("\n**", start + 1)]
+
+
+def _writable_under(name: str, home: str) -> list[str]:
+    """The folders a unit lets the tool write: ReadWritePaths= and its StateDirectory=
+    (a user unit's, systemd 254 and later)."""
+    service = _unit(name)["Service"]
+    found = [p.lstrip("-").replace("%h", home) for p in service["ReadWritePaths"].split()]
+    return found + [f"{home}/.local/state/{service['StateDirectory']}"]
+
+
+@pytest.mark.parametrize("name", ["consolidator.service", "consolidator-once.service"])
+def test_the_readmes_metrics_textfile_is_writable_under_the_units(name: str) -> None:
+    """ProtectSystem=strict makes every folder read-only but the ones a unit opens: the
+    textfile the README suggests must lie in one of them, or no pass can write it."""
+    home = "/home/you"
+    (suggested,) = set(METRICS_PATH.findall(_metrics_paragraph()))
+    folder = os.path.dirname(suggested.replace("~", home, 1))
+    writable = _writable_under(name, home)
+    assert any(folder == w or folder.startswith(w.rstrip("/") + "/") for w in writable), (
+        folder, writable)
+    assert folder in (DEPLOY / "README.md").read_text(encoding="utf-8")
+
+
+def _alerts() -> list[str]:
+    paragraph = _metrics_paragraph()
+    (block,) = _code_blocks(paragraph)
+    return [line.strip() for line in block.splitlines() if line.strip()]
+
+
+def _evaluate(expr: str, now: float, values: dict[str, float]) -> bool:
+    """One of the README's alert expressions (``time()``, metric names, numbers and
+    comparisons) on one root's values, as Prometheus would for that series."""
+    def value(found: re.Match[str]) -> str:
+        return repr(values[found[0]])
+
+    text = re.sub(r"\bdream_consolidator_\w+", value, expr.replace("time()", repr(now)))
+    assert re.fullmatch(r"[\d.\s()+\-*/<>=e]+", text), text  # nothing else to evaluate
+    return bool(eval(text, {"__builtins__": {}}))  # noqa: S307 - numbers and operators only
+
+
+def test_the_documented_alerts_use_metrics_and_labels_written_and_can_fire(
+    tmp_path: Path,
+) -> None:
+    parser = pytest.importorskip("prometheus_client.parser")
+    home = tmp_path / "home"
+    root = _claude_home_with_the_example(home)
+    lock = root / ".consolidate-lock"
+    lock.write_bytes(b"")
+    four_days_ago = time.time() - 4 * 86400
+    os.utime(lock, (four_days_ago, four_days_ago))
+    textfile = tmp_path / "textfile" / "consolidator.prom"
+    textfile.parent.mkdir()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[metrics]\ntextfile = "{textfile}"\n[gates]\nmin_sessions = 99\n')
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+    proc = subprocess.run([sys.executable, "-m", "consolidator", "run", "--config",
+                           str(config)], env=env, cwd=REPO, check=False, capture_output=True,
+                          text=True, timeout=60)
+
+    assert proc.returncode == 0, proc.stderr  # G6 closed: too few sessions, as on most ticks
+    families = {f.name: f for f in parser.text_string_to_metric_families(textfile.read_text())}
+    values: dict[str, float] = {}
+    for family in families.values():
+        for sample in family.samples:
+            if sample.labels.get("memory_dir") == str(root):
+                values[sample.name] = sample.value
+    for label in re.findall(r"labels? ((?:`\w+`(?:, )?)+)", _metrics_paragraph()):
+        for name in re.findall(r"`(\w+)`", label):
+            assert any(name in s.labels for f in families.values() for s in f.samples), name
+    for metric in re.findall(r"`(dream_consolidator_\w+)`", _metrics_paragraph()):
+        assert metric in families, metric
+    alerts = _alerts()
+    assert alerts, "the README shows its alerts"
+    for alert in alerts:
+        for metric in re.findall(r"\bdream_consolidator_\w+", alert):
+            assert metric in values, (metric, sorted(values))
+    stale = alerts[0]
+    assert "last_consolidation" in stale
+    now = time.time()
+    assert _evaluate(stale, now, values), "four days unconsolidated: the alert fires"
+    assert not _evaluate(stale, four_days_ago + 86400, values), "one day: it does not"
+    for alert in alerts[1:]:
+        assert not _evaluate(alert, now, values), alert  # a healthy pass, written just now

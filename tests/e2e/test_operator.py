@@ -137,14 +137,19 @@ def test_a_terminal_gets_one_plain_line_per_root_with_the_undo_hint(tmp_path: Pa
     assert "\x1b[" not in out, "NO_COLOR: no colour codes"
     skipped = _in_a_terminal("run", "--memory-dir", str(root), "--state-dir", str(state),
                              "--no-color")
-    assert f"{root}: skipped: G4 interval, last consolidation" in skipped
+    assert "pass: 1 root, none due (1 at G4 interval)" in skipped
+    assert f"{root}: skipped" not in skipped, "a closed gate's root line is at debug"
     assert "\x1b[" not in skipped
+    detailed = _in_a_terminal("run", "-v", "--memory-dir", str(root), "--state-dir",
+                              str(state), "--no-color")
+    assert f"{root}: skipped: G4 interval, last consolidation" in detailed
 
 
 def test_off_a_terminal_the_json_lines_keep_every_field(tmp_path: Path) -> None:
     root = _copy(tmp_path)
     proc = _run("run", "--force", "--memory-dir", str(root), "--state-dir", str(tmp_path / "s"))
-    done = [json.loads(l) for l in proc.stdout.splitlines() if '"root done"' in l]
+    assert proc.stdout == "", "the log goes to stderr"
+    done = [json.loads(l) for l in proc.stderr.splitlines() if '"root done"' in l]
     assert done and done[0]["merges"] == 2 and "memories" in done[0]
 
 
@@ -169,7 +174,10 @@ def test_progress_shows_on_a_terminal_and_clears_before_a_log_line(
     assert code == 0
     text = seen.decode("utf-8", "replace")
     assert "memory: scan…" in text and "memory: index…" in text
-    assert text.endswith("\r\x1b[K"), "the progress line is cleared at the end"
+    after_progress = text.rsplit("…", 1)[1]
+    assert after_progress.startswith("\r\x1b[K"), "the progress line is cleared at the end"
+    assert "pass: 1 root, 1 consolidated" in after_progress, "the log shares the terminal"
+    assert text.endswith("\n"), "no progress text is left after the last log line"
     assert "asking the model" not in text, "the offline backend asks no model"
 
 

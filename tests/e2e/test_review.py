@@ -140,7 +140,8 @@ def cli_run(capsys: pytest.CaptureFixture[str], ex: Ex, *argv: str) -> tuple[int
 
 
 def run_force(capsys: pytest.CaptureFixture[str], ex: Ex, *more: str) -> tuple[str, str]:
-    """``run --force`` (exit 0 asserted): its stdout (the log, or the report) and stderr."""
+    """``run --force`` (exit 0 asserted): its stdout (the report, if any) and stderr (the
+    log)."""
     code, out, err = cli_run(capsys, ex, "run", "--force", *more)
     assert code == 0, err
     return out, err
@@ -233,7 +234,7 @@ def test_a_default_run_applies_only_the_safe_actions_and_proposes_the_judgments(
     ex: Ex, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = snapshot_tree(ex.memory)
-    out, _err = run_force(capsys, ex)
+    _out, log = run_force(capsys, ex)
 
     after = snapshot_tree(ex.memory)
     for gone, survivor in MERGED_AWAY.items():
@@ -252,7 +253,7 @@ def test_a_default_run_applies_only_the_safe_actions_and_proposes_the_judgments(
     assert after["MEMORY.md"][0] != before["MEMORY.md"][0], "the index is rebuilt (safe)"
     assert after[RULE_ZH] == before[RULE_ZH], "a rule's undated 明天 is no judgment either"
 
-    wait_lines = [line for line in out.splitlines() if "wait for review" in line]
+    wait_lines = [line for line in log.splitlines() if "wait for review" in line]
     assert len(wait_lines) == 1
     assert "4 change(s) wait for review: consolidator proposals" in wait_lines[0]
     assert json.loads(wait_lines[0]).get("phase") is None, "no phase leaks onto it"
@@ -629,11 +630,11 @@ def test_apply_none_changes_nothing_and_proposes_every_action_even_the_safe_merg
     ex: Ex, tmp_path: Path, story_ns: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = snapshot_tree(ex.memory)
-    out, _ = run_force(capsys, ex, "--apply", "none")
+    _, log = run_force(capsys, ex, "--apply", "none")
     after = snapshot_tree(ex.memory)
     assert without_locks(after) == without_locks(before), "not a byte, mtime or mode changed"
     assert after.get(".consolidate-lock", (b"",))[0] == b""
-    assert "6 change(s) wait for review" in out
+    assert "6 change(s) wait for review" in log
 
     waiting = proposed(capsys, ex)
     assert waiting == [

@@ -11,13 +11,14 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from consolidator.state.statedir import root_key
-from tests.conftest import flock_held_elsewhere, write_sessions
+from tests.conftest import flock_held_elsewhere, make_writable, write_sessions
 
 
 def make_project(base: Path, name: str, sessions: int = 0, memories: int = 2) -> Path:
@@ -354,25 +355,32 @@ def test_run_json_prints_the_report_on_stdout_and_the_logs_on_stderr(tmp_path: P
         assert [g["id"] for g in root["gates"]] == [f"G{i}" for i in range(1, 8)]
     logs = json_lines(proc.stderr)
     events = {e["event"] for e in logs}
-    assert {"root done", "root skipped"} <= events
-    assert all(e.get("run_id") == report["run_id"] for e in logs if e["event"] == "root done")
+    assert {"root done", "pass"} <= events
+    assert all(e.get("run_id") == report["run_id"] for e in logs
+               if e["event"] in ("root done", "pass"))
 
 
-def test_plain_run_prints_json_log_lines_on_stdout_when_not_on_a_terminal(
+def test_plain_run_prints_json_log_lines_on_stderr_and_nothing_on_stdout(
     tmp_path: Path,
 ) -> None:
     busy = make_project(tmp_path, "busy", sessions=5)
     quiet = make_project(tmp_path, "quiet")
-    proc = consolidator("run", "--memory-dir", str(busy), "--memory-dir", str(quiet),
+    proc = consolidator("run", "-v", "--memory-dir", str(busy), "--memory-dir", str(quiet),
                         "--state-dir", str(tmp_path / "st"))
     assert proc.returncode == 0, proc.stderr
-    lines = json_lines(proc.stdout)  # every line is a JSON object
+    assert proc.stdout == ""  # no report without --json, and never a log line
+    lines = json_lines(proc.stderr)  # every line is a JSON object
     assert lines and all({"event", "level", "timestamp"} <= set(e) for e in lines)
     done = [e for e in lines if e["event"] == "root done"]
     skipped = [e for e in lines if e["event"] == "root skipped"]
-    assert [(e["root"], e["status"]) for e in done] == [(str(busy), "consolidated")]
-    assert [(e["root"], e["gate"]) for e in skipped] == [(str(quiet), "G6")]
-    assert "schema_version" not in proc.stdout  # no report without --json
+    assert [(e["root"], e["status"], e["level"]) for e in done] == [
+        (str(busy), "consolidated", "info")]
+    assert [(e["root"], e["gate"], e["level"]) for e in skipped] == [
+        (str(quiet), "G6", "debug")]
+    (summary,) = [e for e in lines if e["event"] == "pass"]
+    assert summary["level"] == "info"
+    assert (summary["roots"], summary["due"], summary["consolidated"]) == (2, 1, 1)
+    assert summary["closed"] == {"G6 sessions": 1}
 
 
 def test_the_scan_throttle_holds_across_separate_processes(tmp_path: Path) -> None:
@@ -427,3 +435,124 @@ def test_listings_into_a_closed_pipe_exit_quietly(tmp_path: Path, command: list[
                                     "--state-dir", str(tmp_path / "st"))
     assert code == 0, err
     assert "Traceback" not in err and "Broken pipe" not in err
+
+
+# --------------------------------------------------------------------------- where logs go
+
+
+def _redirected(tmp_path: Path, name: str, *args: str) -> tuple[int, str, str]:
+    """Run the command as a shell does with ``> name``: stdout into a file, stderr apart."""
+    out = tmp_path / name
+    with open(out, "w", encoding="utf-8") as stdout:
+        proc = subprocess.run([sys.executable, "-m", "consolidator", *args], stdout=stdout,
+                              stderr=subprocess.PIPE, text=True, timeout=60,
+                              env=dict(os.environ), check=False)
+    return proc.returncode, out.read_text(encoding="utf-8"), proc.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "--dry-run"], ["run", "--dry-run", "--force"], ["report"], ["report", "-v"],
+])
+def test_a_plan_or_report_redirected_to_a_file_is_pure_markdown(
+    tmp_path: Path, command: list[str]
+) -> None:
+    busy = make_project(tmp_path, "busy", sessions=5)
+    quiet = make_project(tmp_path, "quiet")
+    code, plan, err = _redirected(tmp_path, "plan.md", *command, "--memory-dir", str(busy),
+                                  "--memory-dir", str(quiet), "--state-dir", str(tmp_path / "st"))
+    assert code == 0, err
+    assert plan.startswith("# Dream Consolidator report"), plan[:300]
+    assert '"event"' not in plan and '"level"' not in plan, "no log line in the Markdown"
+    logs = json_lines(err)  # the log, if any, is on stderr: JSON lines off a terminal
+    if command[0] == "run":
+        assert [e["event"] for e in logs if e["level"] == "info"][-1] == "pass"
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "--dry-run", "--json"], ["run", "--json"], ["report", "--format", "json", "-v"],
+])
+def test_json_redirected_to_a_file_is_one_json_document(
+    tmp_path: Path, command: list[str]
+) -> None:
+    busy = make_project(tmp_path, "busy", sessions=5)
+    quiet = make_project(tmp_path, "quiet")
+    code, text, err = _redirected(tmp_path, "r.json", *command, "--memory-dir", str(busy),
+                                  "--memory-dir", str(quiet), "--state-dir", str(tmp_path / "st"))
+    assert code == 0, err
+    assert json.loads(text)["schema_version"] == 1  # the whole file is one document
+    assert json_lines(err), "the log lines are on stderr"
+
+
+# --------------------------------------------------------------------------- a closed gate
+
+
+def test_a_closed_gate_pass_logs_one_short_line_at_info_with_the_counts_by_gate(
+    tmp_path: Path,
+) -> None:
+    """A timer ticking every few minutes mostly finds every gate closed: one line per pass
+    says so, whatever the number of roots; each root's details are at debug."""
+    roots = [make_project(tmp_path, name) for name in ("a", "b", "c")]  # no sessions: G6
+    recent = roots[2] / ".consolidate-lock"
+    recent.write_bytes(b"")  # consolidated an hour ago: G4
+    os.utime(recent, (time.time() - 3600, time.time() - 3600))
+    args = [a for root in roots for a in ("--memory-dir", str(root))]
+    args += ["--state-dir", str(tmp_path / "st")]
+
+    proc = consolidator("run", *args)
+
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    (line,) = proc.stderr.splitlines()
+    assert len(line.encode()) < 300, line
+    summary = json.loads(line)
+    assert (summary["event"], summary["level"]) == ("pass", "info")
+    assert (summary["roots"], summary["due"]) == (3, 0)
+    assert summary["closed"] == {"G4 interval": 1, "G6 sessions": 2}
+
+    detailed = json_lines(consolidator("run", "-v", *args).stderr)  # G5 throttles a and b now
+    skipped = [e for e in detailed if e["event"] == "root skipped"]
+    assert sorted((e["root"], e["gate"], e["level"]) for e in skipped) == sorted(
+        [(str(roots[0]), "G5", "debug"), (str(roots[1]), "G5", "debug"),
+         (str(roots[2]), "G4", "debug")])
+    (again,) = [e for e in detailed if e["event"] == "pass"]
+    assert again["closed"] == {"G4 interval": 1, "G5 scan-throttle": 2}
+
+
+# --------------------------------------------------------------------------- an unusable root
+
+
+def _warnings(proc: subprocess.CompletedProcess[str], root: Path) -> list[dict[str, Any]]:
+    return [e for e in json_lines(proc.stderr)
+            if e["event"] in ("root cannot be used", "root usable again") and e["root"] == str(root)]
+
+
+def test_repeated_runs_warn_of_an_unwritable_root_once_per_change_of_reason(
+    tmp_path: Path, unwritable: Callable[[Path], None]
+) -> None:
+    """A timer's one-shot runs remember, in the state dir, what they last warned of: an
+    unwritable root is one warning, not one per tick; the same reason again is at debug."""
+    root = make_project(tmp_path, "p", sessions=5)
+    args = ("run", "-v", "--memory-dir", str(root), "--state-dir", str(tmp_path / "st"))
+    unwritable(root)
+
+    first, second, third = (consolidator(*args) for _ in range(3))
+
+    for proc in (first, second, third):
+        assert proc.returncode == 0, proc.stderr
+    (warned,) = _warnings(first, root)
+    assert warned["level"] == "warning" and "not readable and writable" in warned["reason"]
+    for later in (second, third):
+        (again,) = _warnings(later, root)
+        assert again["level"] == "debug" and again["reason"] == warned["reason"]
+    quiet = consolidator(*[a for a in args if a != "-v"])
+    assert _warnings(quiet, root) == [], "nothing at info or above the fourth time"
+
+    make_writable(root)
+    back = consolidator(*args)
+    assert [(e["event"], e["level"]) for e in _warnings(back, root)] == [
+        ("root usable again", "info")]
+    assert _warnings(consolidator(*args), root) == []
+
+    unwritable(root)
+    (warned_again,) = _warnings(consolidator(*args), root)
+    assert warned_again["level"] == "warning", "a new change of reason is said again"

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from consolidator.state.statedir import root_key
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, make_writable
 
 FAST = "[schedule]\ninterval_seconds = 1\n[gates]\nmin_sessions = 1\n"
 STOP_WITHIN_S = 5.0
@@ -31,7 +31,8 @@ Event = dict[str, Any]
 
 
 class Serve:
-    """One `consolidator serve` process; its stdout is read line by line as it comes."""
+    """One `consolidator serve` process; its log (stderr) is read line by line as it comes,
+    and its stdout, which must stay empty, is kept."""
 
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
@@ -40,16 +41,22 @@ class Serve:
         )
         self.lines: list[str] = []
         self.events: list[Event] = []
-        self.stderr = ""
+        self.stdout = ""
         self._cond = threading.Condition()
-        self._out = threading.Thread(target=self._read_stdout, daemon=True)
-        self._err = threading.Thread(target=self._read_stderr, daemon=True)
+        self._out = threading.Thread(target=self._read_stderr, daemon=True)
+        self._err = threading.Thread(target=self._read_stdout, daemon=True)
         self._out.start()
         self._err.start()
 
-    def _read_stdout(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
+    @property
+    def stderr(self) -> str:
+        """Everything the service wrote on stderr so far: its log and any other line."""
+        with self._cond:
+            return "".join(self.lines)
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
             with self._cond:
                 self.lines.append(line)
                 try:
@@ -60,9 +67,9 @@ class Serve:
                     self.events.append(event)
                 self._cond.notify_all()
 
-    def _read_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        self.stderr = self.proc.stderr.read()
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        self.stdout = self.proc.stdout.read()
 
     def mark(self) -> int:
         """The number of events so far: wait_for(..., after=mark) sees only newer ones."""
@@ -82,7 +89,7 @@ class Serve:
                     tail = "".join(self.lines[-15:])
                     raise AssertionError(
                         f"no matching log event within {timeout} s "
-                        f"(exit code {self.proc.poll()}); last lines:\n{tail}\n{self.stderr}"
+                        f"(exit code {self.proc.poll()}); last lines:\n{tail}\n{self.stdout}"
                     )
                 self._cond.wait(min(left, 0.2))
 
@@ -197,13 +204,15 @@ def test_serve_consolidates_a_root_and_logs_one_json_object_per_line(
 
     done = service.wait_for(_event("root done", root=str(root)))
     assert done["status"] == "consolidated" and done["merges"] >= 2
-    # The next ticks find the root just consolidated: skipped at G4, the service goes on.
-    service.wait_for(_event("root skipped", root=str(root), gate="G4"))
+    # The next ticks find the root just consolidated: held back at G4, said in the pass's
+    # one line; the service goes on.
+    service.wait_for(_event("pass", roots=1, due=0, closed={"G4 interval": 1}))
     code, elapsed = service.stop()
 
     assert code == 0 and elapsed < STOP_WITHIN_S, (code, elapsed, service.stderr)
     assert service.lines, "serve logged nothing"
-    for line in service.lines:  # stdout is a pipe, not a terminal: JSON lines only
+    assert service.stdout == "", "the log goes to stderr"
+    for line in service.lines:  # stderr is a pipe, not a terminal: JSON lines only
         assert isinstance(json.loads(line), dict), line
     assert "Traceback" not in service.stderr
     # Duplicates merged: one of each pair is left, the other is in the state dir's archive.
@@ -314,9 +323,9 @@ def test_a_root_that_fails_is_logged_retried_and_the_service_keeps_running(
     assert done["status"] == "consolidated"  # one failing root does not stop the others
     mark = service.mark()
     service.wait_for(_event("root failed", root=str(broken)), after=mark)  # next tick, again
-    # The healthy root comes after the broken one: once it is logged, the broken root's
-    # lock has been rolled back, and the next tick is most of a second away.
-    service.wait_for(lambda e: e.get("root") == str(healthy), after=mark)
+    # The pass's line comes after both roots: once it is logged, the broken root's lock has
+    # been rolled back, and the next tick is most of a second away.
+    service.wait_for(_event("pass", roots=2), after=mark)
     assert service.proc.poll() is None
     assert not (broken / ".consolidate-lock").exists()  # rolled back: it had none before
 
@@ -428,14 +437,14 @@ def test_sighup_reloads_the_config_and_keeps_the_old_one_if_the_new_is_broken(
     assert reloaded["roots"] == [f"{root} (auto)"]
     assert reloaded["state_dir"] == str(tmp_path / "state")
     # Under the old hourly schedule nothing would tick now; under the new one it does.
-    service.wait_for(_event("root skipped", root=str(root)), after=mark, timeout=5)
+    service.wait_for(_event("pass", roots=1), after=mark, timeout=5)
 
     config.write_text("[schedule]\ninterval_seconds = 0\n", encoding="utf-8")
     mark = service.mark()
     service.proc.send_signal(signal.SIGHUP)
     failed = service.wait_for(_event("config reload failed; keeping the old config"), after=mark)
     assert any("schedule.interval_seconds" in p for p in failed["problems"])
-    service.wait_for(_event("root skipped", root=str(root)), after=service.mark(), timeout=5)
+    service.wait_for(_event("pass", roots=1), after=service.mark(), timeout=5)
 
     code, elapsed = service.stop()
     assert code == 0 and elapsed < STOP_WITHIN_S, (code, elapsed, service.stderr)
@@ -445,7 +454,7 @@ def test_sighup_reloads_the_config_and_keeps_the_old_one_if_the_new_is_broken(
 def test_sighup_applies_the_log_section_too(
     tmp_path: Path, serve: Callable[..., Serve]
 ) -> None:
-    """A reload that lowers [log] level takes effect at once: the skip lines (info) that a
+    """A reload that lowers [log] level takes effect at once: the pass lines (info) that a
     warning level kept out appear after SIGHUP, announced by the reload line."""
     root = _example(tmp_path)
     config = _config(tmp_path, FAST + '[log]\nformat = "json"\nlevel = "warning"\n')
@@ -458,7 +467,7 @@ def test_sighup_applies_the_log_section_too(
     mark = service.mark()
     service.proc.send_signal(signal.SIGHUP)
     service.wait_for(_event("config reloaded"), after=mark)
-    service.wait_for(lambda e: e.get("event") in ("root skipped", "root done"), after=mark,
+    service.wait_for(lambda e: e.get("event") == "pass" and e.get("level") == "info", after=mark,
                      timeout=5)
 
 
@@ -472,7 +481,7 @@ def test_a_root_the_service_cannot_use_is_one_warning_per_change_of_reason(
     config = _config(tmp_path)
     service = serve("--config", str(config), "--state-dir", str(tmp_path / "state"),
                     "--memory-dir", str(root))
-    service.wait_for(lambda e: e.get("event") in ("root done", "root skipped"))
+    service.wait_for(_event("pass", roots=1))
     aside = root.with_name("memory-aside")
     root.rename(aside)
     mark = service.mark()
@@ -485,6 +494,36 @@ def test_a_root_the_service_cannot_use_is_one_warning_per_change_of_reason(
     service.wait_for(_event("root usable again", root=str(root)), after=mark)
 
 
+def test_an_unwritable_root_is_one_warning_per_change_of_reason_in_the_service(
+    tmp_path: Path, serve: Callable[..., Serve], unwritable: Callable[[Path], None]
+) -> None:
+    """A root outside a unit's ReadWritePaths= is a warning once, then nothing at info on
+    the ticks that find it so again; a new reason (it vanished) is a new warning."""
+    root = _example(tmp_path)
+    service = serve("--config", str(_config(tmp_path)), "--state-dir", str(tmp_path / "state"),
+                    "--memory-dir", str(root))
+    service.wait_for(_event("root done", root=str(root)))
+    mark = service.mark()
+    unwritable(root)
+    first = service.wait_for(_event("root cannot be used", root=str(root)), after=mark)
+    assert first["level"] == "warning" and "not readable and writable" in first["reason"]
+    ticks = service.mark()
+    service.wait_for(_event("pass", roots=1), after=ticks)
+    service.wait_for(_event("pass", roots=1), after=service.mark())  # two more ticks
+    said = [e for e in service.events[mark:] if e.get("root") == str(root)]
+    assert [e["event"] for e in said] == ["root cannot be used"], said
+
+    make_writable(root)
+    aside = root.with_name("memory-aside")
+    root.rename(aside)
+    gone = service.wait_for(_event("root cannot be used", root=str(root)), after=ticks)
+    assert gone["level"] == "warning" and "not a directory" in gone["reason"]
+    aside.rename(root)
+    service.wait_for(_event("root usable again", root=str(root)), after=ticks)
+    code, _elapsed = service.stop()
+    assert code == 0
+
+
 def test_a_keyless_anthropic_backend_is_a_warning_when_run_starts(tmp_path: Path) -> None:
     root = _example(tmp_path)
     config = _config(tmp_path, '[llm]\nbackend = "anthropic"\n[log]\nformat = "json"\n')
@@ -494,6 +533,6 @@ def test_a_keyless_anthropic_backend_is_a_warning_when_run_starts(tmp_path: Path
          "--memory-dir", str(root), "--state-dir", str(tmp_path / "state")],
         capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    events = [json.loads(line) for line in proc.stderr.splitlines()]
     warning = next(e for e in events if "ANTHROPIC_API_KEY" in e["event"])
     assert warning["level"] == "warning" and warning["config"] == str(config)

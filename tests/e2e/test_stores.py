@@ -743,9 +743,10 @@ def test_the_session_end_hook_consolidates_the_ended_sessions_project_only(
     proc = consolidator(*ended.argv("--wait"), stdin=ended.event(), env=hook_env(sim))
 
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == b""
-    # By hand (--wait), it says what it did: one closing line per root (JSON off a terminal).
-    done = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert proc.stdout == b""
+    # By hand (--wait), it says what it did on stderr: one closing line per root (JSON off a
+    # terminal).
+    done = [json.loads(line) for line in proc.stderr.splitlines()]
     assert {e["root"] for e in done if e["event"] in ("root done", "root skipped")} == {
         str(sim.auto_a), str(sim.team_a), str(sim.agent_project), str(sim.agent_local)}
     entries = history_of(ended.state, capsys)

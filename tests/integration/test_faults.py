@@ -956,8 +956,11 @@ def test_a_root_that_fails_says_why_in_one_line_on_stderr_without_a_traceback(
 
     assert code == 1
     assert "Traceback" not in out + err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "No space left on device" in lines[0], err
+    assert out == "", "the log goes to stderr"
+    lines = [line for line in err.strip().splitlines() if not line.startswith("{")]
+    assert len(lines) == 1 and "No space left on device" in lines[0], err  # besides the log
+    failed = [json.loads(line) for line in err.splitlines() if '"root failed"' in line]
+    assert len(failed) == 1 and failed[0]["level"] == "error"
 
 
 # --------------------------------------------------------------------------- 7. modes

@@ -182,21 +182,13 @@ def test_several_status_lines_in_the_lead_are_items_not_the_memory() -> None:
     assert stale("Migration steps:\nStatus: done\nStatus: open\n") is None
 
 
-# --- "no longer" ------------------------------------------------------------------------------
+# --- "no longer": a sentence, not a status ---------------------------------------------------
 
 
 @pytest.mark.parametrize("line", [
     "The advice to retry POSTs by hand is no longer valid: the gateway replays them.",
     "以前“POST 要手动重试”的建议已不再适用：网关会自动重放。",
     "POST を手動で再試行する以前の手順は、もう有効ではない。",
-])
-def test_text_saying_it_no_longer_holds_is_a_finding_about_a_part(line: str) -> None:
-    found = part(f"# Retries\n\nUse a 10 s timeout.\n\n{line}\n")
-    assert found.kinds == ("no-longer",)
-    assert found.evidence == (line,)
-
-
-@pytest.mark.parametrize("line", [
     "The CSV export is still available but no longer used by billing.",
     "旧导出接口仍然可用，只是计费已经不再使用它。",
     "エクスポート自体はまだ動くが、請求処理ではもう使っていない。",
@@ -207,7 +199,7 @@ def test_text_saying_it_no_longer_holds_is_a_finding_about_a_part(line: str) -> 
     "如果旧名字又恢复了，这条规则就不再适用。",
     "もし旧ツール名が復活していたら、この手順はもう有効ではない。",
 ])
-def test_no_longer_as_a_current_fact_dialogue_or_condition_is_no_finding(line: str) -> None:
+def test_no_longer_in_a_sentence_dialogue_or_condition_is_no_finding(line: str) -> None:
     assert stale(f"# Exports\n\nKeep the export.\n\n{line}\n") is None
 
 

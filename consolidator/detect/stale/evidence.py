@@ -33,7 +33,6 @@ from consolidator.detect.stale.markers import (
     Marker,
     frontmatter_marker,
     hints_in,
-    no_longer,
     part_markers,
     paused_status,
     whole_marker,
@@ -59,7 +58,7 @@ class StaleFinding:
     file: str
     reasons: tuple[str, ...]
     archivable: bool  # evidence about the memory as a whole: the offline backend may archive
-    kinds: tuple[str, ...]  # "marker", "deadline", "path", "no-longer", "citation"
+    kinds: tuple[str, ...]  # "marker", "deadline", "path", "citation"
     evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written, one per reason
 
 
@@ -144,13 +143,6 @@ def _markers(memory: Memory, lines: list[Line], found: _Evidence,
     for part in part_markers(lines, hints)[:MAX_PART_REASONS]:
         found.add(f"status marker {part.word!r} in a {part.where} (about a part): "
                   f"{_quote(part.line)}", "marker", part.line)
-
-
-def _no_longer(memory: Memory, lines: list[Line], found: _Evidence,
-               hints: tuple[str, ...]) -> None:
-    for said in no_longer(lines, memory.description, hints)[:MAX_PART_REASONS]:
-        found.add(f"says {said.word!r} (about a part): {_quote(said.line)}", "no-longer",
-                  said.line)
 
 
 def _deadlines(memory: Memory, lines: list[Line], now: datetime, found: _Evidence) -> None:
@@ -245,7 +237,6 @@ def find_stale(
     if hints:
         lines = outline(body)
         _markers(memory, lines, found, hints)
-        _no_longer(memory, lines, found, hints)
     else:
         marker = frontmatter_marker(memory)
         if marker:

@@ -72,22 +72,12 @@ _STATUS_LINE = re.compile(rf"\**(?i:{_LABEL})\**\s{{0,3}}[:：=]")
 _HINTS = (
     "done", "resolv", "complet", "closed", "finish", "supersed", "obsolet", "outdated",
     "out of date", "deprecat", "archiv", "retired", "abandon", "cancel", "defunct", "replaced",
-    "invalid", "no longer", "status", "state", "完", "解決", "解决", "废", "廢", "弃",
+    "invalid", "status", "state", "完", "解決", "解决", "废", "廢", "弃",
     "棄", "过时", "過時", "失效", "取消", "淘汰", "归档", "歸檔", "廃", "非推奨", "無効", "失効",
     "陳腐", "中止", "アーカイブ", "破棄", "置き換え", "置換", "終了", "クローズ", "済", "修复",
     "修復", "关闭", "關閉", "上线", "合并", "实现", "结束", "状态", "狀態", "状況", "状態",
-    "ステータス", "進捗", "进度", "進度", "旧情報", "古い情報", "不再", "已不", "もう", "もはや",
-    "なくなった",
+    "ステータス", "進捗", "进度", "進度", "旧情報", "古い情報",
 )
-# A statement that says another statement no longer holds.
-_NO_LONGER = re.compile(
-    r"(?i:\bno longer (?:valid|true|accurate|correct|applies|apply|applicable|holds|hold"
-    r"|relevant|current|up to date|the case)\b)"
-    r"|不再(?:适用|適用|有效|准确|準確|成立|正确|正確)|已不(?:适用|適用|再有效)"
-    r"|(?:もう|もはや)(?:有効|正確|正し|当てはま|適用され)[^。、\n]{0,6}ない"
-    r"|(?:有効|正確|適用)(?:では|で)なくなった|当てはまらなくなった"
-)
-_CONDITIONAL = re.compile(r"(?i:\b(?:if|unless|when|whether)\b)|如果|若是|もし|なら|場合|たら")
 # Frontmatter keys that retire a memory: a successor, or a flag set to true.
 _TRUE = ("true", "yes", "1")
 _SUCCESSOR_KEYS = ("superseded_by", "supersededby", "superseded-by", "replaced_by", "replacedby",
@@ -109,7 +99,6 @@ class Marker:
     where: str  # "frontmatter", "name", "description", "first line", "lead", "sub-heading", ...
     line: str
     whole: bool  # speaks for the memory as a whole
-    kind: str = "marker"  # or "no-longer"
 
 
 def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
@@ -206,40 +195,27 @@ def whole_marker(memory: Memory, head: Iterable[Line]) -> Marker | None:
     return None
 
 
+_PART_PLACES = {"heading": "sub-heading", "list": "list item"}  # where a status marks a part
+
+
 def part_markers(lines: Iterable[Line], hints: tuple[str, ...] = _HINTS) -> list[Marker]:
-    """Markers that speak for one part: a sub-section, list item or line whose text no longer
-    holds. Tables, code and quotations are left alone (a status column, output, dialogue).
+    """Markers that speak for one part: a sub-section or list item whose text no longer holds.
+    A status word inside a running sentence is not one (on real text it was a quoted message or
+    a term of art as often as a status); nor are tables, code and quotations (a status column,
+    output, dialogue).
     Call it when ``whole_marker`` found nothing: a head line then speaks for itself only.
     ``hints``: those of :func:`hints_in` the text the lines come from (no line holds others)."""
     out: list[Marker] = []
     sections: set[str] = set()  # one finding per section: its heading says it for the rest
     for line in lines:
-        if (line.kind in ("code", "quote", "table") or line.section in sections
-                or not maybe(line.text, hints)):
+        where = _PART_PLACES.get(line.kind)
+        if where is None or line.section in sections or not maybe(line.text, hints):
             continue
         word = tag(bare(line.text), _PART)
         if word:
-            where = {"heading": "sub-heading", "list": "list item"}.get(line.kind, "line")
             out.append(Marker(word, where, line.text, False))
             if line.section:
                 sections.add(line.section)
-    return out
-
-
-def no_longer(lines: Iterable[Line], description: str = "",
-              hints: tuple[str, ...] = _HINTS) -> list[Marker]:
-    """Statements saying some text no longer holds ("no longer valid", 不再适用), outside
-    quotations, code, tables and conditions ("if the old names come back, this is outdated")."""
-    out: list[Marker] = []
-    texts = [("description", description)] if description else []
-    texts += [("line", line.text) for line in lines if line.kind not in ("code", "quote", "table")]
-    for where, text in texts:
-        if not maybe(text, hints):
-            continue
-        plain = unquoted(text)
-        found = _NO_LONGER.search(plain)
-        if found and not _CONDITIONAL.search(plain):
-            out.append(Marker(found.group(0), where, text, False, "no-longer"))
     return out
 
 

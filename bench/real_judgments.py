@@ -88,6 +88,7 @@ class Score:
     unverifiable: list[str] = field(default_factory=list)  # genuine, dated by the file's time
     dated_recall: Tally = field(default_factory=Tally)  # recall over labels the text dates
     conservative: list[str] = field(default_factory=list)  # missed, found were mtime allowed
+    leave: Tally = field(default_factory=Tally)  # phrases labelled leave: hits left alone
     by_lang: dict[str, Tally] = field(default_factory=dict)  # relative dates per language
     folders: int = 0
     memories: int = 0
@@ -219,6 +220,11 @@ def score_dates(root: Path, where: str, lang: str, labels: list[Label], score: S
                 score.days.append((_day_right(found.resolved, match.detail),
                                    f"{case} (want {match.detail})"))
     for lab in wanted:
+        if lab.verdict == "leave":
+            if lab in open_labels:
+                score.leave.hits += 1
+            else:
+                score.leave.false.append(f"{where}/{lab.file}:{lab.line} ({lab.detail})")
         if lab.verdict != "rewrite":
             continue
         dated = lab.detail not in ("", "?")
@@ -303,6 +309,8 @@ def figures(score: Score) -> dict[str, str]:
     dated = score.dated_recall
     out["relative-date recall, days the text gives"] = _ratio(dated.hits,
                                                               dated.hits + len(dated.missed))
+    out["relative-date phrases labelled leave, left as written"] = _ratio(
+        score.leave.hits, score.leave.hits + len(score.leave.false))
     out["relative-date missed, left for want of a date (recall lost by being conservative)"] = \
         str(len(score.conservative))
     for lang, tally in sorted(score.by_lang.items()):

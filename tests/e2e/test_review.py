@@ -940,9 +940,9 @@ def test_a_date_rewrite_in_a_memory_a_safe_step_changed_is_proposed_on_the_new_b
         world.put("feedback_db_copy.md", rules, days=11)
         world.put("project_checkout.md",
                   "We moved checkout to the new flow yesterday; see "
-                  "[the rules](feedback_db.md).\n", days=20)
+                  "[the rules](feedback_db_copy.md).\n", days=20)
         world.put("project_tests.md",
-                  "The test plan follows [the copy](feedback_db_copy.md).\n", days=20)
+                  "The test plan follows [the rules](feedback_db.md).\n", days=20)
         worlds.append(world)
     safe, every = worlds
     for world, mode in ((safe, "safe"), (every, "all")):
@@ -957,5 +957,5 @@ def test_a_date_rewrite_in_a_memory_a_safe_step_changed_is_proposed_on_the_new_b
     capsys.readouterr()
     links = {f: body for f, (body, *_rest) in safe.tree().items() if f != "MEMORY.md"}
     assert links == {f: body for f, (body, *_rest) in every.tree().items() if f != "MEMORY.md"}
-    assert b"(feedback_db_copy.md)" in links["project_checkout.md"]  # the link, repointed
+    assert b"(feedback_db.md)" in links["project_checkout.md"]  # the link, repointed
     assert b"yesterday" not in links["project_checkout.md"]  # and the date, once applied

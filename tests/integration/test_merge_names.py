@@ -35,3 +35,15 @@ def test_the_linked_name_survives_a_merge_of_equal_copies(tmp_path: Path) -> Non
     assert sorted(p.name for p in root.glob("*.md")) == ["MEMORY.md", "feedback_deploy.md"]
     index = (root / "MEMORY.md").read_text(encoding="utf-8")
     assert index.count("feedback_deploy.md") == 1 and "_2.md" not in index
+
+
+def test_with_no_link_to_either_the_original_name_survives_its_newer_copy(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    put(root, "feedback_deploy.md", days=30)
+    put(root, "feedback_deploy copy.md", days=2)  # newer, and named as a copy
+    assert main(["run", "--force", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    assert sorted(p.name for p in root.glob("*.md")) == ["MEMORY.md", "feedback_deploy.md"]

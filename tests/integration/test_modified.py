@@ -98,14 +98,14 @@ def test_the_newest_copy_by_its_stamp_survives_a_merge(
 ) -> None:
     body = "Run the integration tests against the real database, never a mock.\n"
     put(root, "feedback_db_tests.md", body, mtime_days=1.2, modified=stamp(30))
-    put(root, "feedback_db_tests_copy.md", body, mtime_days=20.2, modified=stamp(2))
+    put(root, "feedback_real_database.md", body, mtime_days=20.2, modified=stamp(2))
 
     assert main(["run", "--force", "--memory-dir", str(root),
                  "--state-dir", str(tmp_path / "state")]) == 0
     capsys.readouterr()
 
     left = sorted(p.name for p in root.glob("*.md") if p.name != "MEMORY.md")
-    assert left == ["feedback_db_tests_copy.md"], "the newer stamp wins, not the newer mtime"
+    assert left == ["feedback_real_database.md"], "the newer stamp wins, not the newer mtime"
 
 
 def test_a_merge_keeps_the_newest_stamp_as_written(

@@ -76,6 +76,15 @@ class _Exact:
         return found
 
 
+def _copies(files: Collection[str]) -> set[str]:
+    """The files whose name is another's with something added ("notes_2.md", "notes copy.md"
+    beside "notes.md"): copies, as people and tools name them."""
+    stems = {f: f.rsplit(".", 1)[0].casefold() for f in files}
+    return {f for f, stem in stems.items()
+            if any(o != f and len(stem) > len(other) and stem.startswith(other)
+                   for o, other in stems.items())}
+
+
 def find_duplicates(
     memories: Iterable[Memory], sets: dict[str, frozenset[str]] | None = None,
     named: Callable[[], Collection[str]] = frozenset,
@@ -110,8 +119,10 @@ def find_duplicates(
         for equal in same.values() if same is not None else [files]:
             ordered = sorted(equal, key=lambda f: _newest_first(by_file[f]))
             if len(ordered) > 1:
-                linked = named()
-                ordered.sort(key=lambda f: f not in linked)  # stable: newest among each
+                linked, copies = named(), _copies(ordered)
+                # The name links use, else the original's over a copy's ("x_2", "x copy"):
+                # stable, so the newest among each.
+                ordered.sort(key=lambda f: (f not in linked, f in copies))
             reps[ordered[0]] = lines
             for file in ordered:
                 rep_of[file] = ordered[0]

@@ -20,7 +20,6 @@ archived memory repointed or kept as text); it is asked again after every applic
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -28,6 +27,7 @@ from datetime import datetime
 from consolidator import clock
 from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
+from consolidator.decide.bodies import appended, changed_lines, merged_body, newest_stamp, with_body
 from consolidator.detect.dates.anchors import mark_end
 from consolidator.detect.dates.freshness import age_days
 from consolidator.detect.dates.relative import relative_in, rewrite_relative
@@ -36,7 +36,6 @@ from consolidator.detect.findings import Conflict, Duplicate, Similar, Stale
 from consolidator.detect.links import is_topic, linked_from, linking_to, name_table, repoint
 from consolidator.detect.overlap.duplicates import Cluster
 from consolidator.detect.perfile import Findings
-from consolidator.detect.text import exact_line, exact_set
 from consolidator.llm.base import Answer
 from consolidator.plan import (
     JUDGMENT,
@@ -54,7 +53,7 @@ from consolidator.plan import (
 from consolidator.state.usage import Usage
 from consolidator.store.frontmatter import ParseError, parse
 from consolidator.store.links import unlink
-from consolidator.store.model import MODIFIED, Memory, Snapshot
+from consolidator.store.model import Memory, Snapshot
 from consolidator.store.scan import MAX_FILE_BYTES
 
 
@@ -150,8 +149,8 @@ def merges(
         if len(body.encode("utf-8")) + len(keep.doc.head) > MAX_FILE_BYTES:
             notes.append(f"merge into {cluster.keep} skipped: the result would exceed 1 MiB")
             continue
-        data, note = _with_body(keep, body, description,
-                                _newest_stamp(keep, [by_file[f] for f in cluster.files]))
+        data, note = with_body(keep, body, description,
+                                newest_stamp(keep, [by_file[f] for f in cluster.files]))
         notes += note
         out.append(Merge(
             file=cluster.keep, sources=cluster.files, kind=SAFE, data=data,
@@ -201,8 +200,8 @@ def _answer_actions(answer: Answer, by_file: Mapping[str, Memory]) -> list[Actio
     if answer.decision == "merge" and answer.keep and answer.body:
         keep = by_file[answer.keep]
         ordered = (answer.keep, *[f for f in files if f != answer.keep])
-        data, _ = _with_body(keep, answer.body, answer.description,
-                             _newest_stamp(keep, [by_file[f] for f in ordered]))
+        data, _ = with_body(keep, answer.body, answer.description,
+                             newest_stamp(keep, [by_file[f] for f in ordered]))
         return [Merge(file=answer.keep, sources=ordered, kind=JUDGMENT, data=data,
                       mtime_ns=max(by_file[f].stat.mtime_ns for f in ordered),
                       reason=f"merged by the model: {answer.reason}",
@@ -212,7 +211,7 @@ def _answer_actions(answer: Answer, by_file: Mapping[str, Memory]) -> list[Actio
         (old,) = [f for f in files if f != answer.keep]
         keep = by_file[answer.keep]
         note = f"- Supersedes `{old}` (archived): {answer.reason}".replace("\n", " ")
-        data, _ = _with_body(keep, _appended(keep.body, [note], keep.doc.newline), None)
+        data, _ = with_body(keep, appended(keep.body, [note], keep.doc.newline), None)
         return [
             Rewrite(file=answer.keep, kind=JUDGMENT, data=data, mtime_ns=keep.stat.mtime_ns,
                     before=(keep.stat,), reason=f"notes that it supersedes {old}"),
@@ -386,85 +385,6 @@ def moves(actions: Iterable[Action], present: Collection[str]) -> tuple[dict[str
     moved = {s: k for s, k in redirects(actions).items() if s not in present}
     archived = {f for f in leaving(actions) if f not in present and f not in moved}
     return moved, archived
-
-
-# ----------------------------------------------------------------------------- pieces
-
-
-def _with_body(memory: Memory, body: str, description: str | None,
-               stamped: Memory | None = None) -> tuple[bytes, list[str]]:
-    """The bytes of ``memory`` with a new body (and description, when it can be written, and
-    the ``modified`` stamp of ``stamped``, as it is written there)."""
-    doc = memory.doc.with_body(body)
-    notes = []
-    try:
-        if description is not None and description != memory.description:
-            doc = doc.with_field("description", description)
-    except ParseError as exc:
-        notes.append(f"{memory.file}: description kept ({exc})")
-    try:
-        if stamped is not None:
-            doc = doc.with_field_of(MODIFIED, stamped.doc)
-    except ParseError as exc:
-        notes.append(f"{memory.file}: {MODIFIED} kept ({exc})")
-    return doc.to_bytes(), notes
-
-
-def _newest_stamp(keep: Memory, merged: Iterable[Memory]) -> Memory | None:
-    """The memory whose ``modified`` stamp a merge's survivor carries: the newest stamp of
-    the merged memories (``None``: the survivor's own, or none, stands)."""
-    stamped = [(m.modified_ns, m) for m in merged if m.modified_ns is not None]
-    if not stamped:
-        return None
-    newest, memory = max(stamped, key=lambda pair: (pair[0], pair[1].file))
-    if keep.modified_ns is not None and keep.modified_ns >= newest:
-        return None
-    return memory
-
-
-def _appended(body: str, lines: list[str], newline: str) -> str:
-    if body and not body.endswith(("\n", "\r")):
-        body += newline
-    return body + newline.join(lines) + newline
-
-
-def said_in(phrase: str, text: str) -> bool:
-    """Whether ``text`` already says ``phrase``: its exact form (every sign, symbol and number
-    kept) stands in one of the text's lines between spaces or line ends, so "port 543" is not
-    said by "port 5432", nor "+5 s" by "-5 s"."""
-    wanted = exact_line(phrase)
-    if not wanted:
-        return True
-    bounded = re.compile(rf"(?:^|(?<=\s)){re.escape(wanted)}(?=$|[\s.,;:!?)])")
-    return any(bounded.search(line) for line in exact_set(text) if wanted in line)
-
-
-def merged_body(cluster: Cluster, by_file: Mapping[str, Memory]) -> tuple[str, str | None]:
-    """The survivor's body (with any source description it lacks) and its best description."""
-    keep = by_file[cluster.keep]
-    known = f"{keep.name}\n{keep.description}\n{keep.body}"
-    description = keep.description or None
-    extra: list[str] = []
-    for file in cluster.files[1:]:
-        source = by_file[file]
-        if description is None and source.description:
-            description = source.description
-        if source.description and not said_in(source.description, known + "\n".join(extra)):
-            extra.append(source.description)
-    body = _appended(keep.body, [f"- {line}" for line in extra], keep.doc.newline) if extra \
-        else keep.body
-    return body, (description if description != keep.description else None)
-
-
-def changed_lines(before: str, after: str) -> tuple[str, ...]:
-    """Each line a rewrite changes, as ``before -> after`` (the evidence a person checks).
-
-    Rewrites change text within lines, never the line breaks, so lines pair up by position.
-    """
-    old, new = before.splitlines(), after.splitlines()
-    if len(old) != len(new):
-        return ()
-    return tuple(f"{a.strip()} -> {b.strip()}" for a, b in zip(old, new, strict=True) if a != b)
 
 
 def _stale(found: Found, by_file: Mapping[str, Memory], now: datetime,

@@ -22,6 +22,7 @@ from consolidator.detect.dates.anchors import MONTHS, Anchors, explicit_dates, g
 from consolidator.detect.dates.layout import Layout
 from consolidator.detect.dates.locales import LocalePhrase, find_locale
 from consolidator.detect.dates.sense import FUTURE, PAST, PRESENT, names_a_day
+from consolidator.detect.dates.splice import as_adverb, dated_beside
 from consolidator.store.model import Memory
 
 __all__ = ["MONTHS", "WEEKDAYS", "RelativeDate", "dated_by_writing", "find_relative", "line_at",
@@ -393,7 +394,7 @@ def find_relative(text: str, written: datetime, name: str = "",
     for item in found:
         if item.match_start in own and own[item.match_start] is None:
             continue  # "yesterday (2026-03-23)": already absolute
-        if item.match_start not in own and _dated_beside(text, item.match_start, item.match_end):
+        if item.match_start not in own and dated_beside(text, item.match_start, item.match_end):
             continue  # "本日4/30期限", "yesterday 11/20": the text gives the day right there
         gloss_day = own.get(item.match_start)
         base = anchors.day_for(item.line)
@@ -406,48 +407,11 @@ def find_relative(text: str, written: datetime, name: str = "",
         phrase = text[item.match_start : item.match_end]
         if phrase[:1].isupper() and resolved.startswith("the "):
             resolved = "T" + resolved[1:]
-        spliced = _as_adverb(text, item.match_start, item.match_end, phrase, resolved) \
+        spliced = as_adverb(text, item.match_start, item.match_end, phrase, resolved) \
             if item.meaning.style else resolved
         out.append(RelativeDate(phrase, item.match_start, item.match_end, resolved,
                                 layout.lines[item.line], spliced))
     return out
-
-
-# A date written right beside a phrase: digits glued to it, or after a space or bracket.
-# (A dotted pair is a version, "v2.3", as often as a day: only / - and 月 count.)
-_DATE_AFTER = re.compile(r"[ \t]?[(（]?\d{1,4}[/\-月]\d{1,2}(?![\w.])")
-_DATE_BEFORE = re.compile(r"(?<![\w.])\d{1,4}[/\-月]\d{1,2}[日)）]?[ \t]?\Z")
-# Words after which a day needs no "on": a preposition or a conjunction already says how.
-_NO_ON = frozenset({"since", "until", "till", "by", "from", "before", "after", "on", "for",
-                    "of", "to", "through", "than", "between", "and", "or", "nor", "at", "in",
-                    "as", "except", "unlike", "like"})
-_VERB_AFTER = re.compile(r"\s*(?:'s\b|’s\b|is\b|was\b|will\b|would\b|has\b|had\b|marks\b)",
-                         re.IGNORECASE)
-_WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]*$")
-
-
-def _dated_beside(text: str, start: int, end: int) -> bool:
-    """Whether an explicit date stands right beside the phrase (no rewrite: a date spliced
-    in would be glued to it, and the text already says the day)."""
-    if text[end : end + 1].isdigit() or text[start - 1 : start].isdigit():
-        return True
-    return bool(_DATE_AFTER.match(text, end) or _DATE_BEFORE.search(text, max(0, start - 12),
-                                                                     start))
-
-
-def _as_adverb(text: str, start: int, end: int, phrase: str, resolved: str) -> str:
-    """``resolved`` as it reads in the English sentence in place of ``phrase``: "we shipped
-    yesterday" -> "we shipped on 2026-11-25", unless a preposition already stands before it
-    ("since yesterday"), or the day is the sentence's subject or owner ("Today is ...",
-    "yesterday's call"). Other languages need no word around a date."""
-    if not phrase[:1].isascii() or not phrase[:1].isalpha() or not resolved[:1].isdigit():
-        return resolved
-    before = _WORD_BEFORE.search(text, max(0, start - 24), start)
-    if before is not None and before.group(1).casefold() in _NO_ON:
-        return resolved
-    if _VERB_AFTER.match(text, end):
-        return resolved
-    return ("On " if phrase[:1].isupper() else "on ") + resolved
 
 
 def line_at(text: str, offset: int) -> str:

@@ -450,16 +450,21 @@ def _redirected(tmp_path: Path, name: str, *args: str) -> tuple[int, str, str]:
     return proc.returncode, out.read_text(encoding="utf-8"), proc.stderr
 
 
+def _over_two_projects(tmp_path: Path, name: str, command: list[str]) -> tuple[int, str, str]:
+    """``command`` over a project due for a pass and a quiet one, its stdout sent to ``name``."""
+    busy = make_project(tmp_path, "busy", sessions=5)
+    quiet = make_project(tmp_path, "quiet")
+    return _redirected(tmp_path, name, *command, "--memory-dir", str(busy), "--memory-dir",
+                       str(quiet), "--state-dir", str(tmp_path / "st"))
+
+
 @pytest.mark.parametrize("command", [
     ["run", "--dry-run"], ["run", "--dry-run", "--force"], ["report"], ["report", "-v"],
 ])
 def test_a_plan_or_report_redirected_to_a_file_is_pure_markdown(
     tmp_path: Path, command: list[str]
 ) -> None:
-    busy = make_project(tmp_path, "busy", sessions=5)
-    quiet = make_project(tmp_path, "quiet")
-    code, plan, err = _redirected(tmp_path, "plan.md", *command, "--memory-dir", str(busy),
-                                  "--memory-dir", str(quiet), "--state-dir", str(tmp_path / "st"))
+    code, plan, err = _over_two_projects(tmp_path, "plan.md", command)
     assert code == 0, err
     assert plan.startswith("# Dream Consolidator report"), plan[:300]
     assert '"event"' not in plan and '"level"' not in plan, "no log line in the Markdown"
@@ -474,10 +479,7 @@ def test_a_plan_or_report_redirected_to_a_file_is_pure_markdown(
 def test_json_redirected_to_a_file_is_one_json_document(
     tmp_path: Path, command: list[str]
 ) -> None:
-    busy = make_project(tmp_path, "busy", sessions=5)
-    quiet = make_project(tmp_path, "quiet")
-    code, text, err = _redirected(tmp_path, "r.json", *command, "--memory-dir", str(busy),
-                                  "--memory-dir", str(quiet), "--state-dir", str(tmp_path / "st"))
+    code, text, err = _over_two_projects(tmp_path, "r.json", command)
     assert code == 0, err
     assert json.loads(text)["schema_version"] == 1  # the whole file is one document
     assert json_lines(err), "the log lines are on stderr"

@@ -247,7 +247,8 @@ def date_rewrites(
     hot: Collection[str],
 ) -> list[Rewrite]:
     """Relative dates made absolute in every memory that stays, each counted from the
-    nearest anchor, else the memory's mtime. A memory a merge rewrites is rewritten after it:
+    nearest date its text gives, else its writing time where that may date it (a record of
+    one day: see relative_in). A memory a merge rewrites is rewritten after it:
     its state is the merge's result."""
     gone = set(leaving(actions))
     earlier = {a.file: a for a in actions if isinstance(a, (Merge, Rewrite))}

@@ -222,7 +222,8 @@ def record_scan(ctx: RootContext) -> None:
     than ``cleanupPeriodDays``, and a session it deleted still happened."""
     path = statedir.scan_mark(ctx.state)
     last = lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state) or 0
-    seen, _error = _since(ctx, last)
+    counted = ctx.memo.get("sessions_since")  # G6's own count, when it ran on this context
+    seen = counted[1] if counted is not None and counted[0] == last else _since(ctx, last)[0]
     statedir.replace(path, json.dumps(seen, sort_keys=True).encode())
     os.utime(path, ns=(ctx.now_ns, ctx.now_ns))
 
@@ -261,6 +262,7 @@ def sessions(ctx: RootContext) -> tuple[bool, str]:
     found, error = _since(ctx, last)
     if error is not None:
         return False, error
+    ctx.memo["sessions_since"] = (last, found)  # what record_scan remembers, not listed again
     count = len(found)
     need = ctx.cfg.gates.min_sessions
     since = "since the last consolidation" if last else "in all"

@@ -11,7 +11,10 @@ text was read; rules are tuned on study only, and the figures reported are test'
 
 Each folder is copied to a temporary root, every file's mtime set to its as-of day (the day by
 which all of it was written) and planned in-process one day later, as `consolidator report`
-plans it (no project: citations are not checked here). Scored per kind:
+plans it. Where DIR/trees/<folder>.tsv lists the repository's files (one path a line, as the
+index of public repositories lists them: every file any stored version held), the memories'
+citations are checked against a project of empty files at those paths; otherwise there is no
+project and citations are not checked. Scored per kind:
 
   archives        archive actions against files labelled `archive` (precision, false ones)
   stale           files with a stale finding or an archive, against files labelled `stale` or
@@ -22,6 +25,9 @@ plans it (no project: citations are not checked here). Scored per kind:
                   `rewrite` label and over those the text dates
   conflicts       pairs of files reported as conflicting against labelled pairs
   duplicates      pairs reported as duplicates or similar against labelled pairs
+  citations       cited project paths checked and found gone (each with its memory, for a
+                  person to judge: the tree lists every path the repository ever held, so a
+                  path found gone was, as a rule, never a path of this repository)
 (Pairs with MEMORY.md are not scored: the index is not a memory. A pair within one file
 is not a pair of memories either.)
 """
@@ -53,6 +59,7 @@ from consolidator import (
     log,  # noqa: E402
 )
 from consolidator.detect.dates.relative import find_relative, relative_in  # noqa: E402
+from consolidator.detect.stale.evidence import mentioned_paths  # noqa: E402
 from consolidator.store.scan import scan  # noqa: E402
 
 SOURCES = BENCH / "real_judgments.tsv"
@@ -90,6 +97,7 @@ class Score:
     conservative: list[str] = field(default_factory=list)  # missed, found were mtime allowed
     leave: Tally = field(default_factory=Tally)  # phrases labelled leave: hits left alone
     by_lang: dict[str, Tally] = field(default_factory=dict)  # relative dates per language
+    cited: Tally = field(default_factory=Tally)  # cited paths: hits there, false ones gone
     folders: int = 0
     memories: int = 0
     langs: set[str] = field(default_factory=set)
@@ -240,6 +248,39 @@ def score_dates(root: Path, where: str, lang: str, labels: list[Label], score: S
             score.dated_recall.hits += 1
 
 
+def project_tree(listing: Path, dest: Path) -> Path | None:
+    """A project of empty files at the paths ``listing`` names (``None`` without a listing):
+    what a cited path is checked against. Lines starting with '#' are comments; a path is the
+    first tab-separated field."""
+    if not listing.is_file():
+        return None
+    dest.mkdir(parents=True)
+    for row in _rows(listing):
+        path = Path(row[0])
+        if path.is_absolute() or ".." in path.parts:
+            continue
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.touch()
+    return dest
+
+
+def score_citations(root: Path, project: Path, where: str, plan: Any, score: Score) -> None:
+    """Cited paths the memories hold, there or gone (what the plan's stale findings say)."""
+    gone: dict[str, set[str]] = defaultdict(set)
+    for finding in plan.stale:
+        for reason in finding.reasons:
+            found = re.match(r"cites `([^`]+)` — not in the project", reason)
+            if found:
+                gone[finding.file].add(found.group(1))
+    for memory in scan(root).memories:
+        for path in mentioned_paths(memory.body):
+            if path in gone[memory.file]:
+                score.cited.false.append(f"{where}/{memory.file}: {path}")
+            elif (project / path).exists():
+                score.cited.hits += 1
+
+
 def _score(tally: Tally, where: str, found: set[Any], wanted: set[Any]) -> None:
     show = lambda x: " ~ ".join(sorted(x)) if isinstance(x, frozenset) else str(x)  # noqa: E731
     tally.hits += len(found & wanted)
@@ -257,7 +298,11 @@ def evaluate_folder(text_root: Path, source: Source, labels: list[Label], score:
     for path in root.rglob("*"):
         os.utime(path, (stamp, stamp))
     now = datetime.fromtimestamp(stamp, UTC) + timedelta(days=1)
-    plan = plan_root(root, None, work / f"{source.folder}-state", now)
+    project = project_tree(text_root / "trees" / f"{source.folder}.tsv",
+                           work / source.folder / "project")
+    plan = plan_root(root, project, work / f"{source.folder}-state", now)
+    if project is not None:
+        score_citations(root, project, where, plan, score)
     score.folders += 1
     score.memories += len(plan.memories)
     score.langs.add(source.lang)
@@ -313,6 +358,10 @@ def figures(score: Score) -> dict[str, str]:
         score.leave.hits, score.leave.hits + len(score.leave.false))
     out["relative-date missed, left for want of a date (recall lost by being conservative)"] = \
         str(len(score.conservative))
+    cited = score.cited
+    if cited.hits or cited.false:
+        out["cited project paths checked: there, reported gone"] = \
+            f"{cited.hits}, {len(cited.false)}"
     for lang, tally in sorted(score.by_lang.items()):
         out[f"relative-date recall [{lang}]"] = _ratio(tally.hits, tally.hits + len(tally.missed))
     return out
@@ -338,6 +387,9 @@ def main() -> None:
     if args.verbose:
         for split, score in sorted(scores.items()):
             print_cases(score.tallies, f"[{split}] ")
+            if score.cited.false:
+                print(f"\n[{split}] cited paths reported gone:")
+                print("\n".join(f"  {c}" for c in score.cited.false))
             wrong = [c for ok, c in score.days if not ok]
             if wrong:
                 print(f"\n[{split}] relative-date, wrong day:")

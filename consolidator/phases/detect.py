@@ -18,6 +18,7 @@ from consolidator.detect.links import named_anywhere
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
 from consolidator.detect.overlap.similar import find_similar
 from consolidator.detect.perfile import study_all
+from consolidator.detect.stale.evidence import weigh_citations
 from consolidator.detect.text import normal_set
 from consolidator.llm.base import Answer, Backend, Question
 from consolidator.phases.context import Work
@@ -40,6 +41,9 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
         ctx.stop.check()
         progress.tick()
 
+    if paths is not None and not weigh_citations(snapshot.memories, paths):
+        notes.append(f"path check skipped: most paths the memories cite are not in "
+                     f"{ctx.project.path} (they are about another tree)")
     progress.phase(ctx.root, f"detect: reading {len(snapshot.memories)} memories")
     findings = study_all(snapshot.memories, ctx.now, paths, check)
     progress.phase(ctx.root, "detect: duplicates, conflicts and similar memories")

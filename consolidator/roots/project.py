@@ -2,7 +2,10 @@
 checked against.
 
 Which cited files exist, when git's history removed or moved one, and whether a symbol a memory
-names is still anywhere in the tree. Each answer is looked up once per run. Read only: git is
+names is still anywhere in the tree. Each answer is looked up once per run. A path people write
+relative to a part of the project (``routes/web.php`` for ``server/routes/web.php``) is there
+when a file of the tree ends with it; the tree is listed once, only when a path is not found
+from the root, and not at all past ``MAX_FILES`` files (nothing is called missing then). Read only: git is
 run with fixed arguments (a cited path only after ``--``, a symbol only as a fixed string after
 ``-e``), never anything a memory names as a command, and only where the project is a git work
 tree and ``git`` is installed; without it, a missing file is still found, with no history.
@@ -17,7 +20,12 @@ import subprocess
 from pathlib import Path
 
 GIT_TIMEOUT_S = 10.0
+MAX_FILES = 200_000  # files listed to find a path cited from part of the tree; more: not listed
+_NOT_LISTED = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+
+
+_TOO_MANY: dict[str, list[str]] = {}  # a tree too large to list (never changed)
 
 
 class Project:
@@ -30,6 +38,10 @@ class Project:
         self.looked_up: dict[str, bool] = {}  # path as written -> missing
         self._history: dict[str, str | None] = {}
         self._symbols: dict[str, bool] = {}
+        self._by_name: dict[str, list[str]] | None = None  # file name -> its paths in the tree
+        # Whether the memories' citations are about this tree at all (see
+        # consolidator.detect.stale.evidence.weigh_citations): if not, none is called gone.
+        self.cited_here = True
 
     @property
     def has_history(self) -> bool:
@@ -42,9 +54,48 @@ class Project:
         if known is None:
             normal = posixpath.normpath(path)
             known = not (normal.startswith("..") or os.path.isabs(normal)) \
-                and not os.path.lexists(self.root / normal)
+                and not os.path.lexists(self.root / normal) and not self._within(normal)
             self.looked_up[path] = known
         return known
+
+    def _within(self, normal: str) -> bool:
+        """Whether a file of the tree ends with ``normal`` (a path written from a part of
+        the project); true when the tree is too large to list (no answer: not missing)."""
+        if self._by_name is None:
+            self._by_name = self._list()
+        if self._by_name is _TOO_MANY:
+            return True  # no answer: not called missing
+        tail = "/" + normal
+        name = posixpath.basename(normal)
+        return any(p.endswith(tail) for p in self._by_name.get(name, ()))
+
+    def _list(self) -> dict[str, list[str]]:
+        """The tree's files by name (git's tracked files where git can tell, else a walk that
+        skips what no memory's citation is about), or ``_TOO_MANY`` past ``MAX_FILES``."""
+        listed = self._run("ls-files", "-z")
+        names = listed.split("\0") if listed else self._walk()
+        if names is None or len(names) > MAX_FILES:
+            return _TOO_MANY
+        out: dict[str, list[str]] = {}
+        for rel in names:
+            if rel:
+                out.setdefault(posixpath.basename(rel), []).append(rel)
+        return out
+
+    def _walk(self) -> list[str] | None:
+        found: list[str] = []
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if d not in _NOT_LISTED]
+            rel = os.path.relpath(folder, self.root)
+            found += [f if rel == "." else f"{rel}/{f}".replace(os.sep, "/") for f in files]
+            if len(found) > MAX_FILES:
+                return None
+        return found
+
+    def known(self, path: str) -> bool:
+        """Whether ``path`` is, or was, a path of this project: there now, or named by git's
+        history (a deletion or a move)."""
+        return not self.missing(path) or self.what_became_of(path) is not None
 
     def what_became_of(self, path: str) -> str | None:
         """What git's history says became of a missing path, in words ("removed in commit

@@ -168,3 +168,34 @@ def test_without_git_a_missing_file_is_reported_without_history(
     stale = stale_of(report(root, plain, tmp_path, capsys), "project_cli.md")
 
     assert stale["reasons"] == ["cites `src/app/cli.py` — not in the project (about a part)"]
+
+
+def test_a_path_written_from_a_part_of_the_project_is_there(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # People write paths from the part of a project they work in: `auth/session.py` for
+    # src/auth/session.py is the same file, not a missing one.
+    put_memory(root, "project_auth.md", "Sessions: `auth/session.py` holds the TTL.\n")
+    plain = tmp_path / "plain"
+    put_file(plain, "server/routes/web.php", "<?php\n")
+    put_memory(root, "project_routes.md", "Routes are in routes/web.php.\n")
+
+    assert stale_of(report(root, project, tmp_path, capsys), "project_auth.md") is None
+    assert stale_of(report(root, plain, tmp_path, capsys), "project_routes.md") is None
+
+
+def test_citations_about_another_tree_are_not_called_gone(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Most paths the memories cite never were in this project (a sibling project's files,
+    # a home folder): what they say is about another tree, and nothing is called gone.
+    put_memory(root, "project_site.md", "The site: css/styles.css, js/script.js and "
+               "subjects/index.json.\n")
+    put_memory(root, "project_tools.md", "Backups: scripts/backup.ps1 and scripts/restore.ps1; "
+               "the app is src/app/main.py.\n")
+
+    found = report(root, project, tmp_path, capsys)
+
+    assert found["stale"] == []
+    assert any("most paths the memories cite are not in" in note for note in found["notes"])
+    assert not [a for a in found["actions"] if a["op"] == "archive"]

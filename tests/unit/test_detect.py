@@ -380,6 +380,19 @@ def test_urls_folders_bare_names_wiki_links_and_memory_links_are_not_checked(
     assert find_stale(m, NOW, project) is None
 
 
+def test_what_only_looks_like_a_path_is_not_checked(project: Path) -> None:
+    body = lines(
+        "Runs land in results/YYYY-MM-DD_gpu/README.md and js/modules/xxx.js is the shape.",
+        "Logs: results/.../README.md; compare with `git log origin/main..HEAD`.",
+        "The API: support.example.com/api/v2/search.json; the bundle is dist/App.app/a.icns.",
+        "The transcript is `/Volumes/Work Disk/clips/final.txt` on the laptop.",
+        "The library lives in ~/Library/Application Support/Tool/state.json.",
+    )
+    m = memory("shapes.md", body)
+    assert mentioned_paths(m.body) == []
+    assert find_stale(m, NOW, project) is None
+
+
 def test_without_a_project_root_the_path_check_is_skipped() -> None:
     m = memory("auth.md", lines("Auth lives in `src/legacy/auth.py`."))
     assert find_stale(m, NOW, None) is None

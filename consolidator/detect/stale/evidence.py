@@ -11,7 +11,10 @@ See ``markers``, ``deadlines`` and ``scope`` for what counts as each.
 Citations are checked against the project as it is now (see
 :class:`consolidator.roots.project.Project`): only relative paths with a folder and a file
 extension (``src/legacy/auth.py``, not folders, URLs, wiki links, links to other memories or
-bare names). A cited file that is gone is reported with what git says became of it; one whose
+bare names), and not what only looks like one (see :func:`mentioned_paths`). They are checked
+only where they are about this project: where most paths the memories cite are not, and never
+were, in its tree, the memories speak of another one (a sibling project, a home folder) and
+nothing is called gone (see :func:`weigh_citations`). A cited file that is gone is reported with what git says became of it; one whose
 line names a symbol the project still holds has moved, and its knowledge with it: no finding.
 A line saying the file was removed, renamed or is yet to be created is no evidence at all. One
 gone citation is about a part; most of a memory's citations gone (two or more, over half of
@@ -22,6 +25,7 @@ alive: it vetoes an archive that rests only on a status word.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -43,6 +47,7 @@ from consolidator.store.model import Memory
 
 MAX_PART_REASONS = 3  # per class of evidence: enough to judge, not a copy of the memory
 QUOTE_CHARS = 120  # how much of a line a reason quotes
+WEIGHED = 4  # distinct cited paths a directory needs before it is asked whether they are ours
 
 # Linear: a path starts only where a run of path characters starts (a start inside the run
 # would find the same path), and a URL's scheme is at most 32 characters.
@@ -72,8 +77,32 @@ _GONE_ON_PURPOSE = re.compile(
 )
 
 
+# What a path of the project is not: a placeholder (`results/YYYY-MM-DD_run/README.md`,
+# `js/modules/xxx.js`, `a/.../b.py`), a git range (`origin/main..HEAD`) or a host name without
+# its scheme (`docs.example.com/api/search.json`, a first part with a dot inside it).
+_PLACEHOLDER = re.compile(r"(?:^|/)(?:\.\.\.|…)(?:/|$)|YYYY|yyyy|xxx|XXX|\.\.[^/.]")
+_HOST = re.compile(r"[^./][^/]*\.[^/]*/")
+# What a build or an install writes, which a project's files never list.
+_GENERATED = frozenset({"dist", "build", "out", "target", "node_modules", ".venv", "venv",
+                        "__pycache__", ".next", "coverage", ".git"})
+
+
+def _project_path(text: str, start: int, path: str) -> bool:
+    """Whether ``path`` (at ``start`` in ``text``) can be a project path: not one of the shapes
+    above, not under a generated folder, and not the tail of a path with a space in it
+    (``/Volumes/My Disk/work/notes.txt``: the word before it, one space back, holds a slash)."""
+    if _PLACEHOLDER.search(path) or _HOST.match(path) \
+            or path.split("/", 1)[0] in _GENERATED:
+        return False
+    if start >= 2 and text[start - 1] == " " and text[start - 2] not in " \t":
+        word = text[text.rfind(" ", 0, start - 1) + 1 : start - 1]
+        return "/" not in word and "\\" not in word
+    return True
+
+
 def mentioned_paths(body: str) -> list[str]:
-    """Relative project paths a memory names (links, wiki links and URLs excluded)."""
+    """Relative project paths a memory names (links, wiki links, URLs and what only looks
+    like a path excluded)."""
     if "/" not in body:  # every path checked has a folder in it
         return []
     # Each pattern only where its fixed part stands: a plain search costs far less than a
@@ -88,8 +117,21 @@ def mentioned_paths(body: str) -> list[str]:
         path = match.group(1)
         if path.lower().endswith(".md") and "/" not in path.rstrip("/"):
             continue
-        found.append(path)
+        if _project_path(text, match.start(1), path):
+            found.append(path)
     return list(dict.fromkeys(found))
+
+
+def weigh_citations(memories: Iterable[Memory], project: Project) -> bool:
+    """Whether the memories' citations are about ``project``: at least half of the distinct
+    paths they cite are, or were, in it (see :meth:`Project.known`), or they cite fewer than
+    ``WEIGHED`` (too few to tell). Recorded on the project: where they are not, no cited
+    path is called gone."""
+    cited = {path for memory in memories if "/" in memory.body
+             for path in mentioned_paths(memory.body)}
+    known = sum(1 for path in cited if project.known(path))
+    project.cited_here = len(cited) < WEIGHED or 2 * known >= len(cited)
+    return project.cited_here
 
 
 # A symbol a line names beside a path: an identifier in backticks (`verify_token()`, `Cache`).
@@ -188,7 +230,7 @@ def _citations(memory: Memory, project: Project, found: _Evidence) -> list[tuple
         if not project.missing(path):
             present.append((path, line))
             continue
-        if _GONE_ON_PURPOSE.search(line.replace(path, " ")):
+        if not project.cited_here or _GONE_ON_PURPOSE.search(line.replace(path, " ")):
             continue
         symbols = [m.group(1) for m in _SYMBOL.finditer(line.replace(path, " "))]
         if any(project.holds_symbol(symbol) for symbol in symbols):

@@ -130,6 +130,10 @@ def test_two_runs_of_one_measurement_are_no_conflict(run_a: str, run_b: str) -> 
      "## 次回 PS#4 候補（S19 以降）の確認と整理をする\n- 次は S19 の候補を確認して整理する。\n"),
     ("- Order 1048576 was refunded twice by the payments worker.\n",
      "- Order 2097152 was refunded twice by the payments worker.\n"),
+    ("相关工单：TESSERA-1671。\n- 支付服务的重试次数上限为三次。\n",
+     "相关工单：TESSERA-1798。\n- 支付服务的重试次数上限为三次。\n"),
+    ("- Tracked in ticket PAY-212 for the payments worker.\n",
+     "- Tracked in ticket PAY-318 for the payments worker.\n"),
 ])
 def test_values_that_name_things_never_conflict(left: str, right: str) -> None:
     assert find_conflicts(pair(left, right)) == []

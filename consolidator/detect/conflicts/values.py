@@ -82,6 +82,7 @@ _TOKEN = re.compile(
     r"|(?P<mark>[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])"
     r"|(?P<strike>~~)"
 )
+_KEY_NUMBER = re.compile(r"-\d{3,}")
 _IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _DIGITS = re.compile(r"\d")
 _SYMBOLS_IN_WORD = re.compile(r"[-_.'+#]")
@@ -153,11 +154,18 @@ def tokens(line: str) -> list[Tok]:
     """The value tokens of one line, in order; struck-through tokens carry a ``~~`` value."""
     out: list[Tok] = []
     struck = False
+    word_end = -1  # where the last word token ended
     for match in _TOKEN.finditer(line.casefold()):
         group, text = match.lastgroup, match.group()
         if group == "strike":
             struck = not struck
             continue
+        if group == "num" and match.start() == word_end and _KEY_NUMBER.fullmatch(text):
+            # A key with its number ("TESSERA-1671", "PAY-212"): one name, not a word and a
+            # negative number ("UTC-2", an offset of two digits at most, stays a number).
+            out[-1] = Tok("<id>", out[-1].value + text, "id")
+            continue
+        word_end = match.end() if group == "word" else -1
         tok = _SEEN.get((group, text))
         if tok is None:
             if len(_SEEN) > 100_000:  # bounded: a large root has many distinct numbers

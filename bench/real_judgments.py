@@ -249,11 +249,15 @@ def score_dates(root: Path, where: str, lang: str, labels: list[Label], score: S
 
 
 def project_tree(listing: Path, dest: Path) -> Path | None:
-    """A project of empty files at the paths ``listing`` names (``None`` without a listing):
-    what a cited path is checked against. Lines starting with '#' are comments; a path is the
+    """A project of empty files at the paths ``listing`` names (``None`` without a listing, or
+    with one its first line marks ``incomplete``: a path it leaves out is not gone): what a
+    cited path is checked against. Other lines starting with '#' are comments; a path is the
     first tab-separated field."""
     if not listing.is_file():
         return None
+    with listing.open(encoding="utf-8") as f:
+        if "\tincomplete" in f.readline():
+            return None
     dest.mkdir(parents=True)
     for row in _rows(listing):
         path = Path(row[0])

@@ -32,8 +32,8 @@ FULLWIDTH = "\uff01-\uff60"  # full-width ASCII forms and brackets
 HAN_KANA = KANA + HAN_UNIFIED + HAN_COMPAT
 # Every CJK letter, Hangul included: each is one token of a normal line.
 CJK_LETTERS = HAN_KANA + HANGUL + HANGUL_JAMO
-# Han and kana as the character bigrams of words.py see them.
-BIGRAM_CHARS = KANA + HAN + HAN_COMPAT
+# Han, kana and Hangul syllables: what the character bigrams of words.py are made of.
+BIGRAM_CHARS = KANA + HAN + HAN_COMPAT + HANGUL
 # CJK writing that ends a value or a word written inline (secrets): CJK letters, Hangul and
 # full-width forms; with the CJK symbols too, for what ends a bare word.
 CJK_TEXT = KANA + HAN + HANGUL + FULLWIDTH

@@ -4,8 +4,9 @@ Two memories about one subject share content words; two memories written from on
 share only the template. So the comparison keeps words that carry meaning — Latin words that
 are neither stop words nor the words every memory uses (why, how, apply, session…), lightly
 stemmed so that "overwriting" meets "overwrite" — and, for Chinese and Japanese, which have no
-spaces, pairs of adjacent characters (character bigrams), leaving out pairs of kana alone,
-which are mostly grammar.
+spaces, and Korean, whose words take their endings and particles in the word itself, pairs of
+adjacent characters (character bigrams), leaving out pairs of hiragana alone, which are
+mostly grammar.
 
 Input is a *normal line* (``consolidator.detect.text.normal_line``): its tokens joined by single
 spaces, CJK characters one token each.

@@ -162,6 +162,19 @@ REWORDED = {
          "- SSH 越しでもデスクトップセッションがあれば実行できる。\n\n"
          "理由：ユーザーに「手作業にしないで自分でやって」と言われている。\n"),
     ),
+    "korean": (
+        ("feedback_parallel_sessions.md", "여러 세션이 동시에 같은 파일을 고치니 공유 파일은 쓰기 직전에 다시 읽는다",
+         "이 저장소는 여러 세션이 동시에 작업하는 경우가 많다.\n\n"
+         "- 공유 파일(계획 문서, 보드)을 덮어쓰기 전에 디스크에서 다시 읽는다. 세션 시작 때 읽은 내용을 "
+         "그대로 쓰지 않는다.\n"
+         "- 내 변경은 지금 파일 내용 위에 합치고, 파일 전체를 바꾸지 않는다.\n\n"
+         "**Why:** 예전 사본으로 계획 문서를 덮어써서 다른 세션의 수정이 모두 사라진 적이 있다.\n"),
+        ("feedback_reread.md", "공유 파일을 쓰기 전에는 반드시 디스크에서 다시 읽기",
+         "최대 네 개의 세션이 같은 파일을 동시에 수정할 수 있다.\n\n"
+         "1. 공유 파일을 쓰기 전에 반드시 디스크에서 다시 읽는다. 세션 시작 때 읽은 사본을 믿지 않는다.\n"
+         "2. 지금 파일 내용 위에 수정을 더하고, 내 버전으로 전체를 덮어쓰지 않는다.\n\n"
+         "이유: 계획 문서가 예전 사본으로 덮어써져 다른 세션의 수정이 사라진 적이 있다.\n"),
+    ),
 }
 UNRELATED = memory("project_billing.md", "Invoices store money as integer cents plus a currency.\n"
                    "The billing job runs at 02:00 and retries three times.\n")
@@ -191,6 +204,8 @@ def test_two_rules_about_other_things_in_one_format_are_not_similar(language: st
         "chinese": "发布需要发布组两个人审批。\n\n- 发布之前先打标签。\n\n**Why:** 没打标签的发布无法回滚。\n",
         "japanese": "デプロイにはリリース担当の承認が二人分必要。\n\n- デプロイ前にタグを打つ。\n\n"
                     "**Why:** タグのないデプロイは戻せなかった。\n",
+        "korean": "배포에는 릴리스 팀 두 명의 승인이 필요하다.\n\n- 배포 전에 태그를 붙인다.\n\n"
+                  "**Why:** 태그 없는 배포는 되돌릴 수 없었다.\n",
     }[language]
     a = memory(file_a, body_a, description=about_a)
     b = memory("feedback_release_rules.md", other, written=NEW)

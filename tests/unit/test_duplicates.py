@@ -382,3 +382,16 @@ def test_see_also_lines_that_name_the_same_memories_restate_nothing() -> None:
     b = memory("feedback_reviews.md", "Every pull request gets one reviewer from the team.\n"
                "See also [[feedback-verify-before-commit]] and [[feedback-commit-style]].\n")
     assert find_similar([a, b], Together([])) == []
+
+
+def test_lines_that_point_at_the_same_file_restate_nothing() -> None:
+    # A line that points at a file says nothing of its own: two memories pointing at the same
+    # release notes for different reasons restate no point.
+    a = memory("project_state.md", "The player is stable on the web build.\n"
+               "See `.agent/notes/pending_release.md` for build and deploy commands.\n")
+    b = memory("user_profile.md", "Works on Windows with Git Bash.\n"
+               "Build and deploy commands in `.agent/notes/pending_release.md` use Windows "
+               "paths.\n", mtype="user")
+    other = [memory(f"project_other_{i}.md", _filler(f"topic{i}", 4), mtype="project")
+             for i in range(6)]
+    assert find_similar([a, b, *other], Together([])) == []

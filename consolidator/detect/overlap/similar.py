@@ -50,7 +50,10 @@ MIN_FEATURES = 8  # the smaller memory must say this much for "more detail"
 RESTATED_LINE = 0.7  # weighted share of a claim's features a line restating it must hold
 RESTATED_FEATURES = 5  # ... of a claim with at least this many features
 RESTATED_WHOLE = 0.5  # ... and this share of the longer of the two lines
-_LINKS = re.compile(r"\[\[[^\[\]\n]{0,200}\]\]|\[[^\[\]\n]{0,200}\]\([^()\s]{0,300}\)")
+# What points elsewhere rather than states anything: wiki and Markdown links, and a file's
+# path in code (`docs/review_2026-03-19.md`, `apps/web/src/main.ts`).
+_LINKS = re.compile(r"\[\[[^\[\]\n]{0,200}\]\]|\[[^\[\]\n]{0,200}\]\([^()\s]{0,300}\)"
+                    r"|`[^`\s]{0,200}/[^`\s/]{1,100}\.[A-Za-z]\w{0,7}`")
 
 
 class _Bar(NamedTuple):
@@ -242,7 +245,7 @@ class _Words:
         if min(len(found), len(theirs)) < least:
             return False
         if any(len(line_features(normal_line(_LINKS.sub(" ", t)))) < least
-               for t in (text, other) if "[" in t):
+               for t in (text, other) if "[" in t or "`" in t):
             return False
         return self._mass(found & theirs) >= RESTATED_WHOLE * max(self._mass(found),
                                                                    self._mass(theirs))

@@ -395,3 +395,27 @@ def test_lines_that_point_at_the_same_file_restate_nothing() -> None:
     other = [memory(f"project_other_{i}.md", _filler(f"topic{i}", 4), mtype="project")
              for i in range(6)]
     assert find_similar([a, b, *other], Together([])) == []
+
+
+def test_two_headings_alike_restate_nothing() -> None:
+    # A heading names a topic: two notes with the same section heading make no point twice.
+    a = memory("project_ws_debug.md", "## Hypotheses ruled out for the websocket reconnect bug\n"
+               "- The proxy timeout was raised and the drop still happened.\n")
+    b = memory("reference_ios_socket.md", "## Hypotheses ruled out for the websocket reconnect "
+               "bug (do not retry)\n- Safari keeps a dead socket open after the phone sleeps.\n",
+               mtype="reference")
+    other = [memory(f"project_other_{i}.md", _filler(f"topic{i}", 4), mtype="project")
+             for i in range(6)]
+    assert find_similar([a, b, *other], Together([])) == []
+
+
+def test_a_short_rule_restated_in_other_words_is_reported() -> None:
+    rule = memory("feedback_queue_mail.md", "Signup mail always uses the queue.\n"
+                  "**Why:** a slow SMTP server blocked the signup form.\n")
+    debt = memory("project_tech_debt.md", "# Tech debt\n" + _filler("billing", 5)
+                  + "- Signup mail must always go through the queue, not inline.\n"
+                  + _filler("search", 5), mtype="project")
+    other = [memory(f"project_other_{i}.md", _filler(f"topic{i}", 4), mtype="project")
+             for i in range(6)]
+    found = find_similar([rule, debt, *other], Together([]))
+    assert [s.files for s in found] == [("feedback_queue_mail.md", "project_tech_debt.md")]

@@ -47,9 +47,9 @@ MAX_LINES = 5  # matching line pairs reported per pair
 RULE_SHARE = 0.5  # share of a memory's claim lines matched for "the same rule reworded"
 LINE_GATE = 0.2  # weighted share of the smaller memory's features below which nothing matches
 MIN_FEATURES = 8  # the smaller memory must say this much for "more detail"
-RESTATED_LINE = 0.7  # weighted share of a claim's features a line restating it must hold
-RESTATED_FEATURES = 5  # ... of a claim with at least this many features
-RESTATED_WHOLE = 0.5  # ... and this share of the longer of the two lines
+RESTATED_LINE = 0.6  # weighted share of a claim's features a line restating it must hold
+RESTATED_FEATURES = 4  # ... of a claim with at least this many features
+RESTATED_WHOLE = 0.4  # ... and this share of the longer of the two lines
 # What points elsewhere rather than states anything: wiki and Markdown links, and a file's
 # path in code (`docs/review_2026-03-19.md`, `apps/web/src/main.ts`).
 _LINKS = re.compile(r"\[\[[^\[\]\n]{0,200}\]\]|\[[^\[\]\n]{0,200}\]\([^()\s]{0,300}\)"
@@ -239,11 +239,14 @@ class _Words:
 
     def _restates(self, text: str, other: str, found: set[str], theirs: set[str],
                   least: int) -> bool:
-        """Whether two matching claims make one point: each substantial once its links are
-        left out (a "see also [[x]]" line says nothing of its own), and the point most of
-        the longer one too (a short line is not restated by a long one that mentions it)."""
+        """Whether two matching claims make one point: neither a heading, each substantial
+        once its links are left out (a "see also [[x]]" line says nothing of its own), and
+        the point most of the longer one too (a short line is not restated by a long one
+        that mentions it)."""
         if min(len(found), len(theirs)) < least:
             return False
+        if text.startswith("#") or other.startswith("#"):
+            return False  # a heading names a topic; it makes no point of its own
         if any(len(line_features(normal_line(_LINKS.sub(" ", t)))) < least
                for t in (text, other) if "[" in t or "`" in t):
             return False

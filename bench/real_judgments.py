@@ -28,8 +28,10 @@ project and citations are not checked. Scored per kind:
   citations       cited project paths checked and found gone (each with its memory, for a
                   person to judge: the tree lists every path the repository ever held, so a
                   path found gone was, as a rule, never a path of this repository)
-(Pairs with MEMORY.md are not scored: the index is not a memory. A pair within one file
-is not a pair of memories either.)
+(Labels on files that are no memories are left out, and counted: the index (what its hooks say
+is the index rebuild's business, measured by index_window.py, and a default run changes no line
+of it) and Markdown files without a memory's frontmatter, which the tool never judges. A pair
+within one file is not a pair of memories either.)
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ class Score:
     leave: Tally = field(default_factory=Tally)  # phrases labelled leave: hits left alone
     by_lang: dict[str, Tally] = field(default_factory=dict)  # relative dates per language
     cited: Tally = field(default_factory=Tally)  # cited paths: hits there, false ones gone
+    not_memories: int = 0  # labels on files that are no memories (the index, no frontmatter)
     folders: int = 0
     memories: int = 0
     langs: set[str] = field(default_factory=set)
@@ -307,6 +310,11 @@ def evaluate_folder(text_root: Path, source: Source, labels: list[Label], score:
     plan = plan_root(root, project, work / f"{source.folder}-state", now)
     if project is not None:
         score_citations(root, project, where, plan, score)
+    memories = {m.file for m in plan.memories}
+    judged = [lab for lab in labels if lab.file in memories and (
+        lab.kind not in ("conflict", "duplicate") or _pair(lab.file, lab.detail) <= memories)]
+    score.not_memories += len(labels) - len(judged)
+    labels = judged
     score.folders += 1
     score.memories += len(plan.memories)
     score.langs.add(source.lang)
@@ -346,7 +354,8 @@ def _ratio(n: int, d: int) -> str:
 def figures(score: Score) -> dict[str, str]:
     """Each measure of one split, as printed."""
     out = {"folders": str(score.folders), "memories": str(score.memories),
-           "languages": ", ".join(sorted(score.langs))}
+           "languages": ", ".join(sorted(score.langs)),
+           "labels left out: on files that are no memories": str(score.not_memories)}
     for kind in KINDS:
         tally = score.tally(kind)
         out[f"{kind} precision"] = _ratio(tally.hits, tally.hits + len(tally.false))

@@ -5,7 +5,8 @@ Which cited files exist, when git's history removed or moved one, and whether a 
 names is still anywhere in the tree. Each answer is looked up once per run. A path people write
 relative to a part of the project (``routes/web.php`` for ``server/routes/web.php``) is there
 when a file of the tree ends with it; the tree is listed once, only when a path is not found
-from the root, and not at all past ``MAX_FILES`` files (nothing is called missing then). Read only: git is
+from the root, and not at all past ``MAX_FILES`` files (nothing is called missing then). A path
+git ignores is never missing: it names a local file the project does not track. Read only: git is
 run with fixed arguments (a cited path only after ``--``, a symbol only as a fixed string after
 ``-e``), never anything a memory names as a command, and only where the project is a git work
 tree and ``git`` is installed; without it, a missing file is still found, with no history.
@@ -54,9 +55,15 @@ class Project:
         if known is None:
             normal = posixpath.normpath(path)
             known = not (normal.startswith("..") or os.path.isabs(normal)) \
-                and not os.path.lexists(self.root / normal) and not self._within(normal)
+                and not os.path.lexists(self.root / normal) and not self._within(normal) \
+                and not self._ignored(normal)
             self.looked_up[path] = known
         return known
+
+    def _ignored(self, normal: str) -> bool:
+        """Whether git ignores the path: a local file the project does not track (a
+        gitignored deploy script), whose absence from this copy says nothing."""
+        return self._run("check-ignore", "-q", "--", normal) is not None
 
     def _within(self, normal: str) -> bool:
         """Whether a file of the tree ends with ``normal`` (a path written from a part of

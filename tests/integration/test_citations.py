@@ -199,3 +199,17 @@ def test_citations_about_another_tree_are_not_called_gone(
     assert found["stale"] == []
     assert any("most paths the memories cite are not in" in note for note in found["notes"])
     assert not [a for a in found["actions"] if a["op"] == "archive"]
+
+
+def test_a_cited_file_git_ignores_is_never_called_gone(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A gitignored local script is not in a fresh copy of the project; its absence says
+    # nothing about whether the memory still holds.
+    put_file(project, ".gitignore", "scripts/deploy.sh\n")
+    git(project, "add", ".gitignore")
+    git(project, "commit", "-q", "-m", "ignore the local deploy wrapper")
+    put_memory(root, "project_deploy.md", "Build and install with `bash scripts/deploy.sh`; it "
+               "closes the terminal, so ask first.\n")
+
+    assert stale_of(report(root, project, tmp_path, capsys), "project_deploy.md") is None

@@ -1,8 +1,8 @@
 """The project a memory directory belongs to, as it is now: what a memory's citations can be
 checked against.
 
-Which cited files exist, when git's history removed or moved one, and whether a symbol a memory
-names is still anywhere in the tree. Each answer is looked up once per run. A path people write
+Which cited files exist, when git's history removed or moved one, whether a symbol a memory
+names is still anywhere in the tree, and whether a branch it names was merged and is gone. Each answer is looked up once per run. A path people write
 relative to a part of the project (``routes/web.php`` for ``server/routes/web.php``) is there
 when a file of the tree ends with it; the tree is listed once, only when a path is not found
 from the root, and not at all past ``MAX_FILES`` files (nothing is called missing then). A path
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -23,6 +24,10 @@ from pathlib import Path
 GIT_TIMEOUT_S = 10.0
 MAX_FILES = 200_000  # files listed to find a path cited from part of the tree; more: not listed
 _NOT_LISTED = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
+MAX_MERGES = 5000  # merge commits read for the branches they merged, newest first
+# A merge commit's subject as git and the hosting services write it.
+_MERGED = re.compile(r"Merge (?:remote-tracking )?branch '(?:origin/)?(?P<branch>[^']+)'"
+                     r"|Merge pull request #\d+ from (?P<pr>\S+)")
 _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
 
 
@@ -40,6 +45,7 @@ class Project:
         self._history: dict[str, str | None] = {}
         self._symbols: dict[str, bool] = {}
         self._by_name: dict[str, list[str]] | None = None  # file name -> its paths in the tree
+        self._refs: tuple[set[str], dict[str, str]] | None = None  # branch names; merged ones
         # Whether the memories' citations are about this tree at all (see
         # consolidator.detect.stale.evidence.weigh_citations): if not, none is called gone.
         self.cited_here = True
@@ -119,6 +125,35 @@ class Project:
             out = self._run("grep", "-q", "-I", "-w", "-F", "-e", symbol)
             self._symbols[symbol] = out is not None
         return self._symbols[symbol]
+
+    def merged_branch(self, name: str) -> str | None:
+        """What git says of a branch ``name`` that no ref names now: "merged in commit
+        abc1234 on 2026-09-02", when a merge commit's subject names it (``Merge branch 'x'``,
+        ``Merge pull request #12 from owner/x``); ``None`` otherwise, and without git. The
+        refs and the merges are read once, with fixed arguments: a name a memory writes is
+        only compared with them, never passed to git."""
+        if self._refs is None:
+            self._refs = self._read_refs()
+        names, merged = self._refs
+        return None if name in names else merged.get(name)
+
+    def _read_refs(self) -> tuple[set[str], dict[str, str]]:
+        names: set[str] = set()
+        listed = self._run("for-each-ref", "--format=%(refname:short)", "refs/heads",
+                           "refs/remotes", "refs/tags") or ""
+        for ref in listed.split():
+            names.add(ref)
+            if "/" in ref:
+                names.add(ref.split("/", 1)[1])  # origin/feature/x is feature/x too
+        merged: dict[str, str] = {}
+        log = self._run("log", "--merges", f"-n{MAX_MERGES}", "--format=%h %cs %s") or ""
+        for line in log.splitlines():
+            commit, day, subject = (line.split(" ", 2) + ["", ""])[:3]
+            found = _MERGED.match(subject)
+            if found:
+                branch = found.group("branch") or found.group("pr").split("/", 1)[-1]
+                merged.setdefault(branch, f"merged in commit {commit} on {day}")
+        return names, merged
 
     def _last_change(self, path: str) -> str | None:
         normal = posixpath.normpath(path)

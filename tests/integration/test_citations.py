@@ -213,3 +213,61 @@ def test_a_cited_file_git_ignores_is_never_called_gone(
                "closes the terminal, so ask first.\n")
 
     assert stale_of(report(root, project, tmp_path, capsys), "project_deploy.md") is None
+
+
+def test_a_symbol_beside_a_file_that_is_there_but_found_nowhere_is_reported(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put_file(project, "src/auth/legacy.py", "def check_token(raw):\n    return raw\n")
+    git(project, "commit", "-q", "-am", "rename the token check")
+    put_memory(root, "project_tokens.md", "Tokens are checked by `verify_token()` in "
+               "`src/auth/legacy.py`.\nSessions last an hour.\n")
+    put_memory(root, "project_sessions.md", "The TTL is `SESSION_TTL` in "
+               "`src/auth/session.py`.\n")
+
+    found = report(root, project, tmp_path, capsys)
+
+    stale = stale_of(found, "project_tokens.md")
+    assert stale["reasons"] == ["names `verify_token` beside `src/auth/legacy.py` — found "
+                                "nowhere in the project (about a part)"]
+    assert stale["whole_memory"] is False
+    assert stale_of(found, "project_sessions.md") is None
+
+
+def _merged_branch(project: Path, name: str, delete: bool, message: str = "") -> str:
+    git(project, "checkout", "-q", "-b", name)
+    put_file(project, "src/jobs/export.py", "def export_all():\n    return 1\n")
+    git(project, "commit", "-q", "-am", "export returns a count")
+    git(project, "checkout", "-q", "-")
+    git(project, "merge", "-q", "--no-ff", *(["-m", message] if message else ["--no-edit"]), name)
+    if delete:
+        git(project, "branch", "-q", "-d", name)
+    return git(project, "log", "-1", "--format=%h %cs")
+
+
+@pytest.mark.parametrize("message", ["", "Merge pull request #12 from dev/feature/export-count"])
+def test_a_branch_merged_and_deleted_is_reported_with_its_merge(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], message: str
+) -> None:
+    commit, day = _merged_branch(project, "feature/export-count", True, message).split()
+    put_memory(root, "project_export.md", "Export work goes on in `feature/export-count`.\n"
+               "The export runs nightly.\n")
+    put_memory(root, "project_history.md", "`feature/export-count` was merged last month.\n")
+
+    found = report(root, project, tmp_path, capsys)
+
+    stale = stale_of(found, "project_export.md")
+    assert stale["reasons"] == [f"names branch `feature/export-count` — merged in commit "
+                                f"{commit} on {day}; no branch has that name now (about a "
+                                "part)"]
+    assert stale_of(found, "project_history.md") is None
+    assert not [a for a in found["actions"] if a["op"] == "archive"]
+
+
+def test_a_merged_branch_that_still_exists_is_no_evidence(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _merged_branch(project, "feature/export-count", delete=False)
+    put_memory(root, "project_export.md", "Export work goes on in `feature/export-count`.\n")
+
+    assert stale_of(report(root, project, tmp_path, capsys), "project_export.md") is None

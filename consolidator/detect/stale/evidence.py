@@ -16,7 +16,9 @@ only where they are about this project: where most paths the memories cite are n
 were, in its tree, the memories speak of another one (a sibling project, a home folder) and
 nothing is called gone (see :func:`weigh_citations`). A cited file that is gone is reported with what git says became of it; one whose
 line names a symbol the project still holds has moved, and its knowledge with it: no finding.
-A line saying the file was removed, renamed or is yet to be created is no evidence at all. One
+A line saying the file was removed, renamed or is yet to be created is no evidence at all. A
+symbol named beside a cited file that is there, found nowhere in the project, and a branch
+named in code that git merged and no ref names now, are each about a part. One
 gone citation is about a part; most of a memory's citations gone (two or more, over half of
 those checked) is about the whole memory. A cited file still there is evidence the memory is
 alive: it vetoes an archive that rests only on a status word.
@@ -63,7 +65,7 @@ class StaleFinding:
     file: str
     reasons: tuple[str, ...]
     archivable: bool  # evidence about the memory as a whole: the offline backend may archive
-    kinds: tuple[str, ...]  # "marker", "deadline", "path", "citation"
+    kinds: tuple[str, ...]  # "marker", "deadline", "path", "symbol", "branch", "citation"
     evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written, one per reason
 
 
@@ -248,6 +250,54 @@ def _citations(memory: Memory, project: Project, found: _Evidence) -> list[tuple
     return present
 
 
+def _symbols(present: list[tuple[str, str]], project: Project, found: _Evidence) -> None:
+    """A symbol named beside a cited file that is there (`` `verify_token()` in
+    `src/auth/session.py` ``) and that git finds nowhere in the project: what the line says of
+    the file no longer holds. About a part; only where git can search the tree."""
+    if not project.has_history:
+        return
+    reasons = 0
+    for path, line in present:
+        rest = line.replace(path, " ")
+        if _GONE_ON_PURPOSE.search(rest):
+            continue
+        for symbol in dict.fromkeys(m.group(1) for m in _SYMBOL.finditer(rest)):
+            parts = [part for part in symbol.split(".") if len(part) >= 3]
+            if not parts or any(project.holds_symbol(part) for part in parts):
+                continue
+            found.add(f"names `{symbol}` beside `{path}` — found nowhere in the project "
+                      "(about a part)", "symbol", line)
+            reasons += 1
+            if reasons >= MAX_PART_REASONS:
+                return
+
+
+# A name in code that a branch may have (`feature/login`, `release-2.4`): checked against git.
+_CODE_NAME = re.compile(r"`([A-Za-z0-9][\w./-]{0,100})`")
+
+
+def _branches(memory: Memory, project: Project, found: _Evidence) -> None:
+    """A branch a memory names in code that git merged and no ref names now: "names branch
+    `feature/login` — merged in commit abc1234 on 2026-09-02; no branch has that name now".
+    About a part (work on it is done, what the memory says of it may still hold); never where
+    the line itself says it was merged or deleted."""
+    if not project.has_history or "`" not in memory.body:
+        return
+    reasons = 0
+    for line in memory.body.splitlines():
+        if "`" not in line:
+            continue
+        for name in dict.fromkeys(m.group(1) for m in _CODE_NAME.finditer(line)):
+            became = project.merged_branch(name)
+            if became is None or _GONE_ON_PURPOSE.search(line.replace(name, " ")):
+                continue
+            found.add(f"names branch `{name}` — {became}; no branch has that name now "
+                      "(about a part)", "branch", line.strip())
+            reasons += 1
+            if reasons >= MAX_PART_REASONS:
+                return
+
+
 def _alive(present: list[tuple[str, str]], found: _Evidence) -> None:
     """A cited file still in the project vetoes an archive that rests only on a status word:
     the memory is kept, and its evidence reported."""
@@ -291,5 +341,8 @@ def find_stale(
         lines = lines if lines is not None else outline(body)
         _deadlines(memory, lines, now, found)
     if project is not None:
-        _alive(_citations(memory, project, found), found)
+        present = _citations(memory, project, found)
+        _symbols(present, project, found)
+        _branches(memory, project, found)
+        _alive(present, found)
     return found.finding(memory.file)

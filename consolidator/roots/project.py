@@ -24,6 +24,7 @@ from pathlib import Path
 GIT_TIMEOUT_S = 10.0
 MAX_FILES = 200_000  # files listed to find a path cited from part of the tree; more: not listed
 _NOT_LISTED = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
+MAX_SEARCHES = 64  # symbols searched for in the tree per run (each one is a `git grep`)
 MAX_MERGES = 5000  # merge commits read for the branches they merged, newest first
 # A merge commit's subject as git and the hosting services write it.
 _MERGED = re.compile(r"Merge (?:remote-tracking )?branch '(?:origin/)?(?P<branch>[^']+)'"
@@ -120,8 +121,12 @@ class Project:
 
     def holds_symbol(self, symbol: str) -> bool:
         """Whether ``symbol`` (an identifier a memory names) is a whole word in any file git
-        tracks in the project; ``False`` without git (nothing is searched then)."""
+        tracks in the project; ``False`` without git (nothing is searched then). Past
+        ``MAX_SEARCHES`` searches in one run the answer is ``True`` unsearched: a symbol not
+        looked for is never evidence, and a large tree is not searched hundreds of times."""
         if symbol not in self._symbols:
+            if len(self._symbols) >= MAX_SEARCHES:
+                return True
             out = self._run("grep", "-q", "-I", "-w", "-F", "-e", symbol)
             self._symbols[symbol] = out is not None
         return self._symbols[symbol]

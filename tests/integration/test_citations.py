@@ -271,3 +271,14 @@ def test_a_merged_branch_that_still_exists_is_no_evidence(
     put_memory(root, "project_export.md", "Export work goes on in `feature/export-count`.\n")
 
     assert stale_of(report(root, project, tmp_path, capsys), "project_export.md") is None
+
+
+def test_symbol_searches_stop_at_their_cap_and_an_unsearched_symbol_is_no_evidence(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from consolidator.roots import project as project_module
+
+    monkeypatch.setattr(project_module, "MAX_SEARCHES", 1)
+    tree = project_module.Project(project)
+    assert tree.holds_symbol("verify_token") is True  # searched: it is there
+    assert tree.holds_symbol("no_such_function_anywhere") is True  # past the cap: unsearched

@@ -290,15 +290,20 @@ class _Words:
         lines_a, lines_b = self._claims(a), self._claims(b)
         flipped = len(lines_a) > len(lines_b)
         small, large = (lines_b, lines_a) if flipped else (lines_a, lines_b)
+        index = self._claim_index(b if not flipped else a, large)
         if min_features:  # only substantial claims can be restated
             small = [claim for claim in small if len(claim[2]) >= min_features]
+        counted = len(small)  # the share's denominator
+        if min_features:  # ... by a claim holding RESTATED_WHOLE of their weight, so at least
+            # as much of it in all the other memory's claims (a check most claims fail)
+            small = [claim for claim in small
+                     if self._mass(claim[2] & index.keys()) >= RESTATED_WHOLE * claim[3]]
         if not small:
             return (), 0.0, False
         scored: list[tuple[float, tuple[str, str]]] = []
         values = 0  # pairs of lines that differ only in their values
         swapped_small: Counter[str] = Counter()
         swapped_large: Counter[str] = Counter()
-        index = self._claim_index(b if not flipped else a, large)
         needed = RULE_SHARE * len(small) if need_rule else 0.0
         for done, (text, normal, found, mass) in enumerate(small):
             if len(scored) + len(small) - done < needed:
@@ -336,7 +341,7 @@ class _Words:
             _swapped(swapped_small, len(scored)) and _swapped(swapped_large, len(scored))
         ) or bool(swapped_small.keys() & self._named(small_file)
                   and swapped_large.keys() & self._named(large_file))
-        return matched, len(scored) / len(small), instances
+        return matched, len(scored) / counted, instances
 
     def _filled_in(self, a: str, b: str) -> bool:
         """Whether two memories are one form filled in twice: more of their lines line up

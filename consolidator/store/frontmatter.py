@@ -80,6 +80,14 @@ class Document:
         """True when the type lives under ``metadata:`` rather than at the top."""
         return "type" not in self.fields and f"{NESTED_PARENT}.type" in self.fields
 
+    def key_of(self, name: str) -> str:
+        """The field key that holds ``name``: itself at the top, else under ``metadata:``
+        where Claude Code writes it there (``metadata.modified``), else itself (a new key)."""
+        if name in self.fields:
+            return name
+        nested = f"{NESTED_PARENT}.{name}"
+        return nested if nested in self.fields else name
+
     @property
     def memory_type(self) -> str | None:
         value = self.fields.get("type") or self.fields.get(f"{NESTED_PARENT}.type")
@@ -102,14 +110,17 @@ class Document:
         span = self.spans.get(key)
         return self._with_written(key, value, _encode(value, span.quote if span else ""))
 
-    def with_field_of(self, key: str, other: Document) -> Document:
-        """Set ``key`` to ``other``'s value for it, written as ``other`` writes it (its quoting
-        kept byte for byte); raises :class:`ParseError` as :meth:`with_field` does."""
-        span = other.spans.get(key)
+    def with_field_of(self, name: str, other: Document) -> Document:
+        """Set the field ``name`` to ``other``'s value for it, written as ``other`` writes it
+        (its quoting kept byte for byte), each where its document keeps it: at the top or
+        under ``metadata:`` (see :meth:`key_of`); raises :class:`ParseError` as
+        :meth:`with_field` does."""
+        key, theirs = self.key_of(name), other.key_of(name)
+        span = other.spans.get(theirs)
         if span is None:
-            return self.with_field(key, other.fields[key])
+            return self.with_field(key, other.fields[theirs])
         written = other.head.split("\n")[span.line][span.start:span.end]
-        return self._with_written(key, other.fields[key], written)
+        return self._with_written(key, other.fields[theirs], written)
 
     def _with_written(self, key: str, value: str, written: str) -> Document:
         lines = self.head.split("\n")

@@ -66,9 +66,10 @@ class Memory:
 
     @property
     def modified_ns(self) -> int | None:
-        """Claude Code's own ``modified`` stamp (every memory write since 2.1.214), or
-        ``None`` where the frontmatter has none or not an ISO 8601 time."""
-        return modified_ns(self.doc.fields.get(MODIFIED))
+        """Claude Code's own ``modified`` stamp (every memory write since 2.1.214, at the
+        top of the frontmatter or under ``metadata:``), or ``None`` where the frontmatter has
+        none or not an ISO 8601 time."""
+        return modified_ns(self.doc.fields.get(self.doc.key_of(MODIFIED)))
 
     @property
     def written_ns(self) -> int:

@@ -26,11 +26,17 @@ def stamp(days_ago: float) -> str:
 
 
 def put(root: Path, rel: str, body: str, *, mtime_days: float,
-        modified: str | None = None, description: str | None = None) -> Path:
+        modified: str | None = None, description: str | None = None,
+        nested: bool = False) -> Path:
+    """A memory; ``nested`` writes its type and stamp under ``metadata:``, as Claude Code
+    writes them in many directories."""
     path = root / rel
     extra = f"modified: {modified}\n" if modified is not None else ""
+    fields = f"type: project\n{extra}"
+    if nested:
+        fields = "metadata:\n" + "".join(f"  {line}\n" for line in fields.splitlines())
     path.write_text(f"---\nname: {path.stem}\ndescription: {description or path.stem}\n"
-                    f"type: project\n{extra}---\n{body}", encoding="utf-8")
+                    f"{fields}---\n{body}", encoding="utf-8")
     when = time.time() - mtime_days * DAY
     os.utime(path, (when, when))
     return path
@@ -131,3 +137,36 @@ def test_a_merge_keeps_the_newest_stamp_as_written(
     doc = parse(data)
     assert {k: v for k, v in doc.fields.items() if k != "modified"} == {
         "name": "project_deploy", "description": "project_deploy", "type": "project"}
+
+
+def test_a_stamp_under_metadata_is_the_age_and_dates_relative_days(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    written = datetime.now(UTC) - timedelta(days=12)
+    put(root, "project_hotfix.md", "Yesterday we shipped the hotfix for the login loop.\n",
+        mtime_days=0.5, modified=written.strftime("%Y-%m-%dT12:00:00Z"), nested=True)
+
+    found = report(root, tmp_path, capsys)
+
+    assert ages(found)["project_hotfix.md"] in (11, 12)  # noon of the day, 12 days back
+    (rewrite,) = [a for a in found["actions"] if a["op"] == "rewrite"]
+    assert (written - timedelta(days=1)).date().isoformat() in rewrite["reason"]
+
+
+def test_a_merge_keeps_the_newest_stamp_where_each_memory_keeps_it(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    newer = "2026-11-30T08:15:42.123Z"
+    shared = "The staging deploy runs from the release branch only.\n"
+    put(root, "project_deploy.md",
+        shared + "Rollbacks go through the same pipeline, never by hand.\n",
+        mtime_days=5.2, modified="2026-10-01T09:00:00.000Z", nested=True)
+    put(root, "project_deploy_note.md", shared, mtime_days=5.2, modified=newer)
+
+    assert main(["run", "--force", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    capsys.readouterr()
+
+    data = (root / "project_deploy.md").read_bytes()
+    assert f"\nmetadata:\n  type: project\n  modified: {newer}\n---\n".encode() in data
+    assert parse(data).fields["metadata.modified"] == newer

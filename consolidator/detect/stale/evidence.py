@@ -129,9 +129,17 @@ def weigh_citations(memories: Iterable[Memory], project: Project) -> bool:
     paths they cite are, or were, in it (see :meth:`Project.known`), or they cite fewer than
     ``WEIGHED`` (too few to tell). Recorded on the project: where they are not, no cited
     path is called gone."""
-    cited = {path for memory in memories if "/" in memory.body
-             for path in mentioned_paths(memory.body)}
-    known = sum(1 for path in cited if project.known(path))
+    cited = sorted({path for memory in memories if "/" in memory.body
+                    for path in mentioned_paths(memory.body)})
+    known = unknown = 0
+    if len(cited) >= WEIGHED:
+        for path in cited:  # until the answer is settled: git's history is asked per path
+            if project.known(path):
+                known += 1
+            else:
+                unknown += 1
+            if 2 * known >= len(cited) or 2 * unknown > len(cited):
+                break
     project.cited_here = len(cited) < WEIGHED or 2 * known >= len(cited)
     return project.cited_here
 

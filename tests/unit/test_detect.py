@@ -365,30 +365,25 @@ def test_existing_paths_are_not_flagged(project: Path) -> None:
     assert find_stale(m, NOW, project) is None
 
 
-def test_urls_folders_bare_names_wiki_links_and_memory_links_are_not_checked(
-    project: Path,
-) -> None:
-    body = lines(
+@pytest.mark.parametrize("body", [
+    lines(  # URLs, folders, bare names, wiki links, links to memories, absolute paths
         "Docs at https://example.com/src/legacy/auth.py and www.example.com/a/b.html.",
         "The old code was under src/legacy/ and auth.py held it all.",
         "See [[notes/old-plan.md]] and [[reference_database]].",
         "Rules: [the test rules](feedback_no_mocks.md), [deploy](project/deploy_notes.md).",
         "Home is /home/dev/acme-shop/src/app.py on the laptop.",
-    )
-    m = memory("refs.md", body)
-    assert mentioned_paths(m.body) == []
-    assert find_stale(m, NOW, project) is None
-
-
-def test_what_only_looks_like_a_path_is_not_checked(project: Path) -> None:
-    body = lines(
+    ),
+    lines(  # what only looks like a path: placeholders, a git range, a host, a build's
+        # output, the tail of a path with a space in it
         "Runs land in results/YYYY-MM-DD_gpu/README.md and js/modules/xxx.js is the shape.",
         "Logs: results/.../README.md; compare with `git log origin/main..HEAD`.",
         "The API: support.example.com/api/v2/search.json; the bundle is dist/App.app/a.icns.",
         "The transcript is `/Volumes/Work Disk/clips/final.txt` on the laptop.",
         "The library lives in ~/Library/Application Support/Tool/state.json.",
-    )
-    m = memory("shapes.md", body)
+    ),
+], ids=["links-and-absolute-paths", "only-looks-like-a-path"])
+def test_what_is_no_project_path_is_not_checked(project: Path, body: str) -> None:
+    m = memory("refs.md", body)
     assert mentioned_paths(m.body) == []
     assert find_stale(m, NOW, project) is None
 

@@ -361,6 +361,12 @@ def _filler(topic: str, n: int) -> str:
                    for i in range(n))
 
 
+def _others() -> list[Memory]:
+    """Six memories about other things: what makes a pair's shared words rare."""
+    return [memory(f"project_other_{i}.md", _filler(f"topic{i}", 4), mtype="project")
+            for i in range(6)]
+
+
 def test_a_rule_restated_by_one_line_of_a_status_memory_is_reported_with_the_lines() -> None:
     rule = memory("feedback_queue.md", "Email goes out through `Mail::queue()`, never "
                   "`Mail::send()` inside the request: a slow SMTP server blocks the signup "
@@ -369,8 +375,7 @@ def test_a_rule_restated_by_one_line_of_a_status_memory_is_reported_with_the_lin
                     + "- Signup sends email through `Mail::send()` inside the request, so a "
                     "slow SMTP server blocks the signup form: move it to `Mail::queue()`.\n"
                     + _filler("search", 6), mtype="project")
-    other = [memory(f"project_other_{i}.md", _filler(f"topic{i}", 4), mtype="project")
-             for i in range(6)]
+    other = _others()
     found = find_similar([rule, status, *other], Together([]))
     (pair,) = [s for s in found if set(s.files) == {"feedback_queue.md", "project_status.md"}]
     assert any("Mail::queue()" in a and "Mail::queue()" in b for a, b in pair.lines)
@@ -392,8 +397,7 @@ def test_lines_that_point_at_the_same_file_restate_nothing() -> None:
     b = memory("user_profile.md", "Works on Windows with Git Bash.\n"
                "Build and deploy commands in `.agent/notes/pending_release.md` use Windows "
                "paths.\n", mtype="user")
-    other = [memory(f"project_other_{i}.md", _filler(f"topic{i}", 4), mtype="project")
-             for i in range(6)]
+    other = _others()
     assert find_similar([a, b, *other], Together([])) == []
 
 
@@ -404,8 +408,7 @@ def test_two_headings_alike_restate_nothing() -> None:
     b = memory("reference_ios_socket.md", "## Hypotheses ruled out for the websocket reconnect "
                "bug (do not retry)\n- Safari keeps a dead socket open after the phone sleeps.\n",
                mtype="reference")
-    other = [memory(f"project_other_{i}.md", _filler(f"topic{i}", 4), mtype="project")
-             for i in range(6)]
+    other = _others()
     assert find_similar([a, b, *other], Together([])) == []
 
 
@@ -415,7 +418,6 @@ def test_a_short_rule_restated_in_other_words_is_reported() -> None:
     debt = memory("project_tech_debt.md", "# Tech debt\n" + _filler("billing", 5)
                   + "- Signup mail must always go through the queue, not inline.\n"
                   + _filler("search", 5), mtype="project")
-    other = [memory(f"project_other_{i}.md", _filler(f"topic{i}", 4), mtype="project")
-             for i in range(6)]
+    other = _others()
     found = find_similar([rule, debt, *other], Together([]))
     assert [s.files for s in found] == [("feedback_queue_mail.md", "project_tech_debt.md")]

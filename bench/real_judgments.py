@@ -267,8 +267,11 @@ def project_tree(listing: Path, dest: Path) -> Path | None:
         if path.is_absolute() or ".." in path.parts:
             continue
         target = dest / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.touch()
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.touch()
+        except OSError:  # a path once a file and once a folder in the listed history
+            continue
     return dest
 
 

@@ -65,7 +65,8 @@ _STEMS = _Stems()
 
 
 def _words(candidates: Iterable[str]) -> set[str]:
-    """The content words among Latin (or Hangul) tokens, stemmed."""
+    """The content words among the tokens that are not CJK characters (Latin, Cyrillic and
+    other words), English ones stemmed."""
     out = set(map(_STEMS.__getitem__, candidates))  # at C speed, unlike a comprehension
     out.discard("")
     return out

@@ -2,14 +2,21 @@
 checked against.
 
 Which cited files exist, when git's history removed or moved one, whether a symbol a memory
-names is still anywhere in the tree, and whether a branch it names was merged and is gone. Each answer is looked up once per run. A path people write
-relative to a part of the project (``routes/web.php`` for ``server/routes/web.php``) is there
-when a file of the tree ends with it; the tree is listed once, only when a path is not found
-from the root, and not at all past ``MAX_FILES`` files (nothing is called missing then). A path
-git ignores is never missing: it names a local file the project does not track. Read only: git is
-run with fixed arguments (a cited path only after ``--``, a symbol only as a fixed string after
-``-e``), never anything a memory names as a command, and only where the project is a git work
-tree and ``git`` is installed; without it, a missing file is still found, with no history.
+names is still anywhere in the tree, and whether a branch it names was merged and is gone.
+Each answer is looked up once per run, and each is one of three: yes, no, or unknown — what
+cannot be told (a tree too large to list, a git that fails or times out, a search past its
+budget) is never evidence against a memory.
+
+A path people write relative to a part of the project (``routes/web.php`` for
+``server/routes/web.php``) is there when a file of the tree ends with it; the tree is listed
+once, only when a path is not found from the root, and not past ``MAX_FILES`` files or
+``WALK_SECONDS`` of walking (every such path is unknown then). A path git ignores names a
+local file the project does not track: unknown, never gone.
+
+Read only: git is run with fixed arguments (a cited path only after ``--``, a symbol only as a
+fixed string after ``-e``), never anything a memory names as a command or an option, and only
+where the project is a git work tree and ``git`` is installed; without it, a missing file is
+still found, with no history.
 """
 
 from __future__ import annotations
@@ -19,20 +26,27 @@ import posixpath
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
+from typing import Literal
+
+Status = Literal["there", "gone", "unknown"]
 
 GIT_TIMEOUT_S = 10.0
-MAX_FILES = 200_000  # files listed to find a path cited from part of the tree; more: not listed
+MAX_FILES = 200_000  # files listed to find a path cited from part of the tree; more: unknown
+WALK_SECONDS = 2.0  # a walk of a tree without git (a home folder, say) stops after this
 _NOT_LISTED = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 MAX_SEARCHES = 64  # symbols searched for in the tree per run (each one is a `git grep`)
+MAX_HISTORY = 64  # paths git's history is asked about per run (each one is a `git log`)
 MAX_MERGES = 5000  # merge commits read for the branches they merged, newest first
 # A merge commit's subject as git and the hosting services write it.
 _MERGED = re.compile(r"Merge (?:remote-tracking )?branch '(?:origin/)?(?P<branch>[^']+)'"
                      r"|Merge pull request #\d+ from (?P<pr>\S+)")
 _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+_NOT_FOUND = 1  # the exit status of `git grep` that found nothing, of `check-ignore` that
+# ignores nothing; any other failure is unknown
 
-
-_TOO_MANY: dict[str, list[str]] = {}  # a tree too large to list (never changed)
+_TOO_MANY: dict[str, list[str]] = {}  # a tree too large (or slow) to list (never changed)
 
 
 class Project:
@@ -42,10 +56,12 @@ class Project:
         self.root = root
         found = git if git is not None else shutil.which("git")
         self._git = found if found and (root / ".git").exists() else None
-        self.looked_up: dict[str, bool] = {}  # path as written -> missing
+        self._failed = False  # git failed or timed out once: its answers are unknown since
+        self.looked_up: dict[str, Status] = {}  # path as written -> what was found
         self._history: dict[str, str | None] = {}
         self._symbols: dict[str, bool] = {}
         self._by_name: dict[str, list[str]] | None = None  # file name -> its paths in the tree
+        self._tracked: set[str] | None = None  # the files git tracks, when it can tell
         self._refs: tuple[set[str], dict[str, str]] | None = None  # branch names; merged ones
         # Whether the memories' citations are about this tree at all (see
         # consolidator.detect.stale.evidence.weigh_citations): if not, none is called gone.
@@ -55,37 +71,53 @@ class Project:
     def has_history(self) -> bool:
         return self._git is not None
 
+    def status(self, path: str) -> Status:
+        """Whether a relative path a memory cites is there, gone, or cannot be told (a path
+        out of the project or absolute is unknown: it is not this project's to judge)."""
+        found = self.looked_up.get(path)
+        if found is None:
+            found = self.looked_up[path] = self._status(posixpath.normpath(path))
+        return found
+
     def missing(self, path: str) -> bool:
-        """Whether a relative path a memory cites names nothing in the project (a path out of
-        the project, or absolute, is never called missing)."""
-        known = self.looked_up.get(path)
-        if known is None:
-            normal = posixpath.normpath(path)
-            known = not (normal.startswith("..") or os.path.isabs(normal)) \
-                and not os.path.lexists(self.root / normal) and not self._within(normal) \
-                and not self._ignored(normal)
-            self.looked_up[path] = known
-        return known
+        return self.status(path) == "gone"
 
-    def _ignored(self, normal: str) -> bool:
-        """Whether git ignores the path: a local file the project does not track (a
-        gitignored deploy script), whose absence from this copy says nothing."""
-        return self._run("check-ignore", "-q", "--", normal) is not None
+    def _status(self, normal: str) -> Status:
+        if normal.startswith("..") or os.path.isabs(normal):
+            return "unknown"
+        if os.path.lexists(self.root / normal):
+            return "there"
+        within = self._within(normal)
+        if within is not False:
+            return "there" if within else "unknown"
+        ignored = self._call("check-ignore", "-q", "--", normal)
+        if self._failed or (ignored is not None and ignored[0] != _NOT_FOUND):
+            return "unknown"  # ignored (a local file), or git could not tell
+        return "gone"
 
-    def _within(self, normal: str) -> bool:
+    def _within(self, normal: str) -> bool | None:
         """Whether a file of the tree ends with ``normal`` (a path written from a part of
-        the project); true when the tree is too large to list (no answer: not missing)."""
+        the project); ``None`` when the tree could not be listed."""
+        if "/" not in normal:
+            return False  # a bare name would match any file of that name
         if self._by_name is None:
             self._by_name = self._list()
         if self._by_name is _TOO_MANY:
-            return True  # no answer: not called missing
+            return None
         tail = "/" + normal
-        name = posixpath.basename(normal)
-        return any(p.endswith(tail) for p in self._by_name.get(name, ()))
+        return any(p.endswith(tail) for p in self._by_name.get(posixpath.basename(normal), ()))
+
+    def tracked(self, path: str) -> bool:
+        """Whether git tracks the file at exactly ``path`` from the root (false without
+        git): a file whose content a search of the tree reads."""
+        if self._tracked is None:
+            listed = self._run("ls-files", "-z")
+            self._tracked = set(listed.split("\0")) if listed else set()
+        return posixpath.normpath(path) in self._tracked
 
     def _list(self) -> dict[str, list[str]]:
         """The tree's files by name (git's tracked files where git can tell, else a walk that
-        skips what no memory's citation is about), or ``_TOO_MANY`` past ``MAX_FILES``."""
+        skips what no memory's citation is about), or ``_TOO_MANY``."""
         listed = self._run("ls-files", "-z")
         names = listed.split("\0") if listed else self._walk()
         if names is None or len(names) > MAX_FILES:
@@ -97,38 +129,43 @@ class Project:
         return out
 
     def _walk(self) -> list[str] | None:
+        """Every file under the root, or ``None`` past ``MAX_FILES`` or ``WALK_SECONDS``."""
         found: list[str] = []
+        until = time.monotonic() + WALK_SECONDS
         for folder, dirs, files in os.walk(self.root):
             dirs[:] = [d for d in dirs if d not in _NOT_LISTED]
             rel = os.path.relpath(folder, self.root)
             found += [f if rel == "." else f"{rel}/{f}".replace(os.sep, "/") for f in files]
-            if len(found) > MAX_FILES:
+            if len(found) > MAX_FILES or time.monotonic() > until:
                 return None
         return found
-
-    def known(self, path: str) -> bool:
-        """Whether ``path`` is, or was, a path of this project: there now, or named by git's
-        history (a deletion or a move)."""
-        return not self.missing(path) or self.what_became_of(path) is not None
 
     def what_became_of(self, path: str) -> str | None:
         """What git's history says became of a missing path, in words ("removed in commit
         abc1234 on 2026-09-02", "moved to src/auth/tokens.py in commit …"), or ``None`` when
-        there is no history to ask or it says nothing."""
+        there is no history to ask, it says nothing, or ``MAX_HISTORY`` paths were asked
+        about already in this run."""
         if path not in self._history:
+            if len(self._history) >= MAX_HISTORY:
+                return None
             self._history[path] = self._last_change(path)
         return self._history[path]
 
-    def holds_symbol(self, symbol: str) -> bool:
-        """Whether ``symbol`` (an identifier a memory names) is a whole word in any file git
-        tracks in the project; ``False`` without git (nothing is searched then). Past
-        ``MAX_SEARCHES`` searches in one run the answer is ``True`` unsearched: a symbol not
-        looked for is never evidence, and a large tree is not searched hundreds of times."""
+    def holds_symbol(self, symbol: str) -> bool | None:
+        """Whether ``symbol`` (an identifier a memory names) is a whole word in a file of the
+        project git tracks or does not ignore: ``False`` without git (nothing can be seen
+        there), ``None`` when git is there but cannot tell: it fails, or ``MAX_SEARCHES``
+        searches were made in this run already (a symbol not looked for is never evidence,
+        and a large tree is not searched hundreds of times)."""
         if symbol not in self._symbols:
+            if self._git is None:
+                return None if self._failed else False
             if len(self._symbols) >= MAX_SEARCHES:
-                return True
-            out = self._run("grep", "-q", "-I", "-w", "-F", "-e", symbol)
-            self._symbols[symbol] = out is not None
+                return None
+            found = self._call("grep", "-q", "-I", "-w", "-F", "--untracked", "-e", symbol)
+            if found is None or found[0] not in (0, _NOT_FOUND):
+                return None
+            self._symbols[symbol] = found[0] == 0
         return self._symbols[symbol]
 
     def merged_branch(self, name: str) -> str | None:
@@ -144,12 +181,18 @@ class Project:
 
     def _read_refs(self) -> tuple[set[str], dict[str, str]]:
         names: set[str] = set()
-        listed = self._run("for-each-ref", "--format=%(refname:short)", "refs/heads",
-                           "refs/remotes", "refs/tags") or ""
+        listed = self._run("for-each-ref", "--format=%(refname)", "refs/heads", "refs/remotes",
+                           "refs/tags")
+        if listed is None:
+            return names, {}  # no refs to tell a deleted branch from a live one: none is
         for ref in listed.split():
-            names.add(ref)
-            if "/" in ref:
-                names.add(ref.split("/", 1)[1])  # origin/feature/x is feature/x too
+            for prefix in ("refs/heads/", "refs/tags/"):
+                if ref.startswith(prefix):
+                    names.add(ref[len(prefix):])
+            if ref.startswith("refs/remotes/"):
+                remote_ref = ref[len("refs/remotes/"):]
+                names.add(remote_ref)
+                names.add(remote_ref.split("/", 1)[-1])  # origin/feature/x is feature/x too
         merged: dict[str, str] = {}
         log = self._run("log", "--merges", f"-n{MAX_MERGES}", "--format=%h %cs %s") or ""
         for line in log.splitlines():
@@ -176,6 +219,12 @@ class Project:
 
     def _run(self, *args: str) -> str | None:
         """git's output, or ``None`` when it fails, finds nothing or cannot run."""
+        done = self._call(*args)
+        return done[1] if done is not None and done[0] == 0 else None
+
+    def _call(self, *args: str) -> tuple[int, str] | None:
+        """git's exit status and output, or ``None`` when it cannot run or times out (the
+        rest of the run asks it nothing, and what only it could tell is unknown)."""
         if self._git is None:
             return None
         try:
@@ -185,6 +234,9 @@ class Project:
                 env={**os.environ, **_GIT_ENV}, stdin=subprocess.DEVNULL,
             )
         except (OSError, subprocess.SubprocessError):
-            self._git = None  # no git after all: the rest of the run asks it nothing
+            self._git = None
+            self._failed = True
             return None
-        return done.stdout if done.returncode == 0 else None
+        if done.returncode > _NOT_FOUND:  # a fatal error (128): a broken or refused repo
+            self._failed = True
+        return done.returncode, done.stdout

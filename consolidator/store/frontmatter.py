@@ -82,11 +82,12 @@ class Document:
 
     def key_of(self, name: str) -> str:
         """The field key that holds ``name``: itself at the top, else under ``metadata:``
-        where Claude Code writes it there (``metadata.modified``), else itself (a new key)."""
+        where Claude Code writes it there (``metadata.modified``); a new one goes where the
+        type is (under ``metadata:`` in a nested document, else at the top)."""
         if name in self.fields:
             return name
         nested = f"{NESTED_PARENT}.{name}"
-        return nested if nested in self.fields else name
+        return nested if nested in self.fields or self.nested else name
 
     @property
     def memory_type(self) -> str | None:
@@ -122,6 +123,20 @@ class Document:
         written = other.head.split("\n")[span.line][span.start:span.end]
         return self._with_written(key, other.fields[theirs], written)
 
+    @staticmethod
+    def _child_slot(lines: list[str], parent: str) -> tuple[int, str]:
+        """Where a new key of the ``parent:`` block goes (after its last indented line) and
+        the indentation its lines have."""
+        at = _first_child(lines, parent) + 1
+        indent = ""
+        while at < len(lines) and lines[at][:1] in (" ", "\t"):
+            if not indent:
+                indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+            at += 1
+        if not indent:
+            raise ParseError(f"the {parent!r} block is empty; left as it is")
+        return at, indent
+
     def _with_written(self, key: str, value: str, written: str) -> Document:
         lines = self.head.split("\n")
         span = self.spans.get(key)
@@ -131,9 +146,14 @@ class Document:
         elif key in self.fields:
             raise ParseError(f"field {key!r} is not a one-line value and is left as it is")
         else:
-            close = max(i for i, text in enumerate(lines) if text.strip())
             cr = "\r" if self.newline == "\r\n" else ""
-            lines.insert(close, f"{key}: {written}{cr}")
+            parent, _, child = key.rpartition(".")
+            if parent:  # a new key under ``metadata:``: after its last line, indented alike
+                at, indent = self._child_slot(lines, parent)
+                lines.insert(at, f"{indent}{child}: {written}{cr}")
+            else:
+                close = max(i for i, text in enumerate(lines) if text.strip())
+                lines.insert(close, f"{key}: {written}{cr}")
         head = "\n".join(lines)
         expected = {**self.fields, key: value}
         reparsed = parse_text(head + self.body, bom=self.bom)
@@ -141,6 +161,14 @@ class Document:
             raise ParseError(f"setting {key!r} would not read back as written; left as it is")
         return replace(self, head=head, fields=reparsed.fields, spans=reparsed.spans,
                        reader=reparsed.reader)
+
+
+def _first_child(lines: list[str], parent: str) -> int:
+    """The index of the line ``parent:`` opens a block on (raises ParseError if none)."""
+    for at, text in enumerate(lines):
+        if text.rstrip("\r").rstrip() == f"{parent}:":
+            return at
+    raise ParseError(f"no {parent!r} block to add a key to; left as it is")
 
 
 def parse(data: bytes) -> Document:

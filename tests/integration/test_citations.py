@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -281,4 +282,77 @@ def test_symbol_searches_stop_at_their_cap_and_an_unsearched_symbol_is_no_eviden
     monkeypatch.setattr(project_module, "MAX_SEARCHES", 1)
     tree = project_module.Project(project)
     assert tree.holds_symbol("verify_token") is True  # searched: it is there
-    assert tree.holds_symbol("no_such_function_anywhere") is True  # past the cap: unsearched
+    assert tree.holds_symbol("no_such_function_anywhere") is None  # past the cap: unknown
+
+
+def test_a_tree_too_large_to_list_tells_nothing_gone_and_nothing_there(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from consolidator.roots import project as project_module
+
+    monkeypatch.setattr(project_module, "MAX_FILES", 0)  # every tree is too large to list
+    put_memory(root, "project_lib.md", "Status: DONE\n\nThe parsers are `lib/a.py` and "
+               "`lib/b.py`.\n")
+
+    stale = stale_of(report(root, project, tmp_path, capsys), "project_lib.md")
+
+    assert stale is not None, "the status word is still reported"
+    assert not [r for r in stale["reasons"] if "not in the project" in r or "still there" in r]
+
+
+def test_cited_files_git_removed_keep_the_directory_about_this_project(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every cited path is gone now, but git's history held each: the memories are about this
+    # project, and what they cite is reported gone.
+    git(project, "rm", "-q", "src/auth/legacy.py", "src/auth/session.py", "src/jobs/export.py")
+    git(project, "commit", "-q", "-m", "drop auth and export")
+    put_memory(root, "project_auth.md", "Auth: src/auth/legacy.py and src/auth/session.py.\n")
+    put_memory(root, "project_jobs.md", "Jobs: src/jobs/export.py; the entry is "
+               "src/app/main.py.\n")
+
+    found = report(root, project, tmp_path, capsys)
+
+    assert not any("most paths the memories cite" in note for note in found["notes"])
+    assert stale_of(found, "project_auth.md")["whole_memory"] is True
+
+
+def test_a_symbol_is_no_evidence_where_the_line_says_it_went_or_git_cannot_see_the_file(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put_file(project, "src/new_module.py", "def parse_config():\n    pass\n")  # not committed
+    put_file(project, ".gitignore", "local/\n")
+    put_file(project, "local/deploy.sh", "deploy_all() { :; }\n")
+    put_memory(root, "project_notes.md",
+               "`verify_token()` was removed from `src/auth/legacy.py` last month.\n"
+               "Config is read by `parse_settings()` in `src/new_module.py`.\n"
+               "Deploys go through `deploy_everything` in `local/deploy.sh`.\n")
+
+    assert stale_of(report(root, project, tmp_path, capsys), "project_notes.md") is None
+
+
+def test_a_git_that_fails_tells_nothing(root: Path, project: Path, tmp_path: Path) -> None:
+    from consolidator.detect.stale.evidence import find_stale
+    from consolidator.roots.project import Project
+    from consolidator.store.scan import scan
+
+    broken = tmp_path / "git"
+    broken.write_text("#!/bin/sh\necho 'fatal: detected dubious ownership' >&2\nexit 128\n")
+    broken.chmod(0o755)
+    put_memory(root, "project_cli.md", "The CLI: `run_cli()` in `src/app/main.py`; the old "
+               "one was `src/app/cli.py`.\n")
+    (memory,) = scan(root).memories
+    tree = Project(project, git=str(broken))
+
+    assert find_stale(memory, datetime.now(UTC), tree) is None
+    assert tree.status("src/app/cli.py") == "unknown"
+
+
+def test_a_plain_word_in_code_is_no_branch(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _merged_branch(project, "test", delete=True)
+    put_memory(root, "project_checks.md", "Run `test` before each push.\n")
+
+    assert stale_of(report(root, project, tmp_path, capsys), "project_checks.md") is None

@@ -170,3 +170,21 @@ def test_a_merge_keeps_the_newest_stamp_where_each_memory_keeps_it(
     data = (root / "project_deploy.md").read_bytes()
     assert f"\nmetadata:\n  type: project\n  modified: {newer}\n---\n".encode() in data
     assert parse(data).fields["metadata.modified"] == newer
+
+
+def test_a_survivor_without_a_stamp_gets_it_where_it_keeps_its_type(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    newer = "2026-11-30T08:15:42.123Z"
+    shared = "The staging deploy runs from the release branch only.\n"
+    put(root, "project_deploy.md",
+        shared + "Rollbacks go through the same pipeline, never by hand.\n",
+        mtime_days=5.2, nested=True)
+    put(root, "project_deploy_note.md", shared, mtime_days=5.2, modified=newer)
+
+    assert main(["run", "--force", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    capsys.readouterr()
+
+    data = (root / "project_deploy.md").read_bytes()
+    assert f"\nmetadata:\n  type: project\n  modified: {newer}\n---\n".encode() in data

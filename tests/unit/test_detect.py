@@ -388,6 +388,12 @@ def test_what_is_no_project_path_is_not_checked(project: Path, body: str) -> Non
     assert find_stale(m, NOW, project) is None
 
 
+def test_paths_listed_one_after_another_are_each_checked() -> None:
+    body = lines("Files: src/a.py src/b.py and `git add src/c.py src/d.py`.",
+                 "Built into ./dist/app.js; the home copy is ~/work/tool/run.py.")
+    assert mentioned_paths(body) == ["src/a.py", "src/b.py", "src/c.py", "src/d.py"]
+
+
 def test_without_a_project_root_the_path_check_is_skipped() -> None:
     m = memory("auth.md", lines("Auth lives in `src/legacy/auth.py`."))
     assert find_stale(m, NOW, None) is None

@@ -107,8 +107,8 @@ def test_the_study_finds_every_kind_of_evidence_in_the_order_given(tmp_path: Pat
     assert found["m07_plain.md"].stale is None and found["m07_plain.md"].relative == ()
     assert len(found["m07_plain.md"].lines) == 3
     assert paths is not None
-    assert paths.looked_up["src/only/last.py"] is True
-    assert paths.looked_up["src/server.ts"] is False
+    assert paths.looked_up["src/only/last.py"] == "gone"
+    assert paths.looked_up["src/server.ts"] == "there"
 
 
 class _Stop(BaseException):

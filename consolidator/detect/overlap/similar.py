@@ -304,7 +304,7 @@ class _Words:
         values = 0  # pairs of lines that differ only in their values
         swapped_small: Counter[str] = Counter()
         swapped_large: Counter[str] = Counter()
-        needed = RULE_SHARE * len(small) if need_rule else 0.0
+        needed = RULE_SHARE * counted if need_rule else 0.0
         for done, (text, normal, found, mass) in enumerate(small):
             if len(scored) + len(small) - done < needed:
                 break  # too few claims left to reach the share a reworded rule needs

@@ -50,6 +50,7 @@ from consolidator.store.model import Memory
 MAX_PART_REASONS = 3  # per class of evidence: enough to judge, not a copy of the memory
 QUOTE_CHARS = 120  # how much of a line a reason quotes
 WEIGHED = 4  # distinct cited paths a directory needs before it is asked whether they are ours
+HISTORY_SAMPLE = 16  # gone paths git's history is asked about to tell whether they were ours
 
 # Linear: a path starts only where a run of path characters starts (a start inside the run
 # would find the same path), and a URL's scheme is at most 32 characters.
@@ -87,18 +88,22 @@ _HOST = re.compile(r"[^./][^/]*\.[^/]*/")
 # What a build or an install writes, which a project's files never list.
 _GENERATED = frozenset({"dist", "build", "out", "target", "node_modules", ".venv", "venv",
                         "__pycache__", ".next", "coverage", ".git"})
+_ABSOLUTE = re.compile(r"[/~\\]|[A-Za-z]:[/\\]")  # how an absolute path starts
+_NAMES_A_FILE = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")  # ... and a file's name ends
 
 
 def _project_path(text: str, start: int, path: str) -> bool:
     """Whether ``path`` (at ``start`` in ``text``) can be a project path: not one of the shapes
     above, not under a generated folder, and not the tail of a path with a space in it
-    (``/Volumes/My Disk/work/notes.txt``: the word before it, one space back, holds a slash)."""
-    if _PLACEHOLDER.search(path) or _HOST.match(path) \
-            or path.split("/", 1)[0] in _GENERATED:
+    (``/Volumes/My Disk/work/notes.txt``: the word before it, one space back, starts an
+    absolute path and names no file)."""
+    if _PLACEHOLDER.search(path) or _HOST.match(path):
+        return False
+    if path.removeprefix("./").split("/", 1)[0] in _GENERATED:
         return False
     if start >= 2 and text[start - 1] == " " and text[start - 2] not in " \t":
-        word = text[text.rfind(" ", 0, start - 1) + 1 : start - 1]
-        return "/" not in word and "\\" not in word
+        word = text[text.rfind(" ", 0, start - 1) + 1 : start - 1].lstrip("`'\"(")
+        return not (_ABSOLUTE.match(word) and not _NAMES_A_FILE.search(word))
     return True
 
 
@@ -126,20 +131,19 @@ def mentioned_paths(body: str) -> list[str]:
 
 def weigh_citations(memories: Iterable[Memory], project: Project) -> bool:
     """Whether the memories' citations are about ``project``: at least half of the distinct
-    paths they cite are, or were, in it (see :meth:`Project.known`), or they cite fewer than
-    ``WEIGHED`` (too few to tell). Recorded on the project: where they are not, no cited
-    path is called gone."""
+    paths they cite are, or were, in it, or they cite fewer than ``WEIGHED`` (too few to
+    tell). A path that is there, or cannot be told, counts for it; of the paths that are gone,
+    git's history is asked about at most ``HISTORY_SAMPLE`` (a path it removed or moved was
+    this project's), and the share of those it knows stands for all of them. Recorded on the
+    project: where they are not about it, no cited path is called gone."""
     cited = sorted({path for memory in memories if "/" in memory.body
                     for path in mentioned_paths(memory.body)})
-    known = unknown = 0
-    if len(cited) >= WEIGHED:
-        for path in cited:  # until the answer is settled: git's history is asked per path
-            if project.known(path):
-                known += 1
-            else:
-                unknown += 1
-            if 2 * known >= len(cited) or 2 * unknown > len(cited):
-                break
+    gone = [path for path in cited if project.missing(path)]
+    known = len(cited) - len(gone)
+    if len(cited) >= WEIGHED and 2 * known < len(cited) and project.has_history:
+        sample = gone[:HISTORY_SAMPLE]
+        removed = sum(1 for path in sample if project.what_became_of(path) is not None)
+        known += round(removed * len(gone) / len(sample))
     project.cited_here = len(cited) < WEIGHED or 2 * known >= len(cited)
     return project.cited_here
 
@@ -228,60 +232,82 @@ def _deadlines(memory: Memory, lines: list[Line], now: datetime, found: _Evidenc
 
 def _citations(memory: Memory, project: Project, found: _Evidence) -> list[tuple[str, str]]:
     """Check the project files the memory cites: each gone one is evidence, with what git
-    says became of it; returns the cited files still there, each with its line."""
+    says became of it; returns the cited files still there, each with its line (one that
+    cannot be told is neither: it counts only against calling most of them gone)."""
     if "/" not in memory.body:
         return []
     by_line = memory.body.splitlines()
-    cited = mentioned_paths(memory.body)
     present: list[tuple[str, str]] = []
     gone: list[tuple[str, str]] = []
+    untold = 0
+    cited = mentioned_paths(memory.body)
     for path in cited:
         line = next((text.strip() for text in by_line if path in text), path)
-        if not project.missing(path):
-            present.append((path, line))
+        status = project.status(path)
+        if status != "gone":
+            if status == "there":
+                present.append((path, line))
+            else:
+                untold += 1
             continue
-        if not project.cited_here or _GONE_ON_PURPOSE.search(line.replace(path, " ")):
+        words = _without(line, cited)  # what the line says besides the paths it names
+        if not project.cited_here or _GONE_ON_PURPOSE.search(words):
             continue
-        symbols = [m.group(1) for m in _SYMBOL.finditer(line.replace(path, " "))]
-        if any(project.holds_symbol(symbol) for symbol in symbols):
-            continue  # the file moved; what the line says of it is still in the project
+        symbols = [m.group(1) for m in _SYMBOL.finditer(words)]
+        if any(project.holds_symbol(symbol) is not False for symbol in symbols):
+            continue  # the file moved, what the line says of it still in the project (or
+            # that cannot be told)
         gone.append((path, line))
-    whole = len(gone) >= 2 and 2 * len(gone) > len(gone) + len(present)
+    checked = len(gone) + len(present) + untold
+    whole = len(gone) >= 2 and 2 * len(gone) > checked
     for path, line in gone[: len(gone) if whole else MAX_PART_REASONS]:
         became = project.what_became_of(path)
         scope = "" if whole else " (about a part)"
         found.add(f"cites `{path}` — not in the project{'; ' + became if became else ''}"
                   f"{scope}", "path", line, whole=whole)
     if whole:
-        found.add(f"{len(gone)} of the {len(gone) + len(present)} project files it cites are "
-                  "gone", "path", gone[0][1], whole=True)
+        found.add(f"{len(gone)} of the {checked} project files it cites are gone", "path",
+                  gone[0][1], whole=True)
     return present
 
 
+def _without(line: str, paths: list[str]) -> str:
+    """``line`` with every path in ``paths`` blanked out (a path's own words, `legacy` in
+    `src/auth/legacy.py`, say nothing of what became of another)."""
+    for path in paths:
+        if path in line:
+            line = line.replace(path, " ")
+    return line
+
+
 def _symbols(present: list[tuple[str, str]], project: Project, found: _Evidence) -> None:
-    """A symbol named beside a cited file that is there (`` `verify_token()` in
-    `src/auth/session.py` ``) and that git finds nowhere in the project: what the line says of
-    the file no longer holds. About a part; only where git can search the tree."""
-    if not project.has_history:
+    """A symbol named beside a cited file git tracks at that path (`` `verify_token()` in
+    `src/auth/session.py` ``) that git finds in no file of the project: what the line says of
+    the file no longer holds. About a part; only where git can search the tree, and only
+    where the memories' citations are about this project."""
+    if not project.has_history or not project.cited_here:
         return
-    reasons = 0
+    seen: set[str] = set()
+    cited = [path for path, _line in present]
     for path, line in present:
-        rest = line.replace(path, " ")
-        if _GONE_ON_PURPOSE.search(rest):
+        rest = _without(line, cited)
+        if not project.tracked(path) or _GONE_ON_PURPOSE.search(rest):
             continue
         for symbol in dict.fromkeys(m.group(1) for m in _SYMBOL.finditer(rest)):
             parts = [part for part in symbol.split(".") if len(part) >= 3]
-            if not parts or any(project.holds_symbol(part) for part in parts):
+            if symbol in seen or not parts \
+                    or any(project.holds_symbol(part) is not False for part in parts):
                 continue
+            seen.add(symbol)
             found.add(f"names `{symbol}` beside `{path}` — found nowhere in the project "
                       "(about a part)", "symbol", line)
-            reasons += 1
-            if reasons >= MAX_PART_REASONS:
+            if len(seen) >= MAX_PART_REASONS:
                 return
 
 
-# A name in code that a branch may have (`feature/login`, `release-2.4`): checked against git.
-_CODE_NAME = re.compile(r"`([A-Za-z0-9][\w./-]{0,100})`")
+# A name in code a branch may have: one with a separator (`feature/login`, `release-2.4`,
+# `fix_auth`); a plain word (`test`, `master`) is far more often just a word.
+_CODE_NAME = re.compile(r"`([A-Za-z0-9][\w.-]*[/_-][\w./-]*)`")
 
 
 def _branches(memory: Memory, project: Project, found: _Evidence) -> None:
@@ -296,6 +322,8 @@ def _branches(memory: Memory, project: Project, found: _Evidence) -> None:
         if "`" not in line:
             continue
         for name in dict.fromkeys(m.group(1) for m in _CODE_NAME.finditer(line)):
+            if len(name) > 100:
+                continue
             became = project.merged_branch(name)
             if became is None or _GONE_ON_PURPOSE.search(line.replace(name, " ")):
                 continue

@@ -356,3 +356,21 @@ def test_a_plain_word_in_code_is_no_branch(
     put_memory(root, "project_checks.md", "Run `test` before each push.\n")
 
     assert stale_of(report(root, project, tmp_path, capsys), "project_checks.md") is None
+
+
+def test_paths_a_line_says_were_removed_do_not_count_against_the_project(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "plain"
+    for rel in ("src/app.py", "config/settings.toml", "src/text.py"):
+        put_file(plain, rel, "x\n")
+    put_memory(root, "project_cleanup.md", "- Deleted src/old/cron.py and src/utils/strings.py.\n"
+               "- Removed src/jobs/digest.py; its work moved to src/text.py.\n")
+    put_memory(root, "reference_code_map.md", "- Entry point: `src/app.py`\n- Nightly export: "
+               "`src/jobs/export.py`\n- Settings: `config/settings.toml`\n")
+
+    found = report(root, plain, tmp_path, capsys)
+
+    assert stale_of(found, "reference_code_map.md")["reasons"] == [
+        "cites `src/jobs/export.py` — not in the project (about a part)"]
+    assert stale_of(found, "project_cleanup.md") is None

@@ -132,12 +132,14 @@ def mentioned_paths(body: str) -> list[str]:
 def weigh_citations(memories: Iterable[Memory], project: Project) -> bool:
     """Whether the memories' citations are about ``project``: at least half of the distinct
     paths they cite are, or were, in it, or they cite fewer than ``WEIGHED`` (too few to
-    tell). A path that is there, or cannot be told, counts for it; of the paths that are gone,
+    tell; a path on a line saying it was removed, moved or is yet to come says nothing either
+way). A path that is there, or cannot be told, counts for it; of the paths that are gone,
     git's history is asked about at most ``HISTORY_SAMPLE`` (a path it removed or moved was
     this project's), and the share of those it knows stands for all of them. Recorded on the
     project: where they are not about it, no cited path is called gone."""
     cited = sorted({path for memory in memories if "/" in memory.body
-                    for path in mentioned_paths(memory.body)})
+                    for path, _line, words in _cited_lines(memory.body)
+                    if not _GONE_ON_PURPOSE.search(words)})
     gone = [path for path in cited if project.missing(path)]
     known = len(cited) - len(gone)
     if len(cited) >= WEIGHED and 2 * known < len(cited) and project.has_history:
@@ -236,13 +238,10 @@ def _citations(memory: Memory, project: Project, found: _Evidence) -> list[tuple
     cannot be told is neither: it counts only against calling most of them gone)."""
     if "/" not in memory.body:
         return []
-    by_line = memory.body.splitlines()
     present: list[tuple[str, str]] = []
     gone: list[tuple[str, str]] = []
     untold = 0
-    cited = mentioned_paths(memory.body)
-    for path in cited:
-        line = next((text.strip() for text in by_line if path in text), path)
+    for path, line, words in _cited_lines(memory.body):
         status = project.status(path)
         if status != "gone":
             if status == "there":
@@ -250,7 +249,6 @@ def _citations(memory: Memory, project: Project, found: _Evidence) -> list[tuple
             else:
                 untold += 1
             continue
-        words = _without(line, cited)  # what the line says besides the paths it names
         if not project.cited_here or _GONE_ON_PURPOSE.search(words):
             continue
         symbols = [m.group(1) for m in _SYMBOL.finditer(words)]
@@ -269,6 +267,18 @@ def _citations(memory: Memory, project: Project, found: _Evidence) -> list[tuple
         found.add(f"{len(gone)} of the {checked} project files it cites are gone", "path",
                   gone[0][1], whole=True)
     return present
+
+
+def _cited_lines(body: str) -> list[tuple[str, str, str]]:
+    """Each path the memory cites, with the line it stands in and what that line says
+    besides the paths it names."""
+    cited = mentioned_paths(body)
+    lines = body.splitlines()
+    out = []
+    for path in cited:
+        line = next((text.strip() for text in lines if path in text), path)
+        out.append((path, line, _without(line, cited)))
+    return out
 
 
 def _without(line: str, paths: list[str]) -> str:

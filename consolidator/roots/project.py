@@ -66,6 +66,9 @@ class Project:
         # Whether the memories' citations are about this tree at all (see
         # consolidator.detect.stale.evidence.weigh_citations): if not, none is called gone.
         self.cited_here = True
+        # A memory's body -> the paths it cites, each with its line and that line's other
+        # words: read once a run, by the weighing and then by each memory's check.
+        self.cited: dict[str, list[tuple[str, str, str]]] = {}
 
     @property
     def has_history(self) -> bool:

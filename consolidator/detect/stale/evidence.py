@@ -138,7 +138,7 @@ way). A path that is there, or cannot be told, counts for it; of the paths that 
     this project's), and the share of those it knows stands for all of them. Recorded on the
     project: where they are not about it, no cited path is called gone."""
     cited = sorted({path for memory in memories if "/" in memory.body
-                    for path, _line, words in _cited_lines(memory.body)
+                    for path, _line, words in _cited_lines(memory.body, project)
                     if not _GONE_ON_PURPOSE.search(words)})
     gone = [path for path in cited if project.missing(path)]
     known = len(cited) - len(gone)
@@ -241,7 +241,7 @@ def _citations(memory: Memory, project: Project, found: _Evidence) -> list[tuple
     present: list[tuple[str, str]] = []
     gone: list[tuple[str, str]] = []
     untold = 0
-    for path, line, words in _cited_lines(memory.body):
+    for path, line, words in _cited_lines(memory.body, project):
         status = project.status(path)
         if status != "gone":
             if status == "there":
@@ -269,9 +269,16 @@ def _citations(memory: Memory, project: Project, found: _Evidence) -> list[tuple
     return present
 
 
-def _cited_lines(body: str) -> list[tuple[str, str, str]]:
+def _cited_lines(body: str, project: Project) -> list[tuple[str, str, str]]:
     """Each path the memory cites, with the line it stands in and what that line says
-    besides the paths it names."""
+    besides the paths it names (read once a run: kept on the project)."""
+    found = project.cited.get(body)
+    if found is None:
+        found = project.cited[body] = _read_cited_lines(body)
+    return found
+
+
+def _read_cited_lines(body: str) -> list[tuple[str, str, str]]:
     cited = mentioned_paths(body)
     lines = body.splitlines()
     out = []

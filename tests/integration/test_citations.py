@@ -265,13 +265,18 @@ def test_a_branch_merged_and_deleted_is_reported_with_its_merge(
     assert not [a for a in found["actions"] if a["op"] == "archive"]
 
 
-def test_a_merged_branch_that_still_exists_is_no_evidence(
-    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(("branch", "delete", "line"), [
+    ("feature/export-count", False, "Export work goes on in `feature/export-count`.\n"),
+    ("test", True, "Run `test` before each push.\n"),  # a plain word in code is no branch
+], ids=["still-a-branch", "plain-word"])
+def test_a_name_in_code_that_is_no_gone_branch_is_no_evidence(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    branch: str, delete: bool, line: str
 ) -> None:
-    _merged_branch(project, "feature/export-count", delete=False)
-    put_memory(root, "project_export.md", "Export work goes on in `feature/export-count`.\n")
+    _merged_branch(project, branch, delete=delete)
+    put_memory(root, "project_notes.md", line)
 
-    assert stale_of(report(root, project, tmp_path, capsys), "project_export.md") is None
+    assert stale_of(report(root, project, tmp_path, capsys), "project_notes.md") is None
 
 
 def test_symbol_searches_stop_at_their_cap_and_an_unsearched_symbol_is_no_evidence(
@@ -348,14 +353,6 @@ def test_a_git_that_fails_tells_nothing(root: Path, project: Path, tmp_path: Pat
     assert find_stale(memory, datetime.now(UTC), tree) is None
     assert tree.status("src/app/cli.py") == "unknown"
 
-
-def test_a_plain_word_in_code_is_no_branch(
-    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    _merged_branch(project, "test", delete=True)
-    put_memory(root, "project_checks.md", "Run `test` before each push.\n")
-
-    assert stale_of(report(root, project, tmp_path, capsys), "project_checks.md") is None
 
 
 def test_paths_a_line_says_were_removed_do_not_count_against_the_project(

@@ -153,14 +153,18 @@ def test_a_stamp_under_metadata_is_the_age_and_dates_relative_days(
     assert (written - timedelta(days=1)).date().isoformat() in rewrite["reason"]
 
 
-def test_a_merge_keeps_the_newest_stamp_where_each_memory_keeps_it(
-    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("own", ["2026-10-01T09:00:00.000Z", None],
+                         ids=["older-stamp-under-metadata", "no-stamp"])
+def test_a_merge_writes_the_newest_stamp_under_metadata_where_the_type_is(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], own: str | None
 ) -> None:
+    """The survivor keeps its type under ``metadata:``: the newer stamp of the memory merged
+    into it goes there, in place of its own older one or as a new line of that block."""
     newer = "2026-11-30T08:15:42.123Z"
     shared = "The staging deploy runs from the release branch only.\n"
     put(root, "project_deploy.md",
         shared + "Rollbacks go through the same pipeline, never by hand.\n",
-        mtime_days=5.2, modified="2026-10-01T09:00:00.000Z", nested=True)
+        mtime_days=5.2, modified=own, nested=True)
     put(root, "project_deploy_note.md", shared, mtime_days=5.2, modified=newer)
 
     assert main(["run", "--force", "--memory-dir", str(root),
@@ -170,21 +174,3 @@ def test_a_merge_keeps_the_newest_stamp_where_each_memory_keeps_it(
     data = (root / "project_deploy.md").read_bytes()
     assert f"\nmetadata:\n  type: project\n  modified: {newer}\n---\n".encode() in data
     assert parse(data).fields["metadata.modified"] == newer
-
-
-def test_a_survivor_without_a_stamp_gets_it_where_it_keeps_its_type(
-    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    newer = "2026-11-30T08:15:42.123Z"
-    shared = "The staging deploy runs from the release branch only.\n"
-    put(root, "project_deploy.md",
-        shared + "Rollbacks go through the same pipeline, never by hand.\n",
-        mtime_days=5.2, nested=True)
-    put(root, "project_deploy_note.md", shared, mtime_days=5.2, modified=newer)
-
-    assert main(["run", "--force", "--memory-dir", str(root),
-                 "--state-dir", str(tmp_path / "state")]) == 0
-    capsys.readouterr()
-
-    data = (root / "project_deploy.md").read_bytes()
-    assert f"\nmetadata:\n  type: project\n  modified: {newer}\n---\n".encode() in data

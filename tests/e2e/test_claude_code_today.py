@@ -2,10 +2,11 @@
 
 Three projects, a team scope that Claude Code syncs to every member, subagent memories inside
 a project's git repository, and frontmatter Claude Code writes itself (a description with a
-second ": "). After a run over every store found: nothing in ``team/`` changed or removed
-(its changes wait as judgments, named as shared with the team), no lock file of any kind
-inside the project's repository (``git status`` clean), and no YAML warning for frontmatter
-Claude Code wrote.
+second ": "; type and ``modified`` stamp under ``metadata:``). After a run over every store
+found: nothing in ``team/`` changed or removed (its changes wait as judgments, named as shared
+with the team), no lock file of any kind inside the project's repository (``git status``
+clean), no YAML warning for frontmatter Claude Code wrote, and a stamp under ``metadata:``
+taken as the memory's age.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from tests.e2e.test_stores import Home, build_home, consolidator, memory_text, w
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 STALE = "Status: SUPERSEDED by the v2 rollout notes.\nThe old rollout used a cron job."
+NESTED_STAMP = "2026-10-01T09:00:00.000Z"
 
 
 def claude_code_memory(name: str, description: str, body: str, type_: str = "project") -> str:
@@ -64,6 +67,11 @@ def today(base: Path, home: Path) -> Home:
     write_transcript(delta_memory.parent, "7f9a1c2e-0000-4000-8000-00000000d317", third)
     write(delta_memory / "project_stack.md", claude_code_memory(
         "stack", "Stack: FastAPI on Postgres", "The service is FastAPI on Postgres 16."))
+    # The form many directories hold: type and stamp under ``metadata:``.
+    write(delta_memory / "project_queue.md", (
+        "---\nname: queue\ndescription: Jobs go through the Redis queue\nmetadata:\n"
+        "  node_type: memory\n  type: project\n  originSessionId: 7f9a1c2e-0000-4000-8000-"
+        f"00000000d317\n  modified: {NESTED_STAMP}\n---\nBackground jobs use the Redis queue.\n"))
     age_tree(base, days=10)
     age_tree(sim.claude, days=10)
     # Subagent memory of scope "local" is the user's own, kept out of version control.
@@ -97,6 +105,11 @@ def test_a_run_over_todays_home_leaves_team_and_repository_untouched_and_warns_o
         assert not [p.name for p in root.iterdir() if p.name.startswith(".consolidate")], root
     logs = proc.stdout.decode() + proc.stderr.decode()
     assert "not valid YAML" not in logs
+    # The stamp under ``metadata:`` is the memory's age, not the mtime ten days back.
+    (queue,) = [m for r in report["roots"] for m in r["memories"]
+                if m["file"] == "project_queue.md"]
+    stamped = datetime.fromisoformat(NESTED_STAMP.replace("Z", "+00:00"))
+    assert queue["age_days"] == (datetime.now(UTC) - stamped).days
 
     # What the team scope and the project's subagent memory would change waits as a judgment
     # that says where it lands.

@@ -245,6 +245,17 @@ def test_lines_that_differ_only_in_form_are_no_conflict(left: str, right: str) -
     assert find_conflicts(pair(left + "\n", right + "\n")) == []
 
 
+@pytest.mark.parametrize(("text", "kinds"), [
+    ("ticket TESSERA-1671", ["word", "id"]),
+    ("in UTC-0300", ["word", "word", "number"]),
+    ("in UTC-2", ["word", "word", "number"]),
+])
+def test_a_key_with_its_number_is_one_name_an_offset_is_a_number(
+    text: str, kinds: list[str]
+) -> None:
+    assert [t.kind for t in tokens(text)] == kinds
+
+
 # --- linear time --------------------------------------------------------------------------------
 
 

@@ -82,7 +82,7 @@ _TOKEN = re.compile(
     r"|(?P<mark>[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])"
     r"|(?P<strike>~~)"
 )
-_KEY_NUMBER = re.compile(r"-\d{3,}")
+_KEY_NUMBER = re.compile(r"-[1-9]\d{2,}")  # no leading zero: UTC-0300 is an offset
 _IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _DIGITS = re.compile(r"\d")
 _SYMBOLS_IN_WORD = re.compile(r"[-_.'+#]")
@@ -162,7 +162,7 @@ def tokens(line: str) -> list[Tok]:
             continue
         if group == "num" and match.start() == word_end and _KEY_NUMBER.fullmatch(text):
             # A key with its number ("TESSERA-1671", "PAY-212"): one name, not a word and a
-            # negative number ("UTC-2", an offset of two digits at most, stays a number).
+            # negative number ("UTC-2" and "UTC-0300", offsets, stay numbers).
             out[-1] = Tok("<id>", out[-1].value + text, "id")
             continue
         word_end = match.end() if group == "word" else -1

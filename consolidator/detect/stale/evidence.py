@@ -132,11 +132,12 @@ def mentioned_paths(body: str) -> list[str]:
 def weigh_citations(memories: Iterable[Memory], project: Project) -> bool:
     """Whether the memories' citations are about ``project``: at least half of the distinct
     paths they cite are, or were, in it, or they cite fewer than ``WEIGHED`` (too few to
-    tell; a path on a line saying it was removed, moved or is yet to come says nothing either
-way). A path that is there, or cannot be told, counts for it; of the paths that are gone,
-    git's history is asked about at most ``HISTORY_SAMPLE`` (a path it removed or moved was
-    this project's), and the share of those it knows stands for all of them. Recorded on the
-    project: where they are not about it, no cited path is called gone."""
+    tell). A path on a line saying it was removed, moved or is yet to come says nothing either
+    way and is left out. A path that is there, or cannot be told, counts for the project; of
+    the paths that are gone, git's history is asked about at most ``HISTORY_SAMPLE`` (a path
+    it removed or moved was this project's), and the share of those it knows stands for all
+    of them. Recorded on the project: where they are not about it, no cited path is called
+    gone."""
     cited = sorted({path for memory in memories if "/" in memory.body
                     for path, _line, words in _cited_lines(memory.body, project)
                     if not _GONE_ON_PURPOSE.search(words)})

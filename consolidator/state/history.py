@@ -96,9 +96,11 @@ def since_ns(text: str, now: datetime) -> int:
     """The moment ``--since`` names: a date (``2026-11-01``, its midnight UTC), a time
     (``2026-11-01T10:00:00Z``; UTC, as history shows times) or a duration back from
     ``now`` (:func:`consolidator.clock.duration`: ``30``, ``7d``, ``12h``, ``2w``, ``30m``).
+    A date written without its dashes (``20261101``) is that date, not twenty million days.
     Raises :class:`UsageError` for anything else."""
     try:
-        return epoch_ns(now) - duration(text).ns
+        if not (len(text) == 8 and text.isdigit()):
+            return epoch_ns(now) - duration(text).ns
     except ValueError:
         pass
     try:

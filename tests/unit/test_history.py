@@ -121,6 +121,7 @@ def test_last_for_is_the_newest_start_and_last_recorded_the_last_line(tmp_path: 
     ("2026-11-01", int(datetime(2026, 11, 1, tzinfo=UTC).timestamp()) * NS),
     ("2026-11-01T10:00:00Z", int(datetime(2026, 11, 1, 10, tzinfo=UTC).timestamp()) * NS),
     ("2026-11-01T10:00", int(datetime(2026, 11, 1, 10, tzinfo=UTC).timestamp()) * NS),
+    ("20261101", int(datetime(2026, 11, 1, tzinfo=UTC).timestamp()) * NS),
     ("7d", NOW_NS - 7 * DAY),
     ("12h", NOW_NS - 12 * 3600 * NS),
     ("30m", NOW_NS - 30 * 60 * NS),

@@ -163,19 +163,17 @@ def _note_unusable(state: Path, report: RootReport, bound: BoundLogger) -> None:
     known, reason = unusable_reason(report.gates)
     if not known:
         return
-    before = unusable.remembered(state)
-    if reason == before:
+    change = unusable.note(statedir.unusable(state), reason)
+    if not change.changed:
         if reason is not None:
             bound.debug("root cannot be used", reason=reason, warned_before=True)
         return
     if reason is None:
-        bound.info("root usable again", was=before)
+        bound.info("root usable again", was=change.before)
     else:
         bound.warning("root cannot be used", reason=reason)
-    try:
-        unusable.remember(state, reason)
-    except OSError as exc:  # the warning is said again next pass; nothing else is at stake
-        bound.debug("unusable root not remembered", error=describe_error(exc))
+    if not change.remembered:  # the warning is said again next pass; nothing else at stake
+        bound.debug("unusable root not remembered")
 
 
 def pass_summary(reports: Sequence[RootReport]) -> dict[str, Any]:

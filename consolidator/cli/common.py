@@ -17,7 +17,7 @@ from consolidator.cli import pipes
 from consolidator.errors import UsageError
 from consolidator.report import metrics
 from consolidator.roots import paths
-from consolidator.state import statedir
+from consolidator.state import statedir, unusable
 from consolidator.store.journal import crash_after
 
 if TYPE_CHECKING:
@@ -177,17 +177,27 @@ def writable_state(state: Path) -> None:
 
 def write_metrics(cfg: Config, result: RunReport, state: Path) -> None:
     """The pass's Prometheus textfile, when ``[metrics] textfile`` names one; a file that
-    cannot be written is a warning line, never the pass's failure."""
+    cannot be written is never the pass's failure: a warning once per change of reason (a
+    service ticking every ten minutes, or cron, does not repeat it every pass), a debug line
+    while it stays the same, and one line when the file is written again."""
     if not cfg.metrics.textfile or getattr(result, "dry_run", True):
         return
-
-
     path = Path(cfg.metrics.textfile).expanduser()
+    log = structlog.get_logger("consolidator.report.metrics")
+    reason = None
     try:
         metrics.write_textfile(path, result, clock.now(), state)
     except OSError as exc:
-        structlog.get_logger("consolidator.report.metrics").warning(
-            "metrics textfile not written", path=str(path), error=exc.strerror or str(exc))
+        reason = f"{path}: {exc.strerror or exc}"
+    change = unusable.note(statedir.metrics_unwritten(state), reason)
+    if reason is None:
+        if change.changed:
+            log.info("metrics textfile written again", path=str(path), was=change.before)
+    elif change.changed:
+        log.warning("metrics textfile not written", path=str(path), reason=reason)
+    else:
+        log.debug("metrics textfile not written", path=str(path), reason=reason,
+                  warned_before=True)
 
 
 def output_writable(output: str) -> None:

@@ -62,6 +62,7 @@ PROPOSAL = "proposal.json"
 DECLINED = "declined.jsonl"
 USAGE = "usage.json"
 UNUSABLE = "unusable"
+METRICS_UNWRITTEN = "metrics-unwritten"  # in the state dir: why the textfile was not written
 RUNS = "runs"
 JOURNAL = "journal.jsonl"
 BACKUP = "backup"
@@ -123,6 +124,12 @@ def usage(state: Path) -> Path:
 
 def unusable(state: Path) -> Path:
     return state / UNUSABLE
+
+
+def metrics_unwritten(state_dir: Path) -> Path:
+    """Why the metrics textfile could not be written, as last warned of (the whole state
+    dir's, not a root's)."""
+    return state_dir / METRICS_UNWRITTEN
 
 
 def runs(state: Path) -> Path:

@@ -1,31 +1,54 @@
-"""Why a root cannot be used, remembered in its state folder, so that the warning is said
-once per change of reason: by a service ticking every ten minutes and by one-shot runs from
-a timer or cron alike (each a new process, with nothing else to remember it by).
-
-What makes a root unusable is gate G2's to say (:func:`consolidator.gates.unusable_reason`).
+"""A warning said once per change of its reason, the reason remembered in the state dir: by
+a service ticking every ten minutes and by one-shot runs from a timer or cron alike (each a
+new process, with nothing else to remember it by). Two warnings use it: why a root cannot be
+used (gate G2's to say, :func:`consolidator.gates.unusable_reason`), kept in the root's state
+folder, and why the metrics textfile could not be written, kept in the state dir.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from consolidator.state import statedir
 
 MAX_BYTES = 4096  # a reason is one line; anything longer is not ours
 
 
-def remembered(state: Path) -> str | None:
+class Change(NamedTuple):
+    """What :func:`note` found: whether the reason changed, the one before, and whether the
+    new one could be remembered."""
+
+    changed: bool
+    before: str | None
+    remembered: bool
+
+
+def remembered(file: Path) -> str | None:
     """The reason the last warning gave, or ``None`` (none given, or a file not to trust)."""
     try:
-        data = statedir.read_private(statedir.unusable(state), MAX_BYTES)
+        data = statedir.read_private(file, MAX_BYTES)
     except (OSError, statedir.Foreign):
         return None
     return None if data is None else data.decode("utf-8", "replace")
 
 
-def remember(state: Path, reason: str | None) -> None:
+def remember(file: Path, reason: str | None) -> None:
     """Keep ``reason`` as the one last warned of; ``None`` forgets it. Raises ``OSError``."""
     if reason is None:
-        statedir.remove(statedir.unusable(state))
+        statedir.remove(file)
     else:
-        statedir.replace(statedir.unusable(state), reason.encode("utf-8", "replace"))
+        statedir.replace(file, reason.encode("utf-8", "replace"))
+
+
+def note(file: Path, reason: str | None) -> Change:
+    """Compare ``reason`` (``None``: all is well) with the one last warned of, and remember
+    it when it changed (a state dir that cannot be written: the warning is said again)."""
+    before = remembered(file)
+    if reason == before:
+        return Change(False, before, True)
+    try:
+        remember(file, reason)
+    except OSError:
+        return Change(True, before, False)
+    return Change(True, before, True)

@@ -212,6 +212,32 @@ def test_the_metrics_textfile_follows_each_real_pass(tmp_path: Path) -> None:
     assert families["dream_consolidator_proposal_waiting_actions"].samples[0].value == 4.0
 
 
+def test_a_textfile_that_cannot_be_written_is_one_warning_per_change_of_reason(
+    tmp_path: Path
+) -> None:
+    """A service or a timer runs every few minutes: the same failure is said once, at
+    warning, then at debug; the file written again says so once."""
+    root = _copy(tmp_path)
+    blocker = tmp_path / "metrics"
+    blocker.write_text("a file where the textfile's folder should be")
+    config = tmp_path / "c.toml"
+    config.write_text(f'[metrics]\ntextfile = "{blocker / "c.prom"}"\n')
+
+    def run() -> str:
+        proc = _run("run", "--force", "--config", str(config), "--memory-dir", str(root),
+                    "--state-dir", str(tmp_path / "s"))
+        assert proc.returncode == 0, proc.stderr
+        return proc.stderr
+
+    assert run().count("metrics textfile not written") == 1
+    assert "metrics textfile not written" not in run()
+    blocker.unlink()
+    blocker.mkdir()
+    assert run().count("metrics textfile written again") == 1
+    assert (blocker / "c.prom").exists()
+    assert "metrics textfile" not in run()
+
+
 def test_a_state_dir_that_cannot_be_written_is_one_line_before_any_work(tmp_path: Path) -> None:
     root = _copy(tmp_path)
     blocker = tmp_path / "file"

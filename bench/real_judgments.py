@@ -61,7 +61,7 @@ from consolidator import (
     log,  # noqa: E402
 )
 from consolidator.detect.dates.relative import find_relative, relative_in  # noqa: E402
-from consolidator.detect.stale.evidence import mentioned_paths  # noqa: E402
+from consolidator.detect.stale.citations import mentioned_paths  # noqa: E402
 from consolidator.store.scan import scan  # noqa: E402
 
 SOURCES = BENCH / "real_judgments.tsv"

@@ -18,7 +18,7 @@ from consolidator.detect.links import named_anywhere
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
 from consolidator.detect.overlap.similar import find_similar
 from consolidator.detect.perfile import study_all
-from consolidator.detect.stale.evidence import weigh_citations
+from consolidator.detect.stale.citations import weigh_citations
 from consolidator.detect.text import normal_set
 from consolidator.llm.base import Answer, Backend, Question
 from consolidator.phases.context import Work

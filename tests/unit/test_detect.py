@@ -17,7 +17,8 @@ from consolidator.detect.dates.deadlines import find_deadlines
 from consolidator.detect.dates.relative import find_relative, rewrite_relative
 from consolidator.detect.links import name_table, repoint
 from consolidator.detect.overlap.duplicates import find_duplicates
-from consolidator.detect.stale.evidence import find_stale, mentioned_paths
+from consolidator.detect.stale.citations import mentioned_paths
+from consolidator.detect.stale.evidence import find_stale
 from consolidator.detect.text import normal_line, normal_set
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory

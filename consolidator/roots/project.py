@@ -27,6 +27,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -61,7 +62,8 @@ class Project:
         self._history: dict[str, str | None] = {}
         self._symbols: dict[str, bool] = {}
         self._by_name: dict[str, list[str]] | None = None  # file name -> its paths in the tree
-        self._tracked: set[str] | None = None  # the files git tracks, when it can tell
+        self._ls_files: list[str] | None = None  # what `git ls-files` lists ([]: nothing)
+        self._tracked: set[str] | None = None  # the same, as a set
         self._refs: tuple[set[str], dict[str, str]] | None = None  # branch names; merged ones
         # Whether the memories' citations are about this tree at all (see
         # consolidator.detect.stale.evidence.weigh_citations): if not, none is called gone.
@@ -79,13 +81,36 @@ class Project:
         out of the project or absolute is unknown: it is not this project's to judge)."""
         found = self.looked_up.get(path)
         if found is None:
-            found = self.looked_up[path] = self._status(posixpath.normpath(path))
+            self.look_up([path])
+            found = self.looked_up[path]
         return found
 
     def missing(self, path: str) -> bool:
         return self.status(path) == "gone"
 
-    def _status(self, normal: str) -> Status:
+    def look_up(self, paths: Iterable[str]) -> None:
+        """Find the :meth:`status` of many cited paths at once: git is asked once which of
+        those not found are ignored (``check-ignore``, the paths on its standard input)."""
+        pending: dict[str, str] = {}
+        for path in paths:
+            if path in self.looked_up:
+                continue
+            normal = posixpath.normpath(path)
+            found = self._found(normal)
+            if found is None:
+                pending[path] = normal
+            else:
+                self.looked_up[path] = found
+        if not pending:
+            return
+        ignored = self._ignored(sorted(set(pending.values())))
+        for path, normal in pending.items():
+            # ignored: a local file the project does not track; None: git could not tell
+            self.looked_up[path] = "gone" if ignored is not None and normal not in ignored \
+                else "unknown"
+
+    def _found(self, normal: str) -> Status | None:
+        """What the tree says of a path: there, unknown, or ``None`` (not found in it)."""
         if normal.startswith("..") or os.path.isabs(normal):
             return "unknown"
         if os.path.lexists(self.root / normal):
@@ -93,10 +118,16 @@ class Project:
         within = self._within(normal)
         if within is not False:
             return "there" if within else "unknown"
-        ignored = self._call("check-ignore", "-q", "--", normal)
-        if self._failed or (ignored is not None and ignored[0] != _NOT_FOUND):
-            return "unknown"  # ignored (a local file), or git could not tell
-        return "gone"
+        return None
+
+    def _ignored(self, normals: list[str]) -> set[str] | None:
+        """Which of these paths git ignores (none without git), or ``None`` when git fails."""
+        if self._git is None:
+            return None if self._failed else set()
+        done = self._call("check-ignore", "--stdin", "-z", stdin="\0".join(normals) + "\0")
+        if done is None or done[0] not in (0, _NOT_FOUND):
+            return None
+        return set(done[1].split("\0")) - {""}
 
     def _within(self, normal: str) -> bool | None:
         """Whether a file of the tree ends with ``normal`` (a path written from a part of
@@ -114,15 +145,20 @@ class Project:
         """Whether git tracks the file at exactly ``path`` from the root (false without
         git): a file whose content a search of the tree reads."""
         if self._tracked is None:
-            listed = self._run("ls-files", "-z")
-            self._tracked = set(listed.split("\0")) if listed else set()
+            self._tracked = set(self._git_files() or ())
         return posixpath.normpath(path) in self._tracked
+
+    def _git_files(self) -> list[str] | None:
+        """The files git tracks (asked once a run), or ``None`` without git."""
+        if self._ls_files is None:
+            listed = self._run("ls-files", "-z")
+            self._ls_files = [rel for rel in listed.split("\0") if rel] if listed else []
+        return self._ls_files or None
 
     def _list(self) -> dict[str, list[str]]:
         """The tree's files by name (git's tracked files where git can tell, else a walk that
         skips what no memory's citation is about), or ``_TOO_MANY``."""
-        listed = self._run("ls-files", "-z")
-        names = listed.split("\0") if listed else self._walk()
+        names = self._git_files() or self._walk()
         if names is None or len(names) > MAX_FILES:
             return _TOO_MANY
         out: dict[str, list[str]] = {}
@@ -225,16 +261,18 @@ class Project:
         done = self._call(*args)
         return done[1] if done is not None and done[0] == 0 else None
 
-    def _call(self, *args: str) -> tuple[int, str] | None:
+    def _call(self, *args: str, stdin: str | None = None) -> tuple[int, str] | None:
         """git's exit status and output, or ``None`` when it cannot run or times out (the
-        rest of the run asks it nothing, and what only it could tell is unknown)."""
+        rest of the run asks it nothing, and what only it could tell is unknown). ``stdin``:
+        what git reads (paths a memory names go there, never among the arguments)."""
         if self._git is None:
             return None
         try:
             done = subprocess.run(
                 [self._git, "-C", str(self.root), "--no-pager", *args],
                 capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False,
-                env={**os.environ, **_GIT_ENV}, stdin=subprocess.DEVNULL,
+                env={**os.environ, **_GIT_ENV}, input=stdin,
+                stdin=subprocess.DEVNULL if stdin is None else None,
             )
         except (OSError, subprocess.SubprocessError):
             self._git = None

@@ -371,3 +371,25 @@ def test_paths_a_line_says_were_removed_do_not_count_against_the_project(
     assert stale_of(found, "reference_code_map.md")["reasons"] == [
         "cites `src/jobs/export.py` — not in the project (about a part)"]
     assert stale_of(found, "project_cleanup.md") is None
+
+
+def test_git_is_asked_once_which_of_many_missing_paths_it_ignores(
+    root: Path, project: Path, tmp_path: Path
+) -> None:
+    from consolidator.detect.stale.citations import weigh_citations
+    from consolidator.roots.project import Project
+    from consolidator.store.scan import scan
+
+    calls = tmp_path / "calls.log"
+    wrapper = tmp_path / "git"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {calls}\nexec {shutil.which("git")} "$@"\n')
+    wrapper.chmod(0o755)
+    put_file(project, ".gitignore", "local/\n")
+    cited = " ".join(f"src/gone/m{i}.py" for i in range(12))
+    put_memory(root, "project_many.md", f"Modules: {cited}; the script is local/run.sh.\n")
+    tree = Project(project, git=str(wrapper))
+
+    assert weigh_citations(scan(root).memories, tree) is False  # none of them is there
+    assert tree.status("local/run.sh") == "unknown"  # ignored: a local file
+    assert tree.status("src/gone/m3.py") == "gone"
+    assert calls.read_text().count("check-ignore") == 1

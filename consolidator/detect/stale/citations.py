@@ -117,6 +117,7 @@ def weigh_citations(memories: Iterable[Memory], project: Project) -> bool:
     cited = sorted({path for memory in memories if "/" in memory.body
                     for path, _line, words in _cited_lines(memory.body, project)
                     if not _GONE_ON_PURPOSE.search(words)})
+    project.look_up(cited)  # git asked once for all of them
     gone = [path for path in cited if project.missing(path)]
     known = len(cited) - len(gone)
     if len(cited) >= WEIGHED and 2 * known < len(cited) and project.has_history:

@@ -2,7 +2,8 @@
 checked against.
 
 Which cited files exist, when git's history removed or moved one, whether a symbol a memory
-names is still anywhere in the tree, and whether a branch it names was merged and is gone.
+names is still anywhere in the tree, whether a branch it names was merged and is gone, and
+which package scripts and make targets the project's files define.
 Each answer is looked up once per run, and each is one of three: yes, no, or unknown — what
 cannot be told (a tree too large to list, a git that fails or times out, a search past its
 budget) is never evidence against a memory.
@@ -21,6 +22,7 @@ still found, with no history.
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
@@ -47,6 +49,16 @@ _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"
 _NOT_FOUND = 1  # the exit status of `git grep` that found nothing, of `check-ignore` that
 # ignores nothing; any other failure is unknown
 
+# The files that say what a command runner can run, by runner (see ``Project.runnable``).
+RUNNER_FILES = {"npm": frozenset({"package.json"}),
+                "make": frozenset({"Makefile", "makefile", "GNUmakefile"})}
+MAX_RUNNER_FILES = 200  # such files read per runner; more (or one too large): unknown
+MAX_RUNNER_BYTES = 1_000_000
+# A Makefile rule's targets ("build test: deps"), not a variable (":=", "::=", "?=").
+_RULE = re.compile(r"([^\s:#=][^:#=]*?)[ \t]*::?(?![=:])")
+# What makes a Makefile's targets more than its rule lines say.
+_MADE_TARGETS = re.compile(r"^-?s?include\s|^[^\t#]*[%$][^:=]*::?(?!=)", re.MULTILINE)
+
 _TOO_MANY: dict[str, list[str]] = {}  # a tree too large (or slow) to list (never changed)
 
 
@@ -65,6 +77,7 @@ class Project:
         self._ls_files: list[str] | None = None  # what `git ls-files` lists ([]: nothing)
         self._tracked: set[str] | None = None  # the same, as a set
         self._refs: tuple[set[str], dict[str, str]] | None = None  # branch names; merged ones
+        self._runnable: dict[str, tuple[frozenset[str], tuple[str, ...]] | None] = {}
         # Whether the memories' citations are about this tree at all (see
         # consolidator.detect.stale.evidence.weigh_citations): if not, none is called gone.
         self.cited_here = True
@@ -218,6 +231,43 @@ class Project:
         names, merged = self._refs
         return None if name in names else merged.get(name)
 
+    def runnable(self, runner: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
+        """What ``runner`` can run in the project, and the files that say so: ``"npm"`` the
+        scripts of every package.json (npm, pnpm, yarn and bun read the same ones), ``"make"``
+        the targets of every Makefile. ``None`` when it cannot be told: the project has no
+        such file (a command of another project), one cannot be read or parsed, there are
+        more than ``MAX_RUNNER_FILES``, or a Makefile makes targets its rule lines do not
+        name (an include, a pattern, a variable). Read once a run; nothing is run."""
+        if runner not in self._runnable:
+            self._runnable[runner] = self._read_runnable(runner)
+        return self._runnable[runner]
+
+    def _read_runnable(self, runner: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
+        names = RUNNER_FILES[runner]
+        if self._by_name is None:
+            self._by_name = self._list()  # the same listing a path cited from a part uses
+        if self._by_name is _TOO_MANY:
+            return None
+        found = {rel for name in names for rel in self._by_name.get(name, ())
+                 if "node_modules" not in rel.split("/")}
+        found |= {name for name in names if (self.root / name).is_file()}  # even untracked
+        if not found or len(found) > MAX_RUNNER_FILES:
+            return None
+        runnable: set[str] = set()
+        for rel in sorted(found):
+            path = self.root / rel
+            try:
+                if path.is_symlink() or path.stat().st_size > MAX_RUNNER_BYTES:
+                    return None
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+            names_in = _scripts(text) if runner == "npm" else _targets(text)
+            if names_in is None:
+                return None
+            runnable |= names_in
+        return frozenset(runnable), tuple(sorted(found))
+
     def _read_refs(self) -> tuple[set[str], dict[str, str]]:
         names: set[str] = set()
         listed = self._run("for-each-ref", "--format=%(refname)", "refs/heads", "refs/remotes",
@@ -281,3 +331,30 @@ class Project:
         if done.returncode > _NOT_FOUND:  # a fatal error (128): a broken or refused repo
             self._failed = True
         return done.returncode, done.stdout
+
+
+def _scripts(text: str) -> set[str] | None:
+    """The script names of a package.json, or ``None`` when it is no JSON object."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    scripts = data.get("scripts", {})
+    return set(scripts) if isinstance(scripts, dict) else None
+
+
+def _targets(text: str) -> set[str] | None:
+    """The targets a Makefile's rule lines name, or ``None`` when it makes others too."""
+    text = text.replace("\\\n", " ")
+    if _MADE_TARGETS.search(text):
+        return None
+    out: set[str] = set()
+    for line in text.splitlines():
+        if line[:1] in ("\t", " ", "#", ""):
+            continue  # a recipe, a comment or a blank line
+        rule = _RULE.match(line)
+        if rule:
+            out.update(rule.group(1).split())
+    return out

@@ -393,3 +393,72 @@ def test_git_is_asked_once_which_of_many_missing_paths_it_ignores(
     assert tree.status("local/run.sh") == "unknown"  # ignored: a local file
     assert tree.status("src/gone/m3.py") == "gone"
     assert calls.read_text().count("check-ignore") == 1
+
+
+def _commands_project(project: Path, makefile: str) -> None:
+    put_file(project, "package.json", json.dumps({"scripts": {"build": "vite build",
+                                                              "test": "vitest"}}))
+    put_file(project, "apps/web/package.json", json.dumps({"scripts": {"e2e": "playwright"}}))
+    put_file(project, "Makefile", makefile)
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "scripts")
+
+
+def test_a_command_whose_script_or_target_is_gone_is_reported_its_twin_is_not(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _commands_project(project, ".PHONY: release\nrelease: build\n\t./ship.sh\n")
+    put_memory(root, "project_deploy.md",
+               "Staging goes out with `npm run deploy:staging` after review.\n"
+               "```bash\nmake publish\n```\n")
+    put_memory(root, "project_build.md",
+               "Build with `npm run build`, end-to-end with `pnpm --filter web run e2e`, "
+               "ship with `make release`.\n")
+
+    found = report(root, project, tmp_path, capsys)
+
+    stale = stale_of(found, "project_deploy.md")
+    assert stale["reasons"] == [
+        "runs `npm run deploy:staging` — no script `deploy:staging` in apps/web/package.json, "
+        "package.json (about a part)",
+        "runs `make publish` — no target `publish` in Makefile (about a part)",
+    ]
+    assert stale["evidence"] == ["Staging goes out with `npm run deploy:staging` after review.",
+                                 "make publish"]
+    assert stale["whole_memory"] is False
+    assert stale_of(found, "project_build.md") is None
+    assert not [a for a in found["actions"] if a["op"] == "archive"]
+
+
+@pytest.mark.parametrize(("makefile", "line"), [
+    ("include rules.mk\nall:\n\techo\n", "Ship with `make publish`.\n"),  # targets elsewhere
+    ("%.pdf: %.md\n\tpandoc $< -o $@\n", "Render with `make guide`.\n"),  # a pattern rule
+    ("all:\n\techo\n", "The old `make publish` step was removed.\n"),  # the line says it went
+    ("all:\n\techo\n", "Ship with `yarn run publish` or `npm run env`.\n"),  # may run binaries
+], ids=["include", "pattern", "gone-on-purpose", "binaries"])
+def test_a_command_that_cannot_be_told_gone_is_no_evidence(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    makefile: str, line: str
+) -> None:
+    _commands_project(project, makefile)
+    put_memory(root, "project_ship.md", line)
+
+    assert stale_of(report(root, project, tmp_path, capsys), "project_ship.md") is None
+
+
+def test_a_command_of_a_runner_the_project_has_no_file_for_is_no_evidence(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put_memory(root, "project_other.md", "In the site repo, `npm run deploy` and "
+               "`make docs` publish it.\n")  # this project has no package.json, no Makefile
+
+    assert stale_of(report(root, project, tmp_path, capsys), "project_other.md") is None
+
+
+def test_a_package_json_that_cannot_be_parsed_tells_nothing(
+    root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put_file(project, "package.json", '{"scripts": {"build": "vite build",}}')  # a stray comma
+    put_memory(root, "project_deploy.md", "Deploy with `npm run deploy`.\n")
+
+    assert stale_of(report(root, project, tmp_path, capsys), "project_deploy.md") is None

@@ -11,8 +11,9 @@ memories speak of another one (a sibling project, a home folder) and nothing is 
 became of it; one whose line names a symbol the project still holds has moved, and its
 knowledge with it: no finding. A line saying the file was removed, renamed or is yet to be
 created is no evidence at all. A symbol named beside a cited file that is there, found
-nowhere in the project, and a branch named in code that git merged and no ref names now, are
-each about a part. One gone citation is about a part; most of a memory's citations gone (two
+nowhere in the project, a branch named in code that git merged and no ref names now, and a
+command in code that runs a package script or a make target no file of the project defines
+now, are each about a part. One gone citation is about a part; most of a memory's citations gone (two
 or more, over half of those checked) is about the whole memory.
 """
 
@@ -250,3 +251,64 @@ def branches(memory: Memory, project: Project, add: Add) -> None:
             reasons += 1
             if reasons >= MAX_PART_REASONS:
                 return
+
+
+# A command in code that runs something a project file names: `npm run build:docs`,
+# `pnpm --filter web run e2e`, `make release` (the first name after `run` or `make`). yarn and
+# bun also run binaries by name, and npm runs `env` with no script: neither is looked for.
+_INLINE_CODE = re.compile(r"`([^`\n]{1,300})`")
+_COMMAND = re.compile(
+    r"(?:^|&&|\|\||[;|(]|\$ )\s*(?:(?P<npm>(?:npm|pnpm)\b[^;|&`]{0,60}?\srun)|(?P<make>make))"
+    r"\s+(?P<name>[A-Za-z0-9_][\w:.@/+-]*)(?=\s|$|[;|&)])"
+)
+_NPM_BUILTIN = frozenset({"env"})
+
+
+def _commands(body: str) -> list[tuple[str, str, str, str]]:
+    """Each command in the memory's code (inline code and fenced blocks) that runs a
+    package script or a make target: (runner, name, the command as written, its line)."""
+    out = []
+    fenced = False
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        pieces = [stripped] if fenced else _INLINE_CODE.findall(line)
+        for piece in pieces:
+            for match in _COMMAND.finditer(piece.strip()):
+                runner = "npm" if match.group("npm") else "make"
+                name = match.group("name")
+                if runner == "npm" and name in _NPM_BUILTIN:
+                    continue
+                command = match.group(0).strip(" ;|&($")
+                out.append((runner, name, command, stripped))
+    return out
+
+
+def commands(memory: Memory, project: Project, add: Add) -> None:
+    """A command in code that runs a package script or a make target the project's
+    package.json files or Makefiles do not define now: "runs `npm run deploy:staging` — no
+    script `deploy:staging` in package.json". About a part; only where the project has such
+    files and they can be read whole (see ``Project.runnable``), never where the line says
+    the command went, and never by running anything."""
+    if "`" not in memory.body or not project.cited_here:
+        return
+    seen: set[tuple[str, str]] = set()
+    reasons = 0
+    for runner, name, command, line in _commands(memory.body):
+        if (runner, name) in seen:
+            continue
+        seen.add((runner, name))
+        known = project.runnable(runner)
+        if known is None or name in known[0] \
+                or _GONE_ON_PURPOSE.search(line.replace(command, " ")):
+            continue
+        files = known[1]
+        shown = ", ".join(files[:3]) + (", …" if len(files) > 3 else "")
+        what = "script" if runner == "npm" else "target"
+        add(f"runs `{command}` — no {what} `{name}` in {shown} (about a part)", "command",
+            line)
+        reasons += 1
+        if reasons >= MAX_PART_REASONS:
+            return

@@ -43,7 +43,8 @@ class StaleFinding:
     file: str
     reasons: tuple[str, ...]
     archivable: bool  # evidence about the memory as a whole: the offline backend may archive
-    kinds: tuple[str, ...]  # "marker", "deadline", "path", "symbol", "branch", "citation"
+    kinds: tuple[str, ...]  # "marker", "deadline", "path", "symbol", "branch", "command",
+    # "citation"
     evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written, one per reason
 
 
@@ -171,5 +172,6 @@ def find_stale(
         present = citations.check(memory, project, found.add)
         citations.symbols(present, project, found.add)
         citations.branches(memory, project, found.add)
+        citations.commands(memory, project, found.add)
         _alive(present, found)
     return found.finding(memory.file)

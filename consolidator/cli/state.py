@@ -125,6 +125,9 @@ def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         raise UsageError(f"--limit {args.limit}: a number of runs, 0 or more")
     since = past.since_ns(args.since, clock.now()) if args.since else None
     entries = past.read_all(paths.state_dir(args.state_dir, cfg, env))
+    # An apply or an undo records no kind of root: it is the kind its runs recorded.
+    kinds = {e["memory_dir"]: e["kind"] for e in entries
+             if isinstance(e.get("memory_dir"), str) and e.get("kind")}
     if args.memory_dir:
         wanted = {str(s.path) for s in paths.roots(args.memory_dir, cfg, env)}
         entries = [e for e in entries if e.get("memory_dir") in wanted]
@@ -142,7 +145,7 @@ def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return EXIT_OK
     print(f"{'run_id':<22} {'trigger':<7} {'status':<12} {'kind':<13} memory_dir: changes")
     for e in entries:
-        kind = e.get("kind") or "-"
+        kind = e.get("kind") or kinds.get(e.get("memory_dir")) or "-"
         status = f"{e.get('status', '')}{' (dry)' if e.get('dry_run') else ''}"
         print(f"{e.get('run_id', ''):<22} {e.get('trigger', ''):<7} {status:<12} {kind:<13} "
               f"{e.get('memory_dir') or ''}: {changes(e)}")

@@ -109,12 +109,14 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
     actions, declined = not_declined(actions, found.declined)
     notes += [f"{a.op} {a.file}: declined before, not proposed while it is unchanged"
               for a in declined]
-    acted = {f for a in actions for f in a.touches()}
+    # A pair a merge or an archive takes apart is no longer two memories to look at; one
+    # whose only change is an edit in place (a date, a superseded line) still is.
+    gone = {f for a in actions if isinstance(a, (Merge, Archive)) for f in a.touches()}
     return Plan(
         memories=describe(snapshot, now, found.per_file, found.usage),
         duplicates=tuple(Duplicate(c.files, c.keep, c.similarity) for c in found.clusters),
         conflicts=found.conflicts,
-        similar=tuple(s for s in found.similar if not acted & set(s.files)),
+        similar=tuple(s for s in found.similar if not gone & set(s.files)),
         stale=_stale(found, by_file, now, kept),
         actions=tuple(actions),
         notes=tuple(notes),

@@ -93,17 +93,34 @@ def _unclosed(text: str) -> int | None:
     return depth[-1] if depth else None
 
 
+SPELLING_CHARS = 2000  # of a memory's body read for how it spells the words of its slug
+
+
 def title_of(memory: Memory) -> str:
     """A memory's title in words: its name, a slug (``feedback_no-mocks``) read as words
-    without the type prefix ("No mocks"), or else its description."""
+    without the type prefix ("No mocks"), each word spelt as the memory's own text mostly
+    spells it ("reference_ci_dashboard": "CI dashboard"), or else its description."""
     name = memory.name.strip()
     if _SLUG.match(name) and re.search(r"[_-]", name):
         words = [w for w in re.split(r"[_-]+", name.removesuffix(".md")) if w]
         if len(words) > 1 and words[0].casefold() in MEMORY_TYPES:
             words = words[1:]
-        name = " ".join(words)
+        text = f"{memory.description}\n{memory.body[:SPELLING_CHARS]}"
+        name = " ".join(_spelt(word, text) for word in words)
         name = name[:1].upper() + name[1:]
     return name or memory.description or memory.stem
+
+
+def _spelt(word: str, text: str) -> str:
+    """``word`` as ``text`` mostly writes it when that is not in lower case ("CI", "GitHub"),
+    else as the slug has it."""
+    if not word.islower():
+        return word
+    forms = Counter(re.findall(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE))
+    if not forms:
+        return word
+    form, _ = forms.most_common(1)[0]
+    return word if form.islower() or form[:1].isupper() and form[1:].islower() else form
 
 
 def pointer_line(

@@ -152,15 +152,43 @@ def all_config(tmp_path: Path) -> Path:
     return path
 
 
-def test_where_no_rule_of_ours_reads_the_sentence_today_and_instructions_are_left(
+def test_today_in_another_language_is_dated_only_by_the_text_of_a_record(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # A dated log in Vietnamese: "yesterday" in its narrative is a day; "today's tasks" and
-    # the "How to apply" instruction (read in a later session) are not.
+    # A dated log in Vietnamese: "yesterday" and "today" in its narrative are days of the
+    # log's own date; the "How to apply" instruction (read in a later session) is not.
     put(root, "notes/session_log_2026-06-16.md",
         "- Hôm qua đã sửa lỗi đồng bộ và không còn lỗi nào trong bản build.\n"
         "- Danh sách việc hôm nay của nhóm nằm trong bảng và được cập nhật.\n\n"
         "**How to apply:** Khi mở session mới, đọc file này để biết context hôm qua và "
         "các việc còn lại của nhóm.\n", days=100)
-    reason = rewrites(root, tmp_path, capsys)["notes/session_log_2026-06-16.md"]
-    assert reason == "relative date 'Hôm qua' -> 2026-06-15"
+    # Its twins: the same "today" in a reference under a dated title (a definition, read on
+    # any day), and in a project note only Claude Code's stamp dates (no rule of ours tells
+    # "today" from "currently" there).
+    put(root, "reference_quiz.md", "# Quiz app (2026-06-16)\n\n"
+        "- Danh sách việc hôm nay của nhóm nằm trong bảng và được cập nhật.\n",
+        kind="reference", days=100)
+    put(root, "project_tasks.md",
+        "- Danh sách việc hôm nay của nhóm nằm trong bảng và được cập nhật.\n",
+        days=100, extra="modified: 2026-06-16T10:00:00Z\n")
+    found = rewrites(root, tmp_path, capsys)
+    assert set(found) == {"notes/session_log_2026-06-16.md"}
+    reason = found["notes/session_log_2026-06-16.md"]
+    assert "'Hôm qua' -> 2026-06-15" in reason and "'hôm nay' -> 2026-06-16" in reason
+    assert reason.count("->") == 2
+
+
+def test_a_memory_whose_date_is_rewritten_is_still_reported_similar(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An edit in place changes one phrase; the pair is still two memories to look at.
+    rule = "Ask the platform team in the ops channel before touching the shared cluster.\n"
+    put(root, "reference_cluster.md", rule, kind="reference")
+    put(root, "project_cluster.md", f"{rule}\n## 2026-03-20\n\n- Yesterday we rebuilt the "
+        "shared cluster from its snapshot.\n", days=100)
+    assert main(["report", "--format", "json", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    found: Any = json.loads(capsys.readouterr().out)["roots"][0]
+    assert ("rewrite", "project_cluster.md") in [(a["op"], a["file"]) for a in found["actions"]]
+    assert [sorted(s["files"]) for s in found["similar"]] == [
+        ["project_cluster.md", "reference_cluster.md"]]

@@ -199,6 +199,16 @@ def test_undo_twice_is_harmless(
     assert setup.tree() == before
 
 
+def test_history_names_the_kind_of_root_an_undo_restored(
+    ran: tuple[Setup, dict[str, Any], dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    setup, _before, _report = ran
+    assert setup.undo(capsys)[0] == 0
+    assert main(["history", "--state-dir", str(setup.state)]) == 0
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [(line[1], line[3]) for line in lines] == [("run", "auto"), ("undo", "auto")]
+
+
 def _edit_survivor(setup: Setup) -> str:
     path = setup.root / "project_api.md"
     path.write_bytes(path.read_bytes() + b"A line written after the run.\n")

@@ -361,3 +361,22 @@ def test_a_shortened_hook_ends_at_a_word_never_inside_an_address_or_a_bracket() 
     assert out == "two roles share the queue…"
     assert shorten("short enough", 50) == "short enough"
     assert shorten("a b c d e f g h i j k l m n", 10) == "a b c d e…"
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "title"),
+    [
+        ("reference_ci_dashboard", "CI runs on every push; the CI page lists them.\n",
+         "CI dashboard"),
+        ("project_github-actions", "Deploys run on GitHub Actions.\n", "GitHub actions"),
+        ("feedback_pnpm", "Use pnpm, never npm.\n", "Pnpm"),  # written in lower case
+        ("project_release-day", "Release day is Thursday.\n", "Release day"),  # a sentence's
+        # capital is no spelling
+        ("project_api_keys", "Keys live in the vault; an api key is never logged.\n",
+         "Api keys"),  # the text's own most common form
+    ],
+)
+def test_the_words_of_a_slug_are_spelt_as_the_memory_spells_them(
+    name: str, body: str, title: str
+) -> None:
+    assert title_of(make_memory("x.md", name=name, body=body)) == title

@@ -88,7 +88,7 @@ def plain_summary(_logger: Any, _name: str, event: MutableMapping[str, Any]
     elif status == "failed":
         text = f"failed: {event.get('error', 'see the lines above')}"
     else:
-        text = f"{status}: {summary_of(event)}"
+        text = f"{status}: {summary_of(event, dry=status == 'planned')}"
         if status == "consolidated" and any(event.get(k) for k in _CHANGES):
             text += f"; undo: consolidator undo {event.get('run_id', 'RUN_ID')}"
     kept = {k: event[k] for k in _KEPT if k in event}
@@ -115,8 +115,8 @@ _CHANGES = {"merges": "merged", "archives": "archived", "rewrites": "rewritten",
             "creates": "created"}
 
 
-def summary_of(counts: MutableMapping[str, Any]) -> str:
-    """What a pass changed (or, dry, would change), in words: a memory folded into a
+def summary_of(counts: MutableMapping[str, Any], dry: bool = False) -> str:
+    """What a pass changed (or, ``dry``, would change), in words: a memory folded into a
     survivor by a merge is said with the merge, not as an archive (those are judgments)."""
     folded = counts.get("merged_away", 0)
     said = {**counts, "archives": max(0, counts.get("archives", 0) - folded)}
@@ -130,9 +130,12 @@ def summary_of(counts: MutableMapping[str, Any]) -> str:
         parts.append("index still over what Claude Code loads (its own memory writes fail "
                      "until it fits)")
     if counts.get("proposed"):
-        parts.append(f"{counts['proposed']} wait for review (consolidator proposals)")
+        parts.append(f"{counts['proposed']} for review (a dry run keeps no proposal)" if dry
+                     else f"{counts['proposed']} wait for review (consolidator proposals)")
     if counts.get("skipped"):
         parts.append(f"{counts['skipped']} left alone (changed on disk)")
+    if dry and parts:
+        return "nothing changed; would make " + ", ".join(parts)
     return ", ".join(parts) or "nothing to change"
 
 

@@ -143,11 +143,11 @@ def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         for entry in entries:
             print(json.dumps(entry, ensure_ascii=False))
         return EXIT_OK
-    print(f"{'run_id':<22} {'trigger':<7} {'status':<12} {'kind':<13} memory_dir: changes")
+    print(f"{'run_id':<22} {'trigger':<7} {'status':<13} {'kind':<13} memory_dir: changes")
     for e in entries:
         kind = e.get("kind") or kinds.get(e.get("memory_dir")) or "-"
         status = f"{e.get('status', '')}{' (dry)' if e.get('dry_run') else ''}"
-        print(f"{e.get('run_id', ''):<22} {e.get('trigger', ''):<7} {status:<12} {kind:<13} "
+        print(f"{e.get('run_id', ''):<22} {e.get('trigger', ''):<7} {status:<13} {kind:<13} "
               f"{e.get('memory_dir') or ''}: {changes(e)}")
     return EXIT_OK
 
@@ -172,7 +172,7 @@ def changes(entry: dict[str, Any]) -> str:
         return str(entry.get("error") or "failed")
     if trigger == "prune":
         return ", ".join(f"{v} {k}" for k, v in counts.items()) or "nothing"
-    return summary_of(counts)
+    return summary_of(counts, dry=bool(entry.get("dry_run")))
 
 
 def _path_names(text: str) -> set[str]:

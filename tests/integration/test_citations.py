@@ -146,8 +146,9 @@ def test_a_cited_file_still_there_vetoes_an_archive_on_a_status_word(
     root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     put_memory(root, "project_entry.md",
-               "# Entry point — DONE\n\nThe app starts in src/app/main.py; keep it thin.\n")
-    put_memory(root, "project_retired.md", "# Old dashboard — DONE\n\nNothing cited here.\n")
+               "# Entry point — OBSOLETE\n\nThe app starts in src/app/main.py; keep it thin.\n")
+    put_memory(root, "project_retired.md",
+               "# Old dashboard — OBSOLETE\n\nNothing cited here.\n")
 
     found = report(root, project, tmp_path, capsys)
 

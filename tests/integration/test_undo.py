@@ -308,3 +308,18 @@ def test_history_lists_the_run_with_its_counts(
     assert counts["archives"] == 2
     assert counts["rewrites"] >= 2
     assert counts["creates"] >= 1
+
+
+def test_history_says_a_dry_run_changed_nothing_and_kept_no_proposal(
+    example_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "dry-state"
+    assert main(["run", "--dry-run", "--force", "--memory-dir", str(example_copy),
+                 "--state-dir", str(state)]) == 0
+    capsys.readouterr()
+    assert main(["history", "--state-dir", str(state)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()[1:]
+    assert "planned (dry)" in line
+    assert ": nothing changed; would make " in line
+    assert "for review (a dry run keeps no proposal)" in line
+    assert "wait for review" not in line

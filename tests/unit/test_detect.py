@@ -461,8 +461,12 @@ def test_a_status_marker_in_the_head_of_a_memory_makes_it_archivable(
     finding = find_stale(m, NOW, None)
     assert finding is not None
     assert finding.kinds == ("marker",)
-    assert finding.archivable is True
+    # Finished work retires a memory only as its status (its name's tag, a Status: line); in
+    # a title or a description it tells of an event whose results may still hold.
+    told = marker in ("DONE", "RESOLVED") and place in ("description", "first line")
+    assert finding.archivable is not told
     assert marker in finding.reasons[0]
+    assert finding.reasons[0].startswith("finished work" if told else "status marker")
 
 
 @pytest.mark.parametrize("marker", ["SUPERSEDED", "OBSOLETE"])

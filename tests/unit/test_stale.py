@@ -79,7 +79,6 @@ def test_a_live_status_in_the_frontmatter_is_no_evidence(extra: str) -> None:
     ("分享提纲-已废弃", "旧提纲"),
     ("notes", "OBSOLETE - the v2 migration plan"),
     ("notes", "The v2 migration plan (superseded by migration_v3.md)"),
-    ("notes", "【已完成】索引流水线重写"),
     ("notes", "【廃止】旧ログ集約の手順"),
 ])
 def test_a_status_tag_in_the_name_or_description_is_about_the_whole_memory(
@@ -112,14 +111,37 @@ def test_a_progress_word_in_lowercase_inside_a_name_is_no_evidence() -> None:
 
 @pytest.mark.parametrize("first", [
     "# Observability talk outline — SUPERSEDED by talk_2027.md",
-    "# 【完了】決済SDK移行",
     "# 旧方案（已废弃）",
-    "DONE: the v2 migration plan, step by step.",
+    "# 旧ログ集約の手順【廃止】",
 ])
 def test_a_status_tag_in_the_first_line_is_about_the_whole_memory(first: str) -> None:
     found = whole(f"{first}\n\n- step one\n- step two\n")
     assert "first line" in found.reasons[0]
     assert found.evidence == (first,)
+
+
+@pytest.mark.parametrize(("first", "description"), [
+    ("# 【完了】決済SDK移行", "a memory"),
+    ("DONE: the v2 migration plan, step by step.", "a memory"),
+    ("# Editor and writer split", "v8 editor and writer split — completed 2026-06-22"),
+    ("# 编剧工作台重构", "主编与写手分工重构——2026.6.22 完成"),
+    ("# Notes", "【已完成】索引流水线重写"),
+])
+def test_finished_work_in_a_title_or_description_is_reported_not_archivable(
+    first: str, description: str
+) -> None:
+    # It tells of an event; what the work built (the split, the SDK) may well still hold.
+    found = part(f"{first}\n\n- step one\n- step two\n", description=description)
+    assert found.reasons[0].startswith("finished work")
+
+
+@pytest.mark.parametrize(("body", "extra"), [
+    ("# Payments SDK move\n\nStatus: done\n\n- step one\n", ""),
+    ("# 決済SDK移行\n\n状態：完了\n\n- 手順一\n", ""),
+    ("# Payments SDK move\n\n- step one\n", "status: completed\n"),
+])
+def test_finished_work_as_the_memory_s_status_still_retires_it(body: str, extra: str) -> None:
+    assert whole(body, extra=extra).kinds == ("marker",)
 
 
 @pytest.mark.parametrize("body", [

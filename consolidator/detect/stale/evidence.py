@@ -30,6 +30,7 @@ from consolidator.detect.stale.markers import (
     hints_in,
     part_markers,
     paused_status,
+    retires,
     whole_marker,
 )
 from consolidator.roots.project import Project
@@ -81,8 +82,13 @@ class _Evidence:
 
 
 def _whole(marker: Marker, found: _Evidence) -> None:
-    found.add(f"status marker {marker.word!r} in the {marker.where}: {_quote(marker.line)}",
-              "marker", marker.line, whole=True)
+    if retires(marker):
+        found.add(f"status marker {marker.word!r} in the {marker.where}: "
+                  f"{_quote(marker.line)}", "marker", marker.line, whole=True)
+    else:
+        found.add(f"finished work {marker.word!r} in the {marker.where} (reported, not "
+                  f"archived: what it holds may still be true): {_quote(marker.line)}",
+                  "marker", marker.line)
 
 
 def _markers(memory: Memory, lines: list[Line], found: _Evidence,

@@ -7,8 +7,12 @@ separator. The same word inside a sentence names something else ("the new DB sup
 old one", 旧DBを廃止統合, "replaces the v1 API") and is no marker at all.
 
 Where the marker stands gives its scope. Frontmatter, name, description, the first line and
-the lead paragraph speak for the whole memory: any status word there (done, resolved,
-superseded, 完了, 已废弃, ...) retires it. Elsewhere a marker speaks for one part, and only a
+the lead paragraph speak for the whole memory: a word saying its text no longer holds there
+(superseded, obsolete, 已废弃, ...) retires it; a word saying the work finished (done,
+resolved, 完成, 完了, ...) retires it only as its status (a ``status:`` field, a ``Status:``
+line, a tag in its name): in a title or a description it tells of an event ("v8 refactor —
+completed 2026-06-22") whose results the memory may still hold (see :func:`retires`).
+Elsewhere a marker speaks for one part, and only a
 word saying that *text* no longer holds (superseded, obsolete, outdated, 已过时, 陳腐化) is worth
 reporting: "DONE" in a task table or "RESOLVED" over an incident's sub-section is the memory's
 own progress record, alive as it is.
@@ -154,6 +158,21 @@ def paused_status(memory: Memory) -> str | None:
         if leaf in ("status", "state") and value.casefold() in _PAUSED:
             return f"{key}: {value}"
     return None
+
+
+_PROGRESS = re.compile(rf"(?i:{_PROGRESS_EN})|{_PROGRESS_CJK}")
+_STATUS_PLACES = frozenset(("frontmatter", "name", "lead paragraph"))
+
+
+def retires(marker: Marker) -> bool:
+    """Whether a marker about the whole memory retires it: a word saying its text no longer
+    holds, wherever it stands; a word saying the work finished only as the memory's status
+    (its frontmatter, a tag in its name, a ``Status:`` line), not in its title or description.
+    On real memories "completed" in a title headed a feature's reference as often as a task
+    with nothing left in it."""
+    if _PROGRESS.fullmatch(marker.word) is None:
+        return True
+    return marker.where in _STATUS_PLACES or _STATUS_LINE.match(bare(marker.line)) is not None
 
 
 def _name(name: str) -> str | None:

@@ -192,3 +192,23 @@ def test_a_memory_whose_date_is_rewritten_is_still_reported_similar(
     assert ("rewrite", "project_cluster.md") in [(a["op"], a["file"]) for a in found["actions"]]
     assert [sorted(s["files"]) for s in found["similar"]] == [
         ["project_cluster.md", "reference_cluster.md"]]
+
+
+@pytest.mark.parametrize(("lang", "day", "left"), [
+    ("ko", "- 어제 배포를 마쳤고 오류는 없었다.\n",
+     "- 내일배움카드 신청 안내를 페이지에 추가했다.\n- 7일 후 문의 항목은 자동으로 익명화된다.\n"),
+    ("ru", "- Вчера выкатили новый импорт, ошибок не было.\n",
+     "- Логи запросов удаляются через 7 дней после записи.\n"),
+    ("fr", "- Hier nous avons publié la nouvelle version et il n'y a pas eu d'erreur.\n",
+     "- Les journaux sont effacés dans 7 jours après leur écriture, ce n'est pas un jour.\n"),
+])
+def test_a_word_that_starts_a_longer_word_and_in_n_days_are_left(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], lang: str, day: str,
+    left: str
+) -> None:
+    # In a log its file name dates: "yesterday" is a day; a programme's name that starts
+    # with "tomorrow" (Korean spaces its words, a particle is written on: 내일까지) and
+    # "in N days", as often how long something takes as a day, are left as written.
+    put(root, f"notes/log_{lang}_2026-03-20.md", day + left, days=100)
+    reason = rewrites(root, tmp_path, capsys)[f"notes/log_{lang}_2026-03-20.md"]
+    assert reason.count("->") == 1 and "-> 2026-03-19" in reason

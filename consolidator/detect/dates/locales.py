@@ -34,6 +34,8 @@ _TOKEN = re.compile(r"\d+|[^\W\d_]+")  # a number or a run of letters
 _REGEX_SYNTAX = re.compile(r"[\\\[\](){}?*+|^$]")
 _GAP = re.compile(r"[ \t'’\-]{0,3}")  # what may stand between the words of one phrase
 _UNSPACED = re.compile(rf"[{HANGUL}\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]")
+_SPACED_WITH_PARTICLES = re.compile(f"[{HANGUL}]+")  # Korean: words spaced, particles written on
+MAX_PARTICLE = 2  # syllables a particle written onto a word has (어제는, 내일까지)
 # The commonest short words of each Latin-script language dateparser knows relative days in:
 # enough to tell which one a memory is written in. A language not listed here is never
 # assumed for a Latin-script memory.
@@ -258,7 +260,13 @@ def find_locale(text: str) -> Iterator[LocalePhrase]:
         last = tokens[at + len(entry.words) - 1]
         stop = last[1] if last[2] == entry.words[-1] or entry.words[-1] == "#" \
             else last[0] + len(entry.words[-1])  # a particle written onto the last word
-        if len(entry.words) == 1 and at and tokens[at - 1][2] in _DETERMINERS:
+        if len(entry.words) == 1 and at and tokens[at - 1][2] in _DETERMINERS \
+                or _starts_a_word(entry.words[-1], last[1] - stop) \
+                or entry.counted and entry.shift > 0:
+            # A noun after a determiner ("por la mañana"); the start of a longer word in a
+            # language that spaces its words (내일배움카드, a programme's name, against
+            # 내일까지); "in N days", which is as often how long something takes ("deleted
+            # after 7 days") as a day, and which the English forms leave out as well.
             at += 1
             continue
         shift = entry.shift
@@ -267,6 +275,12 @@ def find_locale(text: str) -> Iterator[LocalePhrase]:
             shift *= number
         yield LocalePhrase(tokens[at][0], stop, entry.unit, shift)
         at += len(entry.words)
+
+
+def _starts_a_word(word: str, rest: int) -> bool:
+    """Whether ``rest`` letters written onto ``word`` make it part of a longer word rather
+    than carry a particle: in Korean, more than a particle's syllables."""
+    return rest > MAX_PARTICLE and _SPACED_WITH_PARTICLES.fullmatch(word) is not None
 
 
 def _matches(tokens: list[tuple[int, int, str]], at: int, entry: _Entry, text: str) -> bool:

@@ -54,6 +54,7 @@ class Similar:
     files: tuple[str, str]
     similarity: float
     lines: tuple[tuple[str, str], ...] = ()  # lines that match, one from each file
+    restated: bool = False  # one point made again, not the memories alike as wholes
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from consolidator.detect.conflicts.find import find_conflicts
 from consolidator.detect.findings import Duplicate
 from consolidator.detect.links import named_anywhere
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
-from consolidator.detect.overlap.similar import find_similar
+from consolidator.detect.overlap.similar import find_similar, related_pairs
 from consolidator.detect.perfile import study_all
 from consolidator.detect.stale.citations import weigh_citations
 from consolidator.detect.text import normal_set
@@ -98,6 +98,9 @@ def run(work: Work) -> None:
     work.plan = decide(_asked(found, ctx), ctx.cfg, ctx.now)
 
 
+MAX_RELATED = 3  # pairs sharing rare words a model is asked about, per run
+
+
 def _asked(found: Found, ctx: RootContext) -> Found:
     """``found`` with the model's answers about what the offline decisions leave open (the
     offline backend has none to give: nothing is asked)."""
@@ -113,9 +116,17 @@ def _asked(found: Found, ctx: RootContext) -> Found:
     ] + [
         Question("merge", s.files, f"{s.similarity:.0%} of their lines are shared",
                  2.0 + s.similarity) for s in offline.similar
+        # One point made again is no reason to fold two memories into one: reported only.
+        if not s.restated
     ] + [
         Question("stale", (f.file,), "; ".join(f.reasons), 1.0) for f in stale
     ]
+    # Last, pairs that share rare words and were found nothing offline: the same point in
+    # other words is what offline reading misses most, and only a model can tell it.
+    known = {frozenset(q.files) for q in questions}
+    known |= {frozenset(c.files) for c in found.clusters}
+    questions += [Question("merge", pair, evidence, 0.5) for pair, evidence in
+                  related_pairs(found.snapshot.memories, known, MAX_RELATED)]
     questions = sorted((q for q in questions if not acted & set(q.files)),
                        key=lambda q: (-q.priority, q.files))
     answers = _ask(ctx, ctx.llm, questions, by_file, acted)

@@ -395,6 +395,33 @@ def test_a_stale_candidate_answered_obsolete_is_archived(world: World) -> None:
     assert "src/legacy/auth.py" in request.prompt, "the evidence is part of the question"
 
 
+def test_a_rule_in_other_words_found_nothing_offline_is_asked_as_a_pair_sharing_rare_words(
+    world: World,
+) -> None:
+    # The same rule written twice in other words: too few words alike for the offline
+    # reading, but words no other memory uses in both. The model is asked, and merges them.
+    world.put("ledger_retries.md", lines(
+        "- Ledger webhook retries must reuse the idempotency header from the first attempt; "
+        "Stripe dedupes on it for a day."), days=30)
+    world.put("payment_hooks.md", lines(
+        "- When the payment hook is sent again, send the very same idempotency header as the "
+        "first try, or Stripe books the charge twice."), days=8)
+    world.put("search.md", lines("- The search service indexes products nightly."), days=12)
+    world.put("role.md", lines("- The user is a backend engineer on the checkout team."),
+              days=12)
+    world.api.always(merge_of_the_request)
+
+    outcome = world.run()
+
+    assert outcome.root["similar"] == [], "nothing offline: the question is the model's"
+    (request,) = world.api.messages
+    assert kind_of(request.body) == "merge"
+    assert sorted(request.files) == ["ledger_retries.md", "payment_hooks.md"]
+    assert "words no other memory uses: " in request.prompt
+    assert "idempotency" in request.prompt.split("words no other memory uses: ", 1)[1]
+    assert ("merge", "payment_hooks.md") in outcome.ops
+
+
 def test_an_overloaded_answer_is_retried_and_the_merge_then_applied(world: World) -> None:
     old, new = two_near_duplicates(world)
     world.api.push(error(529), decide("merge", keep="deploy_notes.md",

@@ -381,6 +381,14 @@ def test_a_rule_restated_by_one_line_of_a_status_memory_is_reported_with_the_lin
     assert any("Mail::queue()" in a and "Mail::queue()" in b for a, b in pair.lines)
 
 
+def test_memories_alike_as_wholes_are_not_marked_as_one_point_restated() -> None:
+    body = "Ask the platform team in the ops channel before touching the shared cluster.\n"
+    found = find_similar([memory("reference_cluster.md", body, mtype="reference"),
+                          memory("project_cluster.md", body, mtype="project"), UNRELATED],
+                         set())
+    assert [s.restated for s in found] == [False]
+
+
 def test_see_also_lines_that_name_the_same_memories_restate_nothing() -> None:
     a = memory("feedback_branches.md", "One branch per task, named after the ticket.\n"
                "See also [[feedback-commit-style]] and [[feedback-verify-before-commit]].\n")
@@ -423,3 +431,5 @@ def test_a_short_rule_restated_in_other_words_is_reported_with_the_share_restate
     found = find_similar([rule, debt, *_others()], Together([]))
     assert [s.files for s in found] == [("feedback_queue_mail.md", "project_tech_debt.md")]
     assert found[0].similarity == 0.5
+    # One point made again, not two memories alike: no model is asked to merge them.
+    assert found[0].restated

@@ -125,6 +125,7 @@ def _asked(found: Found, ctx: RootContext) -> Found:
     # other words is what offline reading misses most, and only a model can tell it.
     known = {frozenset(q.files) for q in questions}
     known |= {frozenset(c.files) for c in found.clusters}
+    known |= {frozenset(s.files) for s in found.similar}  # a restated point is not asked
     questions += [Question("merge", pair, evidence, 0.5) for pair, evidence in
                   related_pairs(found.snapshot.memories, known, MAX_RELATED)]
     questions = sorted((q for q in questions if not acted & set(q.files)),

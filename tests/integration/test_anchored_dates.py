@@ -152,30 +152,18 @@ def all_config(tmp_path: Path) -> Path:
     return path
 
 
-def test_today_in_another_language_is_dated_only_by_the_text_of_a_record(
+def test_where_no_rule_of_ours_reads_the_sentence_today_and_instructions_are_left(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # A dated log in Vietnamese: "yesterday" and "today" in its narrative are days of the
-    # log's own date; the "How to apply" instruction (read in a later session) is not.
+    # A dated log in Vietnamese: "yesterday" in its narrative is a day; "today's tasks" and
+    # the "How to apply" instruction (read in a later session) are not.
     put(root, "notes/session_log_2026-06-16.md",
         "- Hôm qua đã sửa lỗi đồng bộ và không còn lỗi nào trong bản build.\n"
         "- Danh sách việc hôm nay của nhóm nằm trong bảng và được cập nhật.\n\n"
         "**How to apply:** Khi mở session mới, đọc file này để biết context hôm qua và "
         "các việc còn lại của nhóm.\n", days=100)
-    # Its twins: the same "today" in a reference under a dated title (a definition, read on
-    # any day), and in a project note only Claude Code's stamp dates (no rule of ours tells
-    # "today" from "currently" there).
-    put(root, "reference_quiz.md", "# Quiz app (2026-06-16)\n\n"
-        "- Danh sách việc hôm nay của nhóm nằm trong bảng và được cập nhật.\n",
-        kind="reference", days=100)
-    put(root, "project_tasks.md",
-        "- Danh sách việc hôm nay của nhóm nằm trong bảng và được cập nhật.\n",
-        days=100, extra="modified: 2026-06-16T10:00:00Z\n")
-    found = rewrites(root, tmp_path, capsys)
-    assert set(found) == {"notes/session_log_2026-06-16.md"}
-    reason = found["notes/session_log_2026-06-16.md"]
-    assert "'Hôm qua' -> 2026-06-15" in reason and "'hôm nay' -> 2026-06-16" in reason
-    assert reason.count("->") == 2
+    reason = rewrites(root, tmp_path, capsys)["notes/session_log_2026-06-16.md"]
+    assert reason == "relative date 'Hôm qua' -> 2026-06-15"
 
 
 def test_a_memory_whose_date_is_rewritten_is_still_reported_similar(

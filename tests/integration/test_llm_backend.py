@@ -857,9 +857,10 @@ def test_an_injected_instruction_cannot_make_the_model_touch_anything_outside_it
                    for s in a["sources"] if s != a["file"]}
     assert archived | merged_away <= asked, "only files the model was asked about may go"
     assert (world.root / "deploy_rules.md").exists() and (world.root / "deploy_notes.md").exists()
-    # The conflict, the deploy pair, and legacy.md with deploy_rules.md (both restate the
-    # injected line): every answer that named a file outside its cluster was refused.
-    assert sum("names a file outside its cluster" in n for n in outcome.notes) == 3
+    # The conflict and the deploy pair (legacy.md and deploy_rules.md only restate the
+    # injected line: one point, no merge question): every answer that named a file outside
+    # its cluster was refused.
+    assert sum("names a file outside its cluster" in n for n in outcome.notes) == 2
     for request in world.api.messages:
         prompt = request.prompt
         assert prompt.count("</memory>") == len(request.files), "a memory cannot close its tag"

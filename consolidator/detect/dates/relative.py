@@ -108,7 +108,6 @@ class _Meaning:
     weekday: int | None = None  # a day of the shifted week
     nearest: bool = False  # English "next/last Tuesday": the nearest one after/before
     style: str = "en"  # how a week is written: en, zh or ja
-    text_dated: bool = False  # counted only from a date the text itself gives its passage
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,16 +251,15 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
     for other in others:
         if any(s < other.end and other.start < e for s, e in taken):
             continue
-        if other.unit == "week" or layout.line_of(other.start) in applying:
+        if other.unit == "week" or other.shift == 0 \
+                or layout.line_of(other.start) in applying:
             # Where no rule of ours reads the sentence: a week has no one way of being
-            # written in every language; and in a rule's instructions, "yesterday" is the
-            # day before a session reads it.
+            # written in every language; "today" may be "today's quiz" or "currently"; and
+            # in a rule's instructions, "yesterday" is the day before a session reads it.
             continue
         category = PRESENT if other.shift == 0 else PAST if other.shift < 0 else FUTURE
-        # "Today" may mean "currently": only a date the text gives its passage dates it
-        # (the day holds in either sense there), never the time the memory was saved.
-        spans.append((other.start, other.end, _Meaning(category, other.unit, other.shift,
-                                                       style="", text_dated=other.shift == 0)))
+        spans.append((other.start, other.end,
+                      _Meaning(category, other.unit, other.shift, style="")))
     out: list[_Candidate] = []
     for start, end, meaning in sorted(spans, key=lambda s: s[0]):
         if meaning is None:
@@ -275,10 +273,7 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
         if layout.masked(index, column, stop):
             continue
         before, after = _wrapped(layout, index)
-        # A day the text gives settles "today" in either of its senses (that day, or
-        # "currently" as of that day): only the checks every phrase passes are asked of it.
-        sense = PAST if meaning.text_dated else meaning.category
-        if names_a_day(line, column, stop, sense, before, after):
+        if names_a_day(line, column, stop, meaning.category, before, after):
             out.append(_Candidate(start, end, index, meaning))
     return out
 
@@ -352,22 +347,18 @@ def relative_in(memory: Memory, body: str | None = None) -> list[RelativeDate]:
     them (:func:`dated_by_writing`)."""
     return find_relative(memory.body if body is None else body,
                          clock.local(memory.written_ns), memory.file,
-                         lambda: dated_by_writing(memory), memory.type in _RECORD_TYPES)
+                         lambda: dated_by_writing(memory))
 
 
 def find_relative(text: str, written: datetime, name: str = "",
-                  undated: bool | Callable[[], bool] = True,
-                  record: bool = True) -> list[RelativeDate]:
+                  undated: bool | Callable[[], bool] = True) -> list[RelativeDate]:
     """Relative date phrases in ``text`` that name a day relative to its writing, resolved.
 
     ``written``: when the text was written (the memory's ``modified`` or mtime, local);
     ``name``: the memory's file name relative to the root, which may carry the day the text
     was written. ``undated``: whether ``written`` may date a passage the text gives no date
     for (true of a record of one day; a phrase in any other undated passage is left alone),
-    or a function that tells, asked only when the text holds a relative phrase. ``record``:
-    whether the text may be a record of what happened (a project note, not a rule, a
-    profile or a reference, where "today" in a language we hold no sense rules for is
-    whichever day a session reads it).
+    or a function that tells, asked only when the text holds a relative phrase.
     """
     matches: list[re.Match[str]] = []
     if mentions(text, _RELATIVE_HINTS):
@@ -379,8 +370,7 @@ def find_relative(text: str, written: datetime, name: str = "",
     if not (matches or others) or len(others) > MAX_PHRASES:
         return []
     layout = Layout(text)
-    found = _candidates(text, matches, others if record else
-                        [other for other in others if other.shift], layout)
+    found = _candidates(text, matches, others, layout)
     if not found:
         return []
     today = written.date()
@@ -400,7 +390,6 @@ def find_relative(text: str, written: datetime, name: str = "",
     if callable(undated):
         undated = undated()
     anchors = Anchors(layout.lines, layout.prose(), today, name, glossed, undated)
-    given = anchors if not undated else None  # the days the text itself gives, made on need
     out = []
     for item in found:
         if item.match_start in own and own[item.match_start] is None:
@@ -408,12 +397,7 @@ def find_relative(text: str, written: datetime, name: str = "",
         if item.match_start not in own and dated_beside(text, item.match_start, item.match_end):
             continue  # "本日4/30期限", "yesterday 11/20": the text gives the day right there
         gloss_day = own.get(item.match_start)
-        if item.meaning.text_dated:
-            if given is None:
-                given = Anchors(layout.lines, layout.prose(), today, name, glossed, False)
-            base = given.day_for(item.line)
-        else:
-            base = anchors.day_for(item.line)
+        base = anchors.day_for(item.line)
         if gloss_day is not None:
             resolved = gloss_day.isoformat()
         elif base is not None:

@@ -127,7 +127,7 @@ def _asked(found: Found, ctx: RootContext) -> Found:
     known |= {frozenset(c.files) for c in found.clusters}
     known |= {frozenset(s.files) for s in found.similar}  # a restated point is not asked
     questions += [Question("merge", pair, evidence, 0.5) for pair, evidence in
-                  related_pairs(found.snapshot.memories, known, MAX_RELATED)]
+                  related_pairs(found.snapshot.memories, known, acted, MAX_RELATED)]
     questions = sorted((q for q in questions if not acted & set(q.files)),
                        key=lambda q: (-q.priority, q.files))
     answers = _ask(ctx, ctx.llm, questions, by_file, acted)

@@ -200,3 +200,11 @@ def test_a_word_that_starts_a_longer_word_and_in_n_days_are_left(
     put(root, f"notes/log_{lang}_2026-03-20.md", day + left, days=100)
     reason = rewrites(root, tmp_path, capsys)[f"notes/log_{lang}_2026-03-20.md"]
     assert reason.count("->") == 1 and "-> 2026-03-19" in reason
+
+
+def test_a_korean_word_with_stacked_particles_is_still_a_day(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, "notes/log_2026-03-20.md", "- 어제까지는 배포가 막혀 있었고 오늘 풀렸다.\n", days=100)
+    reason = rewrites(root, tmp_path, capsys)["notes/log_2026-03-20.md"]
+    assert "'어제' -> 2026-03-19" in reason

@@ -433,3 +433,18 @@ def test_a_short_rule_restated_in_other_words_is_reported_with_the_share_restate
     assert found[0].similarity == 0.5
     # One point made again, not two memories alike: no model is asked to merge them.
     assert found[0].restated
+
+
+def test_a_related_pair_names_only_words_no_third_memory_uses_and_skips_busy_files() -> None:
+    from consolidator.detect.overlap.similar import related_pairs
+    a = memory("feedback_ledger.md", "Ledger webhook retries reuse the idempotency header "
+               "from the first attempt; Stripe dedupes on it.\n")
+    b = memory("feedback_hooks.md", "When the payment hook is sent again, send the same "
+               "idempotency header as the first try, or Stripe books it twice.\n")
+    others = [memory(f"project_{n}.md", f"The {n} service keeps its first queue in the "
+                     f"header table.\n", mtype="project") for n in ("search", "mail", "auth")]
+    ((pair, evidence),) = related_pairs([a, b, *others], set(), set(), 3)
+    assert pair == ("feedback_hooks.md", "feedback_ledger.md")
+    named = evidence.split(": ", 1)[1].split(", ")
+    assert "idempotency" in named and "first" not in named and "header" not in named
+    assert related_pairs([a, b, *others], set(), {"feedback_hooks.md"}, 3) == []

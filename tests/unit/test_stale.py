@@ -447,3 +447,10 @@ def test_a_paused_status_in_the_frontmatter_is_reported_and_never_archived(value
 
 def test_an_active_status_in_the_frontmatter_is_no_finding() -> None:
     assert stale("Vocabulary drill every morning.\n", extra="status: active\n") is None
+
+
+def test_finished_work_in_a_name_written_as_a_title_is_reported_not_archivable() -> None:
+    # A tag in capitals retires (migration-v2-DONE, above); a title that says it was done
+    # tells of an event.
+    found = part("Steps are below.\n", name="v8 refactor (done)")
+    assert found.reasons[0].startswith("finished work")

@@ -35,7 +35,7 @@ _REGEX_SYNTAX = re.compile(r"[\\\[\](){}?*+|^$]")
 _GAP = re.compile(r"[ \t'’\-]{0,3}")  # what may stand between the words of one phrase
 _UNSPACED = re.compile(rf"[{HANGUL}\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]")
 _SPACED_WITH_PARTICLES = re.compile(f"[{HANGUL}]+")  # Korean: words spaced, particles written on
-MAX_PARTICLE = 2  # syllables a particle written onto a word has (어제는, 내일까지)
+MAX_PARTICLE = 3  # syllables particles written onto a word have (어제는, 내일까지, 어제까지는)
 # The commonest short words of each Latin-script language dateparser knows relative days in:
 # enough to tell which one a memory is written in. A language not listed here is never
 # assumed for a Latin-script memory.

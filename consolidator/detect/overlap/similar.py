@@ -110,25 +110,24 @@ SHOWN_WORDS = 6  # rare words a related pair's evidence names
 
 
 def related_pairs(memories: Iterable[Memory], skip: Container[frozenset[str]],
-                  limit: int) -> list[tuple[tuple[str, str], str]]:
-    """At most ``limit`` pairs of memories that share rare words yet were found neither
-    similar nor anything else (``skip``), the most shared rarity first, each with the words
-    it shares. On real directories such pairs held four in five of the pairs people called
-    one point made twice, but one in seven is one: a question for a model, never a finding."""
+                  busy: Container[str], limit: int) -> list[tuple[tuple[str, str], str]]:
+    """At most ``limit`` pairs of memories that share words no third memory uses yet were
+    found neither similar nor anything else (``skip``), neither memory ``busy`` (acted on, or
+    being written), the most shared rarity first, each with those words. On real
+    directories such pairs held four in five of the pairs people called one point made
+    twice, but one in seven is one: a question for a model, never a finding."""
     by_file = {m.file: m for m in memories}
     words = _Words(by_file, {f: normal_set(m.body) for f, m in by_file.items()}, {})
     scored = []
     for a, b in words.candidates():
-        if frozenset((a, b)) in skip:
+        if frozenset((a, b)) in skip or a in busy or b in busy:
             continue
-        shared = words.feats[a] & words.feats[b]
-        scored.append((-words._mass(shared), (a, b), shared))
+        only = {f for f in words.feats[a] & words.feats[b] if words.df[f] == 2}
+        if only:
+            scored.append((-words._mass(only), (a, b), only))
     scored.sort(key=lambda item: (item[0], item[1]))
-    out = []
-    for _mass, pair, shared in scored[:limit]:
-        rare = sorted(shared, key=lambda f: (-words.weight[f], f))[:SHOWN_WORDS]
-        out.append((pair, "they share words no other memory uses: " + ", ".join(rare)))
-    return out
+    return [(pair, "they share words no other memory uses: "
+             + ", ".join(sorted(only)[:SHOWN_WORDS])) for _mass, pair, only in scored[:limit]]
 
 
 # --- the same content in other words ---------------------------------------------------------

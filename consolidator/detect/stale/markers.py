@@ -172,6 +172,8 @@ def retires(marker: Marker) -> bool:
     with nothing left in it."""
     if _PROGRESS.fullmatch(marker.word) is None:
         return True
+    if marker.where == "name":  # a tag (migration-v2-DONE), not a title ("v8 refactor (done)")
+        return marker.word.isupper() or not marker.word.isascii()
     return marker.where in _STATUS_PLACES or _STATUS_LINE.match(bare(marker.line)) is not None
 
 

@@ -284,4 +284,4 @@ def run_all(
     finally:
         structlog.contextvars.unbind_contextvars("run_id", "root", "phase")
         progress.done()
-    return RunReport(run_id, opts.dry_run, tuple(reports))
+    return RunReport(run_id, opts.dry_run, tuple(reports), recorded=opts.trigger != "report")

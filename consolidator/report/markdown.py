@@ -446,7 +446,11 @@ def markdown(report: RunReport, *, verbose: bool = False) -> str:
     ``verbose``: list every memory, not only those with a warning besides their age.
     """
     mode = "dry run: nothing was changed" if report.dry_run else "changes applied"
-    out = [f"# Dream Consolidator report `{report.run_id}`", "", f"_{mode}_"]
+    if report.recorded:
+        title = f"# Dream Consolidator report `{report.run_id}`"
+    else:  # an id nothing records would send a reader to `history` for nothing
+        title, mode = "# Dream Consolidator report", f"{mode} or recorded"
+    out = [title, "", f"_{mode}_"]
     if len(report.roots) > 1:
         out += _overall_md(report)
     for root in report.roots:

@@ -32,6 +32,7 @@ class RunReport:
     run_id: str
     dry_run: bool
     roots: tuple[RootReport, ...]
+    recorded: bool = True  # the run is in each root's history (``report`` records nothing)
 
     @property
     def failed(self) -> bool:

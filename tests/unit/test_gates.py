@@ -415,7 +415,10 @@ def record_scan_at(root: Path, ns: int) -> None:
 
 
 def test_scan_throttle_gate_passes_when_no_scan_was_recorded(root: Path) -> None:
-    assert checks.scan_throttle(make_ctx(root))[0] is True
+    passed, reason = checks.scan_throttle(make_ctx(root))
+    assert passed is True
+    # says why a forced or dry run left none, so a reader after `run --force` is not puzzled
+    assert reason == "no session scan recorded (dry runs and --force runs record none)"
 
 
 def test_scan_throttle_gate_passes_exactly_scan_interval_minutes_after_the_last_scan(

@@ -46,6 +46,20 @@ def test_a_word_of_another_language_or_inside_a_word_is_not_a_day(text: str) -> 
     assert found(text) == []
 
 
+@pytest.mark.parametrize(("text", "want"), [
+    ("내일까지는 배포를 막아 둔다.", [("내일", "day", 1)]),
+    ("마감은 어제였다.", [("어제", "day", -1)]),
+    ("오늘의 작업은 배포 확인이다.", [("오늘", "day", 0)]),
+    ("오늘날 대부분의 팀은 CI를 쓴다.", []),  # "nowadays": a longer word
+    ("내일모레 회의가 있다.", []),
+    ("내일배움카드 신청 안내를 추가했다.", []),
+])
+def test_korean_particles_written_on_a_day_are_a_closed_class(
+    text: str, want: list[tuple[str, str, int]]
+) -> None:
+    assert found(text) == want
+
+
 def test_the_language_is_told_by_its_commonest_words() -> None:
     assert written_in("Il test non è passato e la build è rossa per il modulo della cache.") \
         == {"it"}

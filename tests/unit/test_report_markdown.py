@@ -3,6 +3,7 @@ hand: the summary first, each action and each finding once, the memories last.""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,14 @@ def item_lines(text: str) -> list[str]:
 
 
 # --- order -------------------------------------------------------------------------------------
+
+
+def test_a_report_nothing_records_names_no_run_id() -> None:
+    report = dataclasses.replace(run_of(root_of(full_plan(), snapshot=snapshot())), recorded=False)
+    text = to_markdown(report)
+    assert text.startswith("# Dream Consolidator report\n\n_dry run: nothing was changed or recorded_\n")
+    assert "20261130T031500Z-test" not in text
+
 
 
 def test_each_root_starts_with_its_summary_and_ends_with_its_memories() -> None:

@@ -35,7 +35,15 @@ _REGEX_SYNTAX = re.compile(r"[\\\[\](){}?*+|^$]")
 _GAP = re.compile(r"[ \t'’\-]{0,3}")  # what may stand between the words of one phrase
 _UNSPACED = re.compile(rf"[{HANGUL}\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]")
 _SPACED_WITH_PARTICLES = re.compile(f"[{HANGUL}]+")  # Korean: words spaced, particles written on
-MAX_PARTICLE = 3  # syllables particles written onto a word have (어제는, 내일까지, 어제까지는)
+# Korean writes its particles and the copula onto the word (어제는, 내일까지, 어제까지는,
+# 오늘이다): a closed class, so anything else written on makes a longer word (오늘날,
+# 내일모레, 내일배움카드).
+KOREAN_ENDINGS = frozenset(
+    "은 는 이 가 을 를 에 에서 에게 께 한테 의 도 만 까지 부터 로 으로 와 과 랑 이랑 하고 보다 "
+    "처럼 마다 쯤 밖에 조차 마저 라도 이라도 요 이요 야 이야 엔 인 임 이다 입니다 이고 이며 였다 "
+    "이었다 였고 이었고 였는데 인데".split()
+)
+_LONGEST_ENDING = max(map(len, KOREAN_ENDINGS))
 # The commonest short words of each Latin-script language dateparser knows relative days in:
 # enough to tell which one a memory is written in. A language not listed here is never
 # assumed for a Latin-script memory.
@@ -261,7 +269,7 @@ def find_locale(text: str) -> Iterator[LocalePhrase]:
         stop = last[1] if last[2] == entry.words[-1] or entry.words[-1] == "#" \
             else last[0] + len(entry.words[-1])  # a particle written onto the last word
         if len(entry.words) == 1 and at and tokens[at - 1][2] in _DETERMINERS \
-                or _starts_a_word(entry.words[-1], last[1] - stop) \
+                or _starts_a_word(entry.words[-1], text[stop:last[1]]) \
                 or entry.counted and entry.shift > 0:
             # A noun after a determiner ("por la mañana"); the start of a longer word in a
             # language that spaces its words (내일배움카드, a programme's name, against
@@ -277,10 +285,21 @@ def find_locale(text: str) -> Iterator[LocalePhrase]:
         at += len(entry.words)
 
 
-def _starts_a_word(word: str, rest: int) -> bool:
-    """Whether ``rest`` letters written onto ``word`` make it part of a longer word rather
-    than carry a particle: in Korean, more than a particle's syllables."""
-    return rest > MAX_PARTICLE and _SPACED_WITH_PARTICLES.fullmatch(word) is not None
+def _starts_a_word(word: str, tail: str) -> bool:
+    """Whether ``tail``, written onto ``word``, makes it part of a longer word rather than
+    carry particles: in Korean, a tail that is not a run of particles and copula endings."""
+    return bool(tail) and _SPACED_WITH_PARTICLES.fullmatch(word) is not None \
+        and not _endings_only(tail)
+
+
+def _endings_only(tail: str) -> bool:
+    """Whether ``tail`` splits wholly into Korean particles and copula endings."""
+    ends = {0}  # the offsets a run of endings can reach
+    for at in range(len(tail)):
+        if at in ends:
+            ends.update(at + n for n in range(1, _LONGEST_ENDING + 1)
+                        if tail[at:at + n] in KOREAN_ENDINGS)
+    return len(tail) in ends
 
 
 def _matches(tokens: list[tuple[int, int, str]], at: int, entry: _Entry, text: str) -> bool:

@@ -24,7 +24,9 @@ project and citations are not checked. Scored per kind:
                   own time dates it, which the benchmark cannot know), recall over every
                   `rewrite` label and over those the text dates
   conflicts       pairs of files reported as conflicting against labelled pairs
-  duplicates      pairs reported as duplicates or similar against labelled pairs
+  duplicates      pairs reported as duplicates or similar against labelled pairs (and, apart,
+                  the precision of the similar pairs whose only evidence is a line of each
+                  sharing words no other memory uses)
   citations       cited project paths checked and found gone (each with its memory, for a
                   person to judge: the tree lists every path the repository ever held, so a
                   path found gone was, as a rule, never a path of this repository)
@@ -100,6 +102,7 @@ class Score:
     leave: Tally = field(default_factory=Tally)  # phrases labelled leave: hits left alone
     by_lang: dict[str, Tally] = field(default_factory=dict)  # relative dates per language
     cited: Tally = field(default_factory=Tally)  # cited paths: hits there, false ones gone
+    maybe: Tally = field(default_factory=Tally)  # similar pairs that may make one point
     not_memories: int = 0  # labels on files that are no memories (the index, no frontmatter)
     folders: int = 0
     memories: int = 0
@@ -333,6 +336,8 @@ def evaluate_folder(text_root: Path, source: Source, labels: list[Label], score:
     alike = {frozenset(d.files[i:i + 2]) for d in plan.duplicates
              for i in range(len(d.files) - 1)} | {frozenset(s.files) for s in plan.similar}
     _score(score.tally("duplicate"), where, alike, _memory_pairs(labels, "duplicate"))
+    maybe = {frozenset(s.files) for s in plan.similar if s.rare}
+    _score(score.maybe, where, maybe, _memory_pairs(labels, "duplicate"))
     score_dates(root, where, source.lang, labels, score)
 
 
@@ -364,6 +369,9 @@ def figures(score: Score) -> dict[str, str]:
         out[f"{kind} precision"] = _ratio(tally.hits, tally.hits + len(tally.false))
         out[f"{kind} recall"] = _ratio(tally.hits, tally.hits + len(tally.missed))
     out["false archives"] = str(len(score.tally("archive").false))
+    maybe = score.maybe
+    out["duplicate: of which pairs that may make one point (a line of each sharing rare "
+        "words): precision"] = _ratio(maybe.hits, maybe.hits + len(maybe.false))
     right = sum(ok for ok, _ in score.days)
     out["relative-date right day (labels with a day)"] = _ratio(right, len(score.days))
     out["relative-date genuine, day from the file's time"] = str(len(score.unverifiable))

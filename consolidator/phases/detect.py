@@ -117,7 +117,8 @@ def _asked(found: Found, ctx: RootContext) -> Found:
         Question("merge", s.files, f"{s.similarity:.0%} of their lines are shared",
                  2.0 + s.similarity) for s in offline.similar
         # One point made again is no reason to fold two memories into one: reported only.
-        if not s.restated
+        # A pair with only a line of each sharing rare words is asked below, as such.
+        if not s.restated and not s.rare
     ] + [
         Question("stale", (f.file,), "; ".join(f.reasons), 1.0) for f in stale
     ]
@@ -125,7 +126,8 @@ def _asked(found: Found, ctx: RootContext) -> Found:
     # other words is what offline reading misses most, and only a model can tell it.
     known = {frozenset(q.files) for q in questions}
     known |= {frozenset(c.files) for c in found.clusters}
-    known |= {frozenset(s.files) for s in found.similar}  # a restated point is not asked
+    # A restated point is not asked; a pair that may make one point is, as sharing rare words.
+    known |= {frozenset(s.files) for s in found.similar if not s.rare}
     questions += [Question("merge", pair, evidence, 0.5) for pair, evidence in
                   related_pairs(found.snapshot.memories, known, acted, MAX_RELATED)]
     questions = sorted((q for q in questions if not acted & set(q.files)),

@@ -138,7 +138,10 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
         ],
         "similar": [
             {"files": list(s.files), "similarity": round(s.similarity, 3),
-             "lines": [mask.all(pair) for pair in s.lines]}
+             "lines": [mask.all(pair) for pair in s.lines],
+             # "lines": most lines in common, or the same point in other words; "rare words":
+             # only a line of each sharing words no other memory uses (it may be one point)
+             "basis": "rare words" if s.rare else "lines"}
             for s in plan.similar
         ],
         "stale": [

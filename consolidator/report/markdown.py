@@ -314,6 +314,14 @@ def _plan_md(report: RunReport, root: RootReport, mask: Mask, actions: _Actions)
     return out
 
 
+def _alike(pair: Similar) -> str:
+    """How alike a similar pair is, in words a reader can weigh."""
+    if pair.rare:
+        return (f"may make one point: a line of each shares {pair.rare} words no other "
+                f"memory uses")
+    return f"similarity {pair.similarity:.2f}"
+
+
 def _findings_md(root: RootReport, rest: _Rest, mask: Mask) -> list[str]:
     unparsed = root.snapshot.unparsed if root.snapshot else ()
     groups: list[tuple[str, list[str]]] = [
@@ -322,7 +330,7 @@ def _findings_md(root: RootReport, rest: _Rest, mask: Mask) -> list[str]:
             f"(newer: `{c.newer}`)",
             *_quoted(c.evidence, mask))]),
         ("Similar, not merged", [line for s in rest.similar for line in (
-            f"- `{s.files[0]}` ~ `{s.files[1]}` (similarity {s.similarity:.2f})",
+            f"- `{s.files[0]}` ~ `{s.files[1]}` ({_alike(s)})",
             *_quoted([f"{a}  ~  {b}" for a, b in s.lines], mask))]),
         ("Stale, not archived", [line for s in rest.stale for line in (
             f"- `{s.file}` ({s.age_days} days old; "

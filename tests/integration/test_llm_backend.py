@@ -422,6 +422,35 @@ def test_a_rule_in_other_words_found_nothing_offline_is_asked_as_a_pair_sharing_
     assert ("merge", "payment_hooks.md") in outcome.ops
 
 
+def test_a_pair_reported_as_maybe_one_point_is_still_asked_as_sharing_rare_words(
+    world: World,
+) -> None:
+    # Offline, a line of each shares words no other memory uses: reported as a pair that may
+    # make one point. Only a model can tell whether it does, so it is asked all the same.
+    world.put("staging.md", lines(
+        "- The staging box runs on Hetzner in Falkenstein; its nightly snapshot is kept for "
+        "seven days.", "- Log in as the deploy user only."), days=30)
+    world.put("status.md", lines(
+        "- Restored the Falkenstein snapshot after the Hetzner outage; staging is back on the "
+        "nightly schedule.", "- Billing exports run on Mondays.",
+        "- The search index is rebuilt by hand."), days=8)
+    for name, text in (("search.md", "The search service indexes products every hour."),
+                       ("role.md", "The user is a backend engineer on the checkout team."),
+                       ("mail.md", "Mail goes out through the queue worker."),
+                       ("ci.md", "CI runs the unit tests on every push to a branch.")):
+        world.put(name, lines(f"- {text}"), days=12)
+    world.api.always(decide("keep_both", reason="one mentions the other's snapshot"))
+
+    outcome = world.run()
+
+    (maybe,) = outcome.root["similar"]  # kept apart by the model: still reported
+    assert maybe["basis"] == "rare words" and maybe["files"] == ["staging.md", "status.md"]
+    (request,) = world.api.messages
+    assert kind_of(request.body) == "merge"
+    assert sorted(request.files) == ["staging.md", "status.md"]
+    assert "words no other memory uses: " in request.prompt
+
+
 def test_an_overloaded_answer_is_retried_and_the_merge_then_applied(world: World) -> None:
     old, new = two_near_duplicates(world)
     world.api.push(error(529), decide("merge", keep="deploy_notes.md",

@@ -448,3 +448,34 @@ def test_a_related_pair_names_only_words_no_third_memory_uses_and_skips_busy_fil
     named = evidence.split(": ", 1)[1].split(", ")
     assert "idempotency" in named and "first" not in named and "header" not in named
     assert related_pairs([a, b, *others], set(), {"feedback_hooks.md"}, 3) == []
+
+
+# --- a line of each sharing words no other memory uses ------------------------------------------
+
+STAGING = ("# Staging\n- The staging box runs on Hetzner in Falkenstein; its nightly snapshot is "
+           "kept for seven days.\n- Log in as the deploy user only.\n")
+
+
+def _status(middle: str) -> Memory:
+    return memory("project_status.md", "# Status\n" + _filler("billing", 4) + middle
+                  + _filler("search", 4), mtype="project")
+
+
+def test_a_line_of_each_sharing_rare_words_is_reported_as_maybe_one_point() -> None:
+    # The same fact in other words in a status memory: too few words alike for a restated
+    # point, but a line of each shares five words no other memory uses.
+    staging = memory("reference_staging.md", STAGING, mtype="reference")
+    status = _status("- Restored yesterday's Falkenstein snapshot after the Hetzner outage; "
+                     "staging is back on the nightly schedule.\n")
+    (pair,) = find_similar([staging, status, *_others()], Together([]))
+    assert pair.files == ("project_status.md", "reference_staging.md")
+    assert pair.rare == 5 and not pair.restated
+    ((mine, theirs),) = pair.lines
+    assert mine.startswith("- Restored yesterday's") and theirs.startswith("- The staging box")
+
+
+def test_rare_words_spread_over_several_lines_are_no_evidence() -> None:
+    staging = memory("reference_staging.md", STAGING, mtype="reference")
+    status = _status("- The Hetzner invoice is paid.\n- Falkenstein had an outage.\n"
+                     "- Staging snapshot restored.\n")
+    assert find_similar([staging, status, *_others()], Together([])) == []

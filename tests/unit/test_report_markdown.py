@@ -15,6 +15,7 @@ from consolidator.detect.findings import Conflict, Duplicate, LlmUsage, MemoryIn
 from consolidator.gates import GateResult
 from consolidator.index.rebuild import IndexPlan
 from consolidator.plan import JUDGMENT, SAFE, Action, Archive, Create, Merge, Plan, Rewrite, Waiting
+from consolidator.report.json import root_dict
 from consolidator.report.markdown import markdown as to_markdown
 from consolidator.report.outcome import RootReport, RunReport
 from consolidator.store.model import IndexFile, Snapshot, Unparsed
@@ -303,6 +304,24 @@ def test_findings_with_no_action_are_each_shown_with_their_evidence() -> None:
         "6432." in conflicts
     similar = section(text, "Similar, not merged")
     assert "  > Sessions live in Redis.  ~  Sessions are kept in Redis." in similar
+
+
+def test_a_pair_that_may_make_one_point_says_so_in_both_reports() -> None:
+    # Its only evidence is a line of each sharing words no other memory uses: the report says
+    # what the evidence is, not a similarity it did not measure.
+    maybe = Similar(("staging.md", "status.md"), 0.08,
+                    (("The staging box runs on Hetzner in Falkenstein.",
+                      "Restored the Falkenstein snapshot after the Hetzner outage."),), rare=5)
+    plan = full_plan(similar=(maybe,))
+    similar = section(to_markdown(run_of(root_of(plan))), "Similar, not merged")
+    assert item_lines(similar) == [
+        "- `staging.md` ~ `status.md` (may make one point: a line of each shares 5 words no "
+        "other memory uses)"]
+    assert "  > The staging box runs on Hetzner in Falkenstein.  ~  Restored the" in similar
+    (entry,) = root_dict(root_of(plan))["similar"]
+    assert entry["basis"] == "rare words" and entry["files"] == ["staging.md", "status.md"]
+    alike = root_dict(root_of(full_plan()))["similar"]
+    assert [e["basis"] for e in alike] == ["lines"]
 
 
 def test_no_findings_left_is_said_as_none() -> None:

@@ -9,7 +9,12 @@ Three kinds are reported, each with the lines that match (as written, one from e
 - *more detail*: one memory's content nearly all stands in a longer one ("more detail than X");
 - *a point restated*: a claim of one memory made again, in its own words, by a line of another
   (a status file repeating a rule, two notes stating one fact), found line by line among
-  memories that share rare words, and reported with the lines (at most ``MAX_LINES``).
+  memories that share rare words, and reported with the lines (at most ``MAX_LINES``);
+- *a line of each sharing rare words*: a line of one and a line of the other that share
+  ``RARE_LINE_WORDS`` content words no third memory uses, in memories that share some of
+  their weighted words as wholes (``RARE_WHOLE``). Weaker evidence than the others (on real
+  directories about three in five such pairs were one point made twice): reported as a
+  pair that *may* make one point, with the two lines, and still asked of a model.
 
 Everything is near-linear in the number of memories: shared lines come from an inverted
 index of lines; word-level candidates from an inverted index over each memory's rarest
@@ -50,6 +55,8 @@ MIN_FEATURES = 8  # the smaller memory must say this much for "more detail"
 RESTATED_LINE = 0.6  # weighted share of a claim's features a line restating it must hold
 RESTATED_FEATURES = 4  # ... of a claim with at least this many features
 RESTATED_WHOLE = 0.4  # ... and this share of the longer of the two lines
+RARE_LINE_WORDS = 4  # content words no third memory uses a line of each must share
+RARE_WHOLE = 0.05  # ... in memories sharing this weighted share of their words as wholes
 # What points elsewhere rather than states anything: wiki and Markdown links, and a file's
 # path in code (`docs/review_2026-03-19.md`, `apps/web/src/main.ts`).
 _LINKS = re.compile(r"\[\[[^\[\]\n]{0,200}\]\]|\[[^\[\]\n]{0,200}\]\([^()\s]{0,300}\)"
@@ -100,7 +107,7 @@ def find_similar(
         pair = frozenset((a, b))
         if pair in skip or pair in found:
             continue
-        judged = words.judge(a, b) or words.restated(a, b)
+        judged = words.judge(a, b) or words.restated(a, b) or words.rare_line(a, b)
         if judged is not None:
             found[pair] = judged
     return sorted(found.values(), key=lambda s: (-s.similarity, s.files))
@@ -166,6 +173,8 @@ class _Words:
         self._values: dict[str, dict[str, str]] = {}
         self._descriptions: dict[str, set[str]] = {}
         self._indexes: dict[str, dict[str, list[int]]] = {}
+        self._restated_key: tuple[str, str] = ("", "")
+        self._restated_found: tuple[tuple[tuple[str, str], ...], float, bool] = ((), 0.0, False)
 
     def candidates(self) -> list[tuple[str, str]]:
         """Pairs sharing at least ``MIN_RARE_SHARED`` of one side's rarest features."""
@@ -238,14 +247,50 @@ class _Words:
         """A Similar for the pair if a claim of one is made again by a line of the other: most
         of a substantial claim's weighted features, in a pair that is not one template filled
         in twice."""
-        matched, share, instances = self._matched_lines(a, b, RESTATED_LINE,
-                                                        min_features=RESTATED_FEATURES)
+        matched, share, instances = self._restated_lines(a, b)
         if instances or self._swaps(a, b):
             return None  # a line lining up with other values: one form filled in twice
         if not matched:  # a memory's own summary of its point, made again by the other
             matched = self._restated_description(a, b) or self._restated_description(b, a)
             share = RESTATED_LINE if matched else 0.0
         return Similar((a, b), round(share, 3), matched, restated=True) if matched else None
+
+    def rare_line(self, a: str, b: str) -> Similar | None:
+        """A Similar for the pair if a line of each shares ``RARE_LINE_WORDS`` content words
+        no third memory uses, and the memories share ``RARE_WHOLE`` of their weighted words
+        as wholes (marked ``rare``: the pair may make one point)."""
+        fa, fb = self.feats[a], self.feats[b]
+        only = {f for f in fa & fb if self.df[f] == 2}
+        if len(only) < RARE_LINE_WORDS:
+            return None
+        shared = self._mass(fa & fb)
+        whole = shared / (self._file_mass(a) + self._file_mass(b) - shared)
+        if whole < RARE_WHOLE:
+            return None
+        best: tuple[int, str, str] = (RARE_LINE_WORDS - 1, "", "")
+        theirs = [(text, found & only) for text, _n, found, _m in self._claims(b)
+                  if _says_something(text, RESTATED_FEATURES)]
+        for text, _normal, found, _mass in self._claims(a):
+            mine = found & only
+            if len(mine) <= best[0] or not _says_something(text, RESTATED_FEATURES):
+                continue
+            for other, common in theirs:
+                count = len(mine & common)
+                if count > best[0]:
+                    best = (count, text, other)
+        if not best[1] or self._restated_lines(a, b)[2] or self._swaps(a, b):
+            return None  # nothing, or one template filled in twice (two labs, two sessions)
+        return Similar((a, b), round(whole, 3), ((best[1], best[2]),), rare=best[0])
+
+    def _restated_lines(self, a: str, b: str) -> tuple[tuple[tuple[str, str], ...], float,
+                                                         bool]:
+        """:meth:`_matched_lines` between substantial claims (cached: two kinds ask it)."""
+        key = (a, b)
+        if self._restated_key != key:
+            self._restated_key = key
+            self._restated_found = self._matched_lines(a, b, RESTATED_LINE,
+                                                       min_features=RESTATED_FEATURES)
+        return self._restated_found
 
     def _restated_description(self, a: str, b: str) -> tuple[tuple[str, str], ...]:
         """The line of ``b`` that makes the point ``a``'s description sums up, if any (as a
@@ -269,10 +314,7 @@ class _Words:
         that mentions it)."""
         if min(len(found), len(theirs)) < least:
             return False
-        if text.startswith("#") or other.startswith("#"):
-            return False  # a heading names a topic; it makes no point of its own
-        if any(len(line_features(normal_line(_LINKS.sub(" ", t)))) < least
-               for t in (text, other) if "[" in t or "`" in t):
+        if not (_says_something(text, least) and _says_something(other, least)):
             return False
         return self._mass(found & theirs) >= RESTATED_WHOLE * max(self._mass(found),
                                                                    self._mass(theirs))
@@ -460,6 +502,16 @@ class _Weights(dict[str, float]):
 
     def __missing__(self, feature: str) -> float:
         return self.rarest
+
+
+def _says_something(text: str, least: int) -> bool:
+    """Whether a claim makes a point of its own: not a heading (it names a topic), and with
+    ``least`` content features once its links are left out (a "see also [[x]]" line, or one
+    pointing at a file, says nothing of its own)."""
+    if text.startswith("#"):
+        return False
+    return not ("[" in text or "`" in text) \
+        or len(line_features(normal_line(_LINKS.sub(" ", text)))) >= least
 
 
 def _swapped(counts: Counter[str], matched: int) -> bool:

@@ -17,6 +17,7 @@ import structlog
 
 from consolidator.cli import pipes
 from consolidator.report import progress
+from consolidator.report.summary import CHANGES, summary_of
 
 BRIDGED = ("apscheduler", "filelock", "httpx", "httpx2", "httpcore", "anthropic")
 
@@ -89,7 +90,7 @@ def plain_summary(_logger: Any, _name: str, event: MutableMapping[str, Any]
         text = f"failed: {event.get('error', 'see the lines above')}"
     else:
         text = f"{status}: {summary_of(event, dry=status == 'planned')}"
-        if status == "consolidated" and any(event.get(k) for k in _CHANGES):
+        if status == "consolidated" and any(event.get(k) for k in CHANGES):
             text += f"; undo: consolidator undo {event.get('run_id', 'RUN_ID')}"
     kept = {k: event[k] for k in _KEPT if k in event}
     return {**kept, "event": f"{root}: {text}"}
@@ -109,34 +110,6 @@ def pass_words(counts: MutableMapping[str, Any]) -> str:
     if closed:
         text += " (" + ", ".join(f"{n} at {gate}" for gate, n in closed.items()) + ")"
     return text
-
-
-_CHANGES = {"merges": "merged", "archives": "archived", "rewrites": "rewritten",
-            "creates": "created"}
-
-
-def summary_of(counts: MutableMapping[str, Any], dry: bool = False) -> str:
-    """What a pass changed (or, ``dry``, would change), in words: a memory folded into a
-    survivor by a merge is said with the merge, not as an archive (those are judgments)."""
-    folded = counts.get("merged_away", 0)
-    said = {**counts, "archives": max(0, counts.get("archives", 0) - folded)}
-    parts = [f"{said[k]} {word}" for k, word in _CHANGES.items() if said.get(k)]
-    if folded and parts and parts[0].endswith("merged"):
-        parts[0] += f" ({folded} {'memory' if folded == 1 else 'memories'} folded in)"
-    added, removed = counts.get("index_added", 0), counts.get("index_removed", 0)
-    if added or removed:
-        parts.append(f"index +{added}/-{removed} pointers")
-    if counts.get("index_over"):
-        parts.append("index still over what Claude Code loads (its own memory writes fail "
-                     "until it fits)")
-    if counts.get("proposed"):
-        parts.append(f"{counts['proposed']} for review (a dry run keeps no proposal)" if dry
-                     else f"{counts['proposed']} wait for review (consolidator proposals)")
-    if counts.get("skipped"):
-        parts.append(f"{counts['skipped']} left alone (changed on disk)")
-    if dry and parts:
-        return "nothing changed; would make " + ", ".join(parts)
-    return ", ".join(parts) or "nothing to change"
 
 
 class _Handler(logging.StreamHandler):  # type: ignore[type-arg]

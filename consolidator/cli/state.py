@@ -18,7 +18,7 @@ from consolidator.cli.review import waiting_count
 from consolidator.detect.dates.freshness import iso
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
 from consolidator.gates import evaluate
-from consolidator.log import summary_of
+from consolidator.report.summary import summary_of
 from consolidator.roots import paths, stores
 from consolidator.runner import new_run_id
 from consolidator.session import Session

@@ -1,0 +1,35 @@
+"""A pass's changes in a few words, for the log line that ends a root and for ``history``:
+what it changed, or in a dry run would change."""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from typing import Any
+
+# The counts that change files, each with its word.
+CHANGES = {"merges": "merged", "archives": "archived", "rewrites": "rewritten",
+           "creates": "created"}
+
+
+def summary_of(counts: MutableMapping[str, Any], dry: bool = False) -> str:
+    """What a pass changed (or, ``dry``, would change), in words: a memory folded into a
+    survivor by a merge is said with the merge, not as an archive (those are judgments)."""
+    folded = counts.get("merged_away", 0)
+    said = {**counts, "archives": max(0, counts.get("archives", 0) - folded)}
+    parts = [f"{said[k]} {word}" for k, word in CHANGES.items() if said.get(k)]
+    if folded and parts and parts[0].endswith("merged"):
+        parts[0] += f" ({folded} {'memory' if folded == 1 else 'memories'} folded in)"
+    added, removed = counts.get("index_added", 0), counts.get("index_removed", 0)
+    if added or removed:
+        parts.append(f"index +{added}/-{removed} pointers")
+    if counts.get("index_over"):
+        parts.append("index still over what Claude Code loads (its own memory writes fail "
+                     "until it fits)")
+    if counts.get("proposed"):
+        parts.append(f"{counts['proposed']} for review (a dry run keeps no proposal)" if dry
+                     else f"{counts['proposed']} wait for review (consolidator proposals)")
+    if counts.get("skipped"):
+        parts.append(f"{counts['skipped']} left alone (changed on disk)")
+    if dry and parts:
+        return "nothing changed; would make " + ", ".join(parts)
+    return ", ".join(parts) or "nothing to change"

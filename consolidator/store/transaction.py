@@ -17,14 +17,8 @@ from consolidator.state import statedir
 from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.journal import AfterRecord, Journal
 from consolidator.store.model import FileStat
-from consolidator.store.write import (
-    atomic_write,
-    check_new_name,
-    move_in,
-    read_checked,
-    rel_parts,
-    write_in,
-)
+from consolidator.store.recheck import read_checked, rel_parts
+from consolidator.store.write import atomic_write, check_new_name, move_in, write_in
 
 
 class Transaction:

@@ -38,14 +38,9 @@ from consolidator.store.journal import (
 )
 from consolidator.store.model import FileStat
 from consolidator.store.names import clip
+from consolidator.store.recheck import check_unchanged, read_checked, rel_parts
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
-from consolidator.store.write import (
-    atomic_write,
-    check_unchanged,
-    move_file,
-    read_checked,
-    rel_parts,
-)
+from consolidator.store.write import atomic_write, move_file
 
 _READ_ALL = 1 << 40  # undo reads a file whatever its size
 _TRIES = 5  # a forced undo displaces a file a live session keeps recreating at most this often

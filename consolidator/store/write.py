@@ -1,4 +1,5 @@
-"""The only code that changes files: atomic writes, re-checks and archive moves.
+"""The only code that changes files: atomic writes and archive moves (the re-checks they
+make first are in :mod:`consolidator.store.recheck`).
 
 Nothing here unlinks a memory. A rewrite goes to a temp file beside the target (never named
 ``*.md``, so Claude Code never reads it), is fsynced, takes the old file's mode and the
@@ -19,26 +20,18 @@ file (temp, partial copy) fits in 255 bytes, whatever the file's own name.
 from __future__ import annotations
 
 import errno
-import fcntl
-import hashlib
 import os
 import secrets
-import signal
 import stat as stat_mod
-import time
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from consolidator.errors import FileChanged, UnsafePath
+from consolidator.errors import FileChanged
 from consolidator.store.dirfd import (
-    FILE_FLAGS,
-    LINK_ERRNOS,
     NEW_FILE_FLAGS,
     PART_FILE_FLAGS,
     UTIME_FD,
     Folder,
     RootDir,
-    identity,
-    open_folder,
 )
 from consolidator.store.model import FileStat
 from consolidator.store.names import (
@@ -49,271 +42,28 @@ from consolidator.store.names import (
     side_name,
     too_long,
 )
-from consolidator.store.scan import ReadProblem, file_stat, read_regular
+from consolidator.store.recheck import (
+    Held,
+    NotRegular,
+    hold,
+    hold_file,
+    hold_scanned,
+    no_writer,
+    place,
+    place_of_scanned,
+    read_all,
+    rel_parts,
+    settle,
+)
 
 DEFAULT_MODE = 0o644
 TEMP_SUFFIX = ".tmp"
 PARTIAL_SUFFIX = ".partial"
 KEPT_SUFFIX = ".kept"
 _RESTORE_TRIES = 100
-# A program with the file open for writing is waited for this long before a change (then
-# the file is left alone) and after it (then a write it made through its old handle is seen).
-WRITER_WAIT_S = 1.0
-# Where the system cannot tell whether anyone has a file open: a pause before the last look.
-GRACE_S = 0.002
-_F_SETLEASE: int | None = getattr(fcntl, "F_SETLEASE", None)
-_F_SETSIG: int | None = getattr(fcntl, "F_SETSIG", None)
 _LINK_NOFOLLOW = os.link in os.supports_follow_symlinks
 
-__all__ = [
-    "DEFAULT_MODE", "RootDir", "atomic_write", "check_new_name", "check_unchanged",
-    "current_stat", "move_file", "move_in", "read_checked", "rel_parts", "safe_path",
-    "write_in",
-]
-
-
-# --------------------------------------------------------------------------- paths
-
-
-def rel_parts(rel: str) -> tuple[str, ...]:
-    """The components of ``rel``, refusing anything that is not a plain path in the root."""
-    path = PurePosixPath(rel)
-    parts = path.parts
-    if not parts or path.is_absolute() or Path(rel).is_absolute() or any(
-            p in ("..", ".", "") for p in parts) or rel in (".", ""):
-        raise UnsafePath(f"{rel!r} is not a path inside the root")
-    return parts
-
-
-def safe_path(root: Path, rel: str) -> Path:
-    """``root / rel``, refusing anything that leaves the root or passes through a symlink.
-
-    A check of the path as it is now; the changes themselves walk the folders again from
-    the root's descriptor (:class:`RootDir`), so a link swapped in later is refused too.
-    """
-    parts = Path(rel).parts
-    if not parts or Path(rel).is_absolute() or any(p in ("..", "") for p in parts):
-        raise UnsafePath(f"{rel!r} is not a path inside the root")
-    current = root
-    for part in parts[:-1]:
-        current = current / part
-        if current.is_symlink():
-            raise UnsafePath(f"{rel!r} passes through a symbolic link")
-    return root / rel
-
-
-def _place(path: Path, root: RootDir | None, *, create: bool = False) -> tuple[Folder, str]:
-    """The open folder of ``path`` and ``path``'s name in it: walked from ``root``'s
-    descriptor without following a link, or (a path outside any root) opened by its path.
-    ``create`` makes missing folders."""
-    if root is None:
-        if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        return open_folder(path.parent), path.name
-    try:
-        rel = path.relative_to(root.path)
-    except ValueError:
-        raise UnsafePath(f"{path} is not inside {root.path}") from None
-    parts = rel_parts(rel.as_posix())
-    root.check()
-    return root.folder(parts[:-1], create=create), parts[-1]
-
-
-def _place_of_scanned(path: Path, root: RootDir | None, expected: FileStat) -> tuple[Folder, str]:
-    try:
-        return _place(path, root)
-    except (FileNotFoundError, NotADirectoryError):
-        raise FileChanged(f"{expected.rel}: removed since the scan") from None
-
-
-# --------------------------------------------------------------------------- reading
-
-
-def _read_all(fd: int) -> bytes:
-    chunks: list[bytes] = []
-    offset = 0
-    while True:
-        chunk = os.pread(fd, 1 << 20, offset)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        offset += len(chunk)
-
-
-def _sig(st: os.stat_result) -> tuple[int, int]:
-    return st.st_size, st.st_mtime_ns
-
-
-class _NotRegular(Exception):
-    """The name is a link, a folder, a FIFO or a device: nothing to hold."""
-
-
-def _open_regular(folder: Folder, name: str) -> int | None:
-    """A descriptor of the regular file ``name`` (``None`` when nothing has the name)."""
-    try:
-        fd = os.open(folder.at(name), FILE_FLAGS, dir_fd=folder.dir_fd)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        if exc.errno in LINK_ERRNOS:
-            raise _NotRegular(name) from None
-        raise
-    try:
-        if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
-            raise _NotRegular(name)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-class _Held:
-    """A file held open from the last re-check until after the change: the descriptor keeps
-    reaching the file whatever its name became, so a late write to it is seen."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        st = os.fstat(fd)
-        data = b""
-        for _ in range(4):  # a read torn by a write is read again
-            before = st
-            data = _read_all(fd)
-            st = os.fstat(fd)
-            if _sig(before) == _sig(st) and len(data) == st.st_size:
-                break
-        self.data = data
-        self.st = st
-
-    @property
-    def mode(self) -> int:
-        return stat_mod.S_IMODE(self.st.st_mode)
-
-    def matches(self, expected: FileStat) -> bool:
-        return (_sig(self.st) == (expected.size, expected.mtime_ns)
-                and hashlib.sha256(self.data).hexdigest() == expected.sha256)
-
-    def late(self) -> tuple[bytes, int] | None:
-        """``(bytes, mtime_ns)`` of the file now if anyone wrote to it since it was read."""
-        st = os.fstat(self.fd)
-        data = _read_all(self.fd)
-        if _sig(st) == _sig(self.st) and data == self.data:
-            return None
-        return data, st.st_mtime_ns
-
-    def still_at(self, folder: Folder, name: str) -> bool:
-        st = folder.lstat(name)
-        return st is not None and identity(st) == identity(self.st)
-
-    def close(self) -> None:
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
-
-
-def _no_writer(fd: int, wait_s: float | None = None) -> bool | None:
-    """Whether no program has the file ``fd`` reaches open for writing (``fd`` is our own,
-    read-only), waiting up to ``wait_s`` for one that has to close it; ``None`` where the
-    system cannot tell. Asked with a read lease (Linux), which is refused while anyone has
-    the file open for writing, and given up again at once."""
-    if _F_SETLEASE is None or _F_SETSIG is None:
-        return None
-    try:
-        # Were the lease broken in the instant it is held, the signal must be harmless:
-        # SIGIO would end the process.
-        fcntl.fcntl(fd, _F_SETSIG, signal.SIGURG)
-    except OSError:
-        return None
-    deadline = time.monotonic() + (WRITER_WAIT_S if wait_s is None else wait_s)
-    while True:
-        try:
-            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_RDLCK)
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EBUSY):
-                return None  # not the file's owner, or a file system without leases
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.0005)
-            continue
-        try:
-            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
-        except OSError:
-            pass
-        return True
-
-
-def _settle(held: _Held) -> None:
-    """Before the last look at a file just replaced or moved: let a write begun through a
-    handle opened before the change land first."""
-    if _no_writer(held.fd) is None:
-        time.sleep(GRACE_S)
-
-
-def _hold(folder: Folder, name: str) -> _Held | None:
-    """The regular file ``name`` held open, ``None`` when nothing has the name."""
-    fd = _open_regular(folder, name)
-    return None if fd is None else _Held(fd)
-
-
-def _hold_file(folder: Folder, name: str) -> _Held | None:
-    """The regular file ``name`` held open, ``None`` when there is none (or something else)."""
-    try:
-        return _hold(folder, name)
-    except _NotRegular:
-        return None
-
-
-def _hold_scanned(folder: Folder, name: str, expected: FileStat) -> _Held:
-    """``name`` held open, if it still has the scanned size, mtime and bytes."""
-    changed = f"{expected.rel}: changed on disk since the scan"
-    try:
-        fd = _open_regular(folder, name)
-    except _NotRegular:
-        raise FileChanged(changed) from None
-    if fd is None:
-        raise FileChanged(f"{expected.rel}: removed since the scan")
-    try:
-        if _sig(os.fstat(fd)) != (expected.size, expected.mtime_ns):
-            raise FileChanged(changed)
-        held = _Held(fd)
-    except BaseException:
-        os.close(fd)
-        raise
-    if not held.matches(expected):
-        held.close()
-        raise FileChanged(changed)
-    return held
-
-
-def read_checked(folder: Folder, name: str, expected: FileStat) -> bytes:
-    """The bytes of ``name`` in ``folder``; :class:`FileChanged` unless they are as scanned."""
-    held = _hold_scanned(folder, name, expected)
-    held.close()
-    return held.data
-
-
-def current_stat(path: Path, rel: str, *, root: RootDir | None = None) -> FileStat | None:
-    """The file as it is now, or ``None`` if it is gone or unreadable."""
-    try:
-        folder, name = _place(path, root)
-    except OSError:
-        return None
-    try:
-        data, st = read_regular(folder.at(name), dir_fd=folder.dir_fd)
-    except ReadProblem:
-        return None
-    finally:
-        folder.close()
-    return file_stat(rel, data, st)
-
-
-def check_unchanged(path: Path, expected: FileStat, *, root: RootDir | None = None) -> None:
-    """Raise :class:`FileChanged` unless the file still has the scanned bytes and mtime."""
-    folder, name = _place_of_scanned(path, root, expected)
-    try:
-        read_checked(folder, name, expected)
-    finally:
-        folder.close()
+__all__ = ["DEFAULT_MODE", "atomic_write", "check_new_name", "move_file", "move_in", "write_in"]
 
 
 def check_new_name(root: Path, rel: str, *, at: RootDir | None = None) -> None:
@@ -463,8 +213,8 @@ def _restore(folder: Folder, name: str, content: bytes, mode: int, mtime_ns: int
     """
     for _ in range(_RESTORE_TRIES):
         try:
-            live = _hold(folder, name)
-        except _NotRegular:
+            live = hold(folder, name)
+        except NotRegular:
             return _keep_aside(folder, name, content, mode, mtime_ns)
         if live is None:  # nothing at the name: the bytes go back as a new file
             side = _side_file(folder, name, content, mode, mtime_ns)
@@ -497,7 +247,7 @@ def _restore(folder: Folder, name: str, content: bytes, mode: int, mtime_ns: int
                 if not placed:
                     _unlink_quietly(folder, side)
             folder.fsync()
-            _settle(live)
+            settle(live)
             late = live.late()
             if late is None:
                 return ""
@@ -527,19 +277,19 @@ def write_in(
         mode = (stat_mod.S_IMODE(st.st_mode) if st is not None and stat_mod.S_ISREG(st.st_mode)
                 else DEFAULT_MODE)
     tmp = _side_file(folder, name, data, mode, mtime_ns)
-    held: _Held | None = None
+    held: Held | None = None
     was_missing = False
     try:
         if expected is not None:
-            held = _hold_scanned(folder, name, expected)
+            held = hold_scanned(folder, name, expected)
         elif not exclusive:
             try:
-                held = _hold(folder, name)
-            except _NotRegular:
+                held = hold(folder, name)
+            except NotRegular:
                 pass  # a link or a FIFO at the name: replaced itself, never followed
             else:
                 was_missing = held is None
-        if held is not None and _no_writer(held.fd) is False:
+        if held is not None and no_writer(held.fd) is False:
             raise FileChanged(f"{label}: open for writing in another program; left alone")
         folder.verify()
         if held is not None and not held.still_at(folder, name):
@@ -564,7 +314,7 @@ def write_in(
     if held is None:
         return
     try:
-        _settle(held)
+        settle(held)
         late = held.late()
         if late is not None:
             note = _restore(folder, name, late[0], held.mode, late[1], base=data)
@@ -598,9 +348,9 @@ def atomic_write(
     temp file is left.
     """
     if expected is not None:
-        folder, name = _place_of_scanned(path, root, expected)
+        folder, name = place_of_scanned(path, root, expected)
     else:
-        folder, name = _place(path, root)
+        folder, name = place(path, root)
     with folder:
         write_in(folder, name, data, mtime_ns=mtime_ns, mode=mode, expected=expected,
                  exclusive=exclusive)
@@ -625,23 +375,23 @@ def move_file(
     ``source_root``/``dest_root``: the root held open that ``source``/``dest`` lies in
     (folders walked from its descriptor; missing folders of ``dest`` are made).
     """
-    src, name = _place_of_scanned(source, source_root, expected)
+    src, name = place_of_scanned(source, source_root, expected)
     with src:
-        held = _hold_scanned(src, name, expected)
+        held = hold_scanned(src, name, expected)
         held.close()  # held again by move_in, right before the move
-        dst, dest_name = _place(dest, dest_root, create=True)
+        dst, dest_name = place(dest, dest_root, create=True)
         with dst:
             move_in(src, name, dst, dest_name, expected)
 
 
 def move_in(src: Folder, name: str, dst: Folder, dest_name: str, expected: FileStat) -> None:
     """:func:`move_file` of ``name`` in the open ``src`` to ``dest_name`` in ``dst``."""
-    held = _hold_scanned(src, name, expected)
+    held = hold_scanned(src, name, expected)
     try:
         if dst.lstat(dest_name) is not None:
             raise FileExistsError(errno.EEXIST, "archive target exists",
                                   str(dst.path / dest_name))
-        if _no_writer(held.fd) is False:
+        if no_writer(held.fd) is False:
             raise FileChanged(f"{expected.rel}: open for writing in another program; left alone")
         src.verify()
         dst.verify()
@@ -656,7 +406,7 @@ def move_in(src: Folder, name: str, dst: Folder, dest_name: str, expected: FileS
             return
         dst.fsync()
         src.fsync()
-        _settle(held)
+        settle(held)
         moved_it = held.still_at(dst, dest_name)
         if moved_it and held.late() is None:
             return
@@ -672,7 +422,7 @@ def _move_back(src: Folder, name: str, dst: Folder, dest_name: str) -> None:
     try:
         _link(dst, dest_name, src, name)
     except FileExistsError:
-        moved = _hold_file(dst, dest_name)
+        moved = hold_file(dst, dest_name)
         if moved is None:
             return  # not a file: it stays where it is
         try:
@@ -684,7 +434,7 @@ def _move_back(src: Folder, name: str, dst: Folder, dest_name: str) -> None:
     dst.fsync()
 
 
-def _copy_across(src: Folder, name: str, dst: Folder, dest_name: str, held: _Held,
+def _copy_across(src: Folder, name: str, dst: Folder, dest_name: str, held: Held,
                  expected: FileStat) -> None:
     """Cross-device move: copy the held bytes with mode and mtime, fsync, verify, and only
     then take the source's name away; bytes written to it by then are put back."""
@@ -693,7 +443,7 @@ def _copy_across(src: Folder, name: str, dst: Folder, dest_name: str, held: _Hel
     try:
         try:
             _fill(fd, held.data, held.mode, held.st.st_mtime_ns, dst, part)
-            if _read_all(fd) != held.data:
+            if read_all(fd) != held.data:
                 raise OSError(errno.EIO, "copy did not match its source", str(src.path / name))
         finally:
             os.close(fd)
@@ -703,7 +453,7 @@ def _copy_across(src: Folder, name: str, dst: Folder, dest_name: str, held: _Hel
     dst.fsync()
     changed = f"{expected.rel}: changed while being moved; left in place"
     try:
-        if _no_writer(held.fd) is False:
+        if no_writer(held.fd) is False:
             raise FileChanged(f"{expected.rel}: open for writing in another program; left alone")
         src.verify()
         if not held.still_at(src, name) or held.late() is not None:
@@ -720,7 +470,7 @@ def _copy_across(src: Folder, name: str, dst: Folder, dest_name: str, held: _Hel
         try:
             _link(src, aside, src, name)
         except FileExistsError:
-            other = _hold_file(src, aside)
+            other = hold_file(src, aside)
             if other is None:
                 raise FileChanged(f"{changed} (replaced meanwhile, kept as {aside})") from None
             try:
@@ -732,7 +482,7 @@ def _copy_across(src: Folder, name: str, dst: Folder, dest_name: str, held: _Hel
         raise FileChanged(changed)
     _unlink_quietly(src, aside)
     src.fsync()
-    _settle(held)
+    settle(held)
     late = held.late()
     if late is None:
         return

@@ -25,9 +25,9 @@ from consolidator.state.statedir import archived as archive_path
 from consolidator.state.statedir import backup as backup_path
 from consolidator.store import undo as undo_module
 from consolidator.store.journal import is_closed, load
+from consolidator.store.recheck import current_stat
 from consolidator.store.recover import clear_files, temp_prefix
 from consolidator.store.transaction import Transaction
-from consolidator.store.write import current_stat
 from tests.conftest import snapshot_tree
 
 DAY = 86400

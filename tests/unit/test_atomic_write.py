@@ -14,20 +14,15 @@ from typing import Any
 
 import pytest
 
-import consolidator.store.write as write_mod
+import consolidator.store.recheck as recheck
 from consolidator.errors import FileChanged, UnsafePath
 from consolidator.store.dirfd import RootDir
 from consolidator.store.model import FileStat
 from consolidator.store.names import is_side_name_of, side_name
+from consolidator.store.recheck import check_unchanged, safe_path
 from consolidator.store.scan import file_stat, read_regular
 from consolidator.store.transaction import Transaction
-from consolidator.store.write import (
-    atomic_write,
-    check_new_name,
-    check_unchanged,
-    move_file,
-    safe_path,
-)
+from consolidator.store.write import atomic_write, check_new_name, move_file
 
 OLD = b"---\nname: old\ntype: user\n---\nold body\n"
 NEW = b"---\nname: new\ntype: user\n---\nnew body\n"
@@ -543,7 +538,7 @@ def test_a_file_another_program_holds_open_for_writing_is_left_alone(
 ) -> None:
     path = make(root / "a.md")
     expected = scanned(path)
-    monkeypatch.setattr(write_mod, "WRITER_WAIT_S", 0.05)
+    monkeypatch.setattr(recheck, "WRITER_WAIT_S", 0.05)
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import os, sys, time; fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND); "

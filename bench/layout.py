@@ -192,6 +192,14 @@ def scans_per_round() -> Counter[str]:
     return counts
 
 
+def dry_run_modules(found: dict[str, Path]) -> dict[str, int]:
+    """The modules of the run that branch on a dry run, with how often. The command line
+    reads its own options (which output, prune's --dry-run) and the report words what a
+    finished run did: neither is a branch of the run."""
+    return {str(p.relative_to(REPO)): n for p in found.values()
+            if (n := dry_branches(p)) and not {"cli", "report"} & set(p.parts)}
+
+
 def main() -> None:
     found = modules()
     known = set(found)
@@ -201,16 +209,13 @@ def main() -> None:
     loops = cycles(graph)
     local = [line for path in found.values() for line in local_imports(path)]
     builders = [b for path in found.values() for b in history_builders(path)]
-    dry = {str(p.relative_to(REPO)): n for p in found.values()
-           if (n := dry_branches(p)) and not {"cli", "report"} & set(p.parts)}
+    dry = dry_run_modules(found)
     print(f"modules in the package root : {len(root)}  (target <= 16)")
     print(f"import cycles               : {len(loops)}  (target 0) {loops or ''}")
     print(f"function-local imports      : {len(local)}  (target <= 10)")
     for line in local:
         print(f"    {line}")
     print(f"places building a history line: {len(builders)}  (target 1) {builders}")
-    # The command line reads its own options (which output, prune's --dry-run) and the
-    # report words what a finished run did: neither is a branch of the run.
     print(f"modules of the run branching on a dry run: {len(dry)}  (target <= 2) {dry}")
     # Import what a run loads before patching its scans.
     import consolidator.pipeline  # noqa: F401

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-from layout import cycles, imports, modules  # noqa: E402 - the benchmark counts the same graph
+from layout import cycles, dry_run_modules, imports, modules  # noqa: E402 - the benchmark counts the same graph
 
 PACKAGE = REPO / "consolidator"
 
@@ -87,3 +87,9 @@ def test_every_module_imports_only_from_its_own_layer_or_a_lower_one() -> None:
               for dep in sorted(imports(name, path, known))
               if layer_of(dep) > layer_of(name)]
     assert upward == []
+
+
+def test_only_the_session_and_the_executor_ask_whether_a_run_is_dry() -> None:
+    # Everything else reads what they decided: a dry run differs in one place, not many.
+    assert set(dry_run_modules(modules())) == {"consolidator/session.py",
+                                               "consolidator/execute.py"}

@@ -102,7 +102,7 @@ class Score:
     leave: Tally = field(default_factory=Tally)  # phrases labelled leave: hits left alone
     by_lang: dict[str, Tally] = field(default_factory=dict)  # relative dates per language
     cited: Tally = field(default_factory=Tally)  # cited paths: hits there, false ones gone
-    maybe: Tally = field(default_factory=Tally)  # similar pairs that may make one point
+    maybe: Tally = field(default_factory=Tally)  # similar pairs that may say the same thing
     not_memories: int = 0  # labels on files that are no memories (the index, no frontmatter)
     folders: int = 0
     memories: int = 0
@@ -370,7 +370,7 @@ def figures(score: Score) -> dict[str, str]:
         out[f"{kind} recall"] = _ratio(tally.hits, tally.hits + len(tally.missed))
     out["false archives"] = str(len(score.tally("archive").false))
     maybe = score.maybe
-    out["duplicate: of which pairs that may make one point (a line of each sharing rare "
+    out["duplicate: of which pairs that may say the same thing (a line of each sharing rare "
         "words): precision"] = _ratio(maybe.hits, maybe.hits + len(maybe.false))
     right = sum(ok for ok, _ in score.days)
     out["relative-date right day (labels with a day)"] = _ratio(right, len(score.days))

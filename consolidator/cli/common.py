@@ -16,7 +16,7 @@ from consolidator import clock, config, log
 from consolidator.cli import pipes
 from consolidator.errors import UsageError
 from consolidator.report import metrics
-from consolidator.roots import paths
+from consolidator.roots import paths, stores
 from consolidator.state import statedir, unusable
 from consolidator.store.journal import crash_after
 
@@ -115,8 +115,9 @@ def roots_and_state(
     if not found:
         warn("warning", f"{NO_ROOT}: " + ("no configured pattern matches a memory directory"
                                           if cfg.memory.roots else
-                                          "Claude Code keeps no memory store here yet "
-                                          "(see consolidator config check)"))
+                                          f"Claude Code keeps no memory store under "
+                                          f"{stores.claude_home(env)} yet (name one with "
+                                          "--memory-dir; see consolidator config check)"))
     state = paths.state_dir(args.state_dir, cfg, env)
     paths.check_state_dir(state, [s.path for s in found])
     if getattr(args, "project_root", None) and len(found) > 1:

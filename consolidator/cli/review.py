@@ -153,6 +153,7 @@ def reject(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return EXIT_OK
     for root, found in targets:
         done = review.reject(statedir.root_state(state, root), root, found, args.only)
+        its = "their" if len(done.declined) > 1 else "its"
         print(f"{root}: declined {listed(done.declined)} of run {found.run_id}; "
-              "not proposed again while their files are unchanged")
+              f"not proposed again while {its} files are unchanged")
     return EXIT_OK

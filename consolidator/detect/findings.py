@@ -56,7 +56,7 @@ class Similar:
     lines: tuple[tuple[str, str], ...] = ()  # lines that match, one from each file
     restated: bool = False  # one point made again, not the memories alike as wholes
     # Set (to how many) when the only evidence is a line of each sharing that many words no
-    # third memory uses: the pair may make one point (see overlap/similar.py).
+    # third memory uses: the pair may say the same thing (see overlap/similar.py).
     rare: int = 0
 
 

@@ -207,7 +207,7 @@ def scan_throttle(ctx: RootContext) -> tuple[bool, str]:
     try:
         last = os.stat(statedir.scan_mark(ctx.state)).st_mtime_ns
     except OSError:
-        return True, "no session scan recorded (dry runs and --force runs record none)"
+        return True, "no session count recorded yet (a run records one at G6; dry and --force runs do not)"
     need = ctx.cfg.gates.scan_interval_minutes * MINUTE_NS
     since = ctx.now_ns - last
     if since >= need or since < 0:

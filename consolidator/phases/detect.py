@@ -126,7 +126,8 @@ def _asked(found: Found, ctx: RootContext) -> Found:
     # other words is what offline reading misses most, and only a model can tell it.
     known = {frozenset(q.files) for q in questions}
     known |= {frozenset(c.files) for c in found.clusters}
-    # A restated point is not asked; a pair that may make one point is, as sharing rare words.
+    # A restated point is not asked; a pair that may say the same thing is (it shares rare
+    # words).
     known |= {frozenset(s.files) for s in found.similar if not s.rare}
     questions += [Question("merge", pair, evidence, 0.5) for pair, evidence in
                   related_pairs(found.snapshot.memories, known, acted, MAX_RELATED)]

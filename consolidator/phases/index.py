@@ -155,7 +155,7 @@ def _apply(work: Work, snapshot: Snapshot, index: IndexPlan, kind: str,
 def _proposed(full: IndexPlan) -> tuple[str, ...]:
     """The report's words for the index changes waiting for review."""
     if not full.over_limits:
-        return (f"{_what(full)} wait for review (consolidator proposals)",)
+        return (f"waiting for review (consolidator proposals): {_what(full)}",)
     result = (f"within limits at {full.lines} lines, {full.bytes} bytes" if
               full.within_limits else f"still {full.over}")
     return (f"fitting it moves lines Claude Code loads today, so it waits for review "

@@ -314,10 +314,15 @@ def _plan_md(report: RunReport, root: RootReport, mask: Mask, actions: _Actions)
     return out
 
 
+def _unscoped(reasons: tuple[str, ...]) -> list[str]:
+    """A stale finding's reasons without the scope each names: the item says it once."""
+    return [re.sub(r" \(about a part\)(?=:|$)", "", r) for r in reasons]
+
+
 def _alike(pair: Similar) -> str:
     """How alike a similar pair is, in words a reader can weigh."""
     if pair.rare:
-        return (f"may make one point: a line of each shares {pair.rare} words no other "
+        return (f"may say the same thing: a line of each shares {pair.rare} words no other "
                 f"memory uses")
     return f"similarity {pair.similarity:.2f}"
 
@@ -335,7 +340,7 @@ def _findings_md(root: RootReport, rest: _Rest, mask: Mask) -> list[str]:
         ("Stale, not archived", [line for s in rest.stale for line in (
             f"- `{s.file}` ({s.age_days} days old; "
             f"{'about the whole memory' if s.archivable else 'about a part of it'}): "
-            f"{_inline('; '.join(mask.all(s.reasons)))}",
+            f"{_inline('; '.join(mask.all(_unscoped(s.reasons))))}",
             *_quoted(_unsaid(s.evidence, s.reasons), mask))]),
         ("Duplicates, not merged", [
             f"- {_files(others)} {'duplicates' if len(others) == 1 else 'duplicate'} "

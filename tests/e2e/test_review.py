@@ -400,7 +400,7 @@ def test_apply_without_a_run_id_takes_the_one_waiting_proposal(
     assert not (ex.memory / "project_release_freeze.md").exists()
     code, out, err = cli_run(capsys, ex, "reject")
     assert code == 0, err
-    assert f"declined actions 1, 3, 4 of run {rid}" in out
+    assert f"declined actions 1, 3, 4 of run {rid}; not proposed again while their files" in out
     assert proposed(capsys, ex) == []
 
 
@@ -495,7 +495,8 @@ def test_a_rejected_judgment_is_not_proposed_again_until_its_file_changes(
     rid = run_id_of_proposal(ex)
     code, out, err = cli_run(capsys, ex, "reject", rid, "--only", "1")
     assert code == 0, err
-    assert f"declined action 1 of run {rid}" in out
+    assert f"declined action 1 of run {rid}; not proposed again while its files are " \
+        "unchanged" in out
     assert proposed(capsys, ex) == JUDGMENTS[1:]
     assert (ex.memory / "project_migration_v2.md").exists()
     code, out, err = cli_run(capsys, ex, "apply", rid, "--only", "1")

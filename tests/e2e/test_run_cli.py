@@ -114,6 +114,17 @@ def test_a_config_glob_that_matches_nothing_gives_no_root_and_exits_0(tmp_path: 
     assert json.loads(proc.stdout)["roots"] == []
 
 
+def test_no_store_found_names_where_it_was_looked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    proc = consolidator("status", "--state-dir", str(tmp_path / "st"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    assert f"no memory store under {tmp_path / 'claude'} yet (name one with --memory-dir" \
+        in proc.stderr
+
+
 def test_one_failing_root_does_not_stop_the_others(tmp_path: Path) -> None:
     broken = make_project(tmp_path, "broken")
     healthy = make_project(tmp_path, "healthy")

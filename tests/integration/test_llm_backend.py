@@ -426,7 +426,7 @@ def test_a_pair_reported_as_maybe_one_point_is_still_asked_as_sharing_rare_words
     world: World,
 ) -> None:
     # Offline, a line of each shares words no other memory uses: reported as a pair that may
-    # make one point. Only a model can tell whether it does, so it is asked all the same.
+    # say the same thing. Only a model can tell whether it does, so it is asked all the same.
     world.put("staging.md", lines(
         "- The staging box runs on Hetzner in Falkenstein; its nightly snapshot is kept for "
         "seven days.", "- Log in as the deploy user only."), days=30)

@@ -315,13 +315,25 @@ def test_a_pair_that_may_make_one_point_says_so_in_both_reports() -> None:
     plan = full_plan(similar=(maybe,))
     similar = section(to_markdown(run_of(root_of(plan))), "Similar, not merged")
     assert item_lines(similar) == [
-        "- `staging.md` ~ `status.md` (may make one point: a line of each shares 5 words no "
+        "- `staging.md` ~ `status.md` (may say the same thing: a line of each shares 5 words no "
         "other memory uses)"]
     assert "  > The staging box runs on Hetzner in Falkenstein.  ~  Restored the" in similar
     (entry,) = root_dict(root_of(plan))["similar"]
     assert entry["basis"] == "rare words" and entry["files"] == ["staging.md", "status.md"]
     alike = root_dict(root_of(full_plan()))["similar"]
     assert [e["basis"] for e in alike] == ["lines"]
+
+
+def test_a_part_finding_says_its_scope_once() -> None:
+    part = Stale("notes.md", 120, ("cites `src/old.py` — not in the project (about a part)",
+                                   "status marker 'done' in a list item (about a part): `x`"),
+                 ("See src/old.py.",), False)
+    stale = section(to_markdown(run_of(root_of(full_plan(stale=(part,))))),
+                    "Stale, not archived")
+    (item,) = item_lines(stale)
+    assert item.count("about a part") == 1
+    assert item == ("- `notes.md` (120 days old; about a part of it): cites `src/old.py` — not "
+                    "in the project; status marker 'done' in a list item: `x`")
 
 
 def test_no_findings_left_is_said_as_none() -> None:

@@ -14,7 +14,7 @@ Three kinds are reported, each with the lines that match (as written, one from e
   ``RARE_LINE_WORDS`` content words no third memory uses, in memories that share some of
   their weighted words as wholes (``RARE_WHOLE``). Weaker evidence than the others (on real
   directories about three in five such pairs were one point made twice): reported as a
-  pair that *may* make one point, with the two lines, and still asked of a model.
+  pair that *may* say the same thing, with the two lines, and still asked of a model.
 
 Everything is near-linear in the number of memories: shared lines come from an inverted
 index of lines; word-level candidates from an inverted index over each memory's rarest
@@ -258,7 +258,7 @@ class _Words:
     def rare_line(self, a: str, b: str) -> Similar | None:
         """A Similar for the pair if a line of each shares ``RARE_LINE_WORDS`` content words
         no third memory uses, and the memories share ``RARE_WHOLE`` of their weighted words
-        as wholes (marked ``rare``: the pair may make one point)."""
+        as wholes (marked ``rare``: the pair may say the same thing)."""
         fa, fb = self.feats[a], self.feats[b]
         only = {f for f in fa & fb if self.df[f] == 2}
         if len(only) < RARE_LINE_WORDS:

@@ -420,8 +420,8 @@ def _memories_md(plan: Plan, mask: Mask, verbose: bool) -> list[str]:
     if quiet:
         more = "more " if rows else ""
         out += ([""] if rows else []) + [
-            f"{quiet} {more}{'memory' if quiet == 1 else 'memories'}, no warnings: "
-            "`consolidator report --verbose` lists them"]
+            f"{quiet} {more}{'memory' if quiet == 1 else 'memories'} with no warning besides "
+            f"{'its' if quiet == 1 else 'their'} age: `consolidator report --verbose` lists them"]
     return out
 
 

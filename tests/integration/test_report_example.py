@@ -169,7 +169,8 @@ def test_the_markdown_report_of_the_example_reads_summary_first_memories_last(
             "(2 became actions)") in summary
     assert "1 unparsed file (left alone)" in summary
     assert _section(text, "Memories").strip() == (
-        "20 memories, no warnings: `consolidator report --verbose` lists them")
+        "20 memories with no warning besides their age: `consolidator report --verbose` "
+        "lists them")
 
 
 def test_the_example_shows_each_action_and_finding_once(

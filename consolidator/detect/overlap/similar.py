@@ -129,9 +129,9 @@ def related_pairs(memories: Iterable[Memory], skip: Container[frozenset[str]],
     for a, b in words.candidates():
         if frozenset((a, b)) in skip or a in busy or b in busy:
             continue
-        only = {f for f in words.feats[a] & words.feats[b] if words.df[f] == 2}
+        only = words.only_theirs(a, b)
         if only:
-            scored.append((-words._mass(only), (a, b), only))
+            scored.append((-words.mass(only), (a, b), only))
     scored.sort(key=lambda item: (item[0], item[1]))
     return [(pair, "they share words no other memory uses: "
              + ", ".join(sorted(only)[:SHOWN_WORDS])) for _mass, pair, only in scored[:limit]]
@@ -199,7 +199,7 @@ class _Words:
                     out.add((a, b) if a < b else (b, a))
         return sorted(out)
 
-    def _mass(self, found: Iterable[str]) -> float:
+    def mass(self, found: Iterable[str]) -> float:
         """The summed rarity of some features (each feature weighs its rarity).
 
         ``fsum`` is exact, so the total does not depend on the order a set yields its items
@@ -207,16 +207,16 @@ class _Words:
         return math.fsum(map(self.weight.__getitem__, found))
 
     def _file_mass(self, file: str) -> float:
-        """The :meth:`_mass` of all of a memory's features (worked out once per memory)."""
+        """The :meth:`mass` of all of a memory's features (worked out once per memory)."""
         found = self._masses.get(file)
         if found is None:
-            found = self._masses[file] = self._mass(self.feats[file])
+            found = self._masses[file] = self.mass(self.feats[file])
         return found
 
     def judge(self, a: str, b: str) -> Similar | None:
         """A Similar for the pair if it says much the same, else None."""
         fa, fb = self.feats[a], self.feats[b]
-        shared = self._mass(fa & fb)
+        shared = self.mass(fa & fb)
         mass_a, mass_b = self._file_mass(a), self._file_mass(b)
         smaller = min(mass_a, mass_b)
         if not shared or shared < LINE_GATE * smaller:
@@ -247,9 +247,9 @@ class _Words:
         """A Similar for the pair if a claim of one is made again by a line of the other: most
         of a substantial claim's weighted features, in a pair that is not one template filled
         in twice."""
-        matched, share, instances = self._restated_lines(a, b)
-        if instances or self._swaps(a, b):
+        if self._one_template(a, b):
             return None  # a line lining up with other values: one form filled in twice
+        matched, share, _instances = self._restated_lines(a, b)
         if not matched:  # a memory's own summary of its point, made again by the other
             matched = self._restated_description(a, b) or self._restated_description(b, a)
             share = RESTATED_LINE if matched else 0.0
@@ -260,10 +260,10 @@ class _Words:
         no third memory uses, and the memories share ``RARE_WHOLE`` of their weighted words
         as wholes (marked ``rare``: the pair may say the same thing)."""
         fa, fb = self.feats[a], self.feats[b]
-        only = {f for f in fa & fb if self.df[f] == 2}
+        only = self.only_theirs(a, b)
         if len(only) < RARE_LINE_WORDS:
             return None
-        shared = self._mass(fa & fb)
+        shared = self.mass(fa & fb)
         whole = shared / (self._file_mass(a) + self._file_mass(b) - shared)
         if whole < RARE_WHOLE:
             return None
@@ -278,9 +278,18 @@ class _Words:
                 count = len(mine & common)
                 if count > best[0]:
                     best = (count, text, other)
-        if not best[1] or self._restated_lines(a, b)[2] or self._swaps(a, b):
+        if not best[1] or self._one_template(a, b):
             return None  # nothing, or one template filled in twice (two labs, two sessions)
         return Similar((a, b), round(whole, 3), ((best[1], best[2]),), rare=best[0])
+
+    def only_theirs(self, a: str, b: str) -> set[str]:
+        """The content features two memories share that no third memory has."""
+        return {f for f in self.feats[a] & self.feats[b] if self.df[f] == 2}
+
+    def _one_template(self, a: str, b: str) -> bool:
+        """Whether the pair is one form filled in twice: matching claims that differ only in
+        their values or subjects, or lines that line up with other numbers."""
+        return self._restated_lines(a, b)[2] or self._swaps(a, b) > 0
 
     def _restated_lines(self, a: str, b: str) -> tuple[tuple[tuple[str, str], ...], float,
                                                          bool]:
@@ -300,8 +309,8 @@ class _Words:
         if len(described) < RESTATED_FEATURES:
             return ()
         for other, _normal, theirs, _mass in self._claims(b):
-            shared = self._mass(described & theirs)
-            if shared >= RESTATED_LINE * self._mass(described) \
+            shared = self.mass(described & theirs)
+            if shared >= RESTATED_LINE * self.mass(described) \
                     and self._restates(text, other, described, theirs, RESTATED_FEATURES):
                 return ((text, other) if a < b else (other, text),)
         return ()
@@ -316,8 +325,8 @@ class _Words:
             return False
         if not (_says_something(text, least) and _says_something(other, least)):
             return False
-        return self._mass(found & theirs) >= RESTATED_WHOLE * max(self._mass(found),
-                                                                   self._mass(theirs))
+        return self.mass(found & theirs) >= RESTATED_WHOLE * max(self.mass(found),
+                                                                   self.mass(theirs))
 
     def _cjk(self, file: str) -> int:
         """How many of a memory's features are CJK character pairs."""
@@ -363,7 +372,7 @@ class _Words:
         if min_features:  # ... by a claim holding RESTATED_WHOLE of their weight, so at least
             # as much of it in all the other memory's claims (a check most claims fail)
             small = [claim for claim in small
-                     if self._mass(claim[2] & index.keys()) >= RESTATED_WHOLE * claim[3]]
+                     if self.mass(claim[2] & index.keys()) >= RESTATED_WHOLE * claim[3]]
         if not small:
             return (), 0.0, False
         scored: list[tuple[float, tuple[str, str]]] = []
@@ -386,7 +395,7 @@ class _Words:
                 other, their_normal, theirs, their_mass = large[at]
                 if len(theirs) < min_features:
                     continue
-                score = self._mass(found & theirs) / min(mass, their_mass)
+                score = self.mass(found & theirs) / min(mass, their_mass)
                 if score > best_score or (score == best_score and at < best_at):
                     best, best_score, best_at = (other, their_normal, theirs), score, at
             if best is None or best_score < line_match:
@@ -437,7 +446,7 @@ class _Words:
         da, db = self._described(a), self._described(b)
         if not da or not db:
             return True
-        return self._mass(da & db) >= bar * min(self._mass(da), self._mass(db))
+        return self.mass(da & db) >= bar * min(self.mass(da), self.mass(db))
 
     def _described(self, file: str) -> set[str]:
         found = self._descriptions.get(file)
@@ -486,7 +495,7 @@ class _Words:
             seen.add(normal)
             found = line_features(normal)
             if len(found) >= 3:
-                out.append((text, normal, found, self._mass(found)))
+                out.append((text, normal, found, self.mass(found)))
                 if len(out) >= MAX_CLAIMS:
                     break
         return out

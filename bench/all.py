@@ -162,7 +162,7 @@ def speed(args: argparse.Namespace, work: Path) -> list[Row]:
 def real_size_row(work: Path, seed: int, repeat: int) -> Row:
     """A cold ``report`` on a directory the size of the largest real ones, vs ``--help``."""
     memory = report_speed.generated(work / "real-size", 130, seed)
-    env = {**os.environ, "CONSOLIDATOR_STATE_DIR": str(work / "real-size-state")}
+    env = report_speed.timing_env(work / "real-size")
     exe = consolidator_command()
     help_s, _cpu = report_speed.best([*exe, "--help"], env, repeat)
     report_s, _cpu = report_speed.best([*exe, "report", "--memory-dir", str(memory)], env,
@@ -195,7 +195,7 @@ def closed_gate_rows(work: Path, repeat: int) -> list[Row]:
     closed_gates.build(base, 100, 300, 100)
     config = base / "config.toml"
     config.write_text(f'[memory]\nroots = ["{base}/projects/*/memory"]\n', encoding="utf-8")
-    env = {**os.environ, "CONSOLIDATOR_STATE_DIR": str(base / "state")}
+    env = report_speed.timing_env(base)
     exe = consolidator_command()
     help_s = closed_gates.best([*exe, "--help"], env, repeat)
     run_s = closed_gates.best([*exe, "run", "--config", str(config)], env, repeat)

@@ -20,6 +20,8 @@ import time
 import uuid
 from pathlib import Path
 
+from report_speed import timing_env
+
 MEMORY = "---\nname: m{i}\ndescription: memory {i}\ntype: project\n---\nBody of memory {i}.\n"
 
 
@@ -95,7 +97,7 @@ def main() -> None:
         build(base, args.roots, args.sessions, args.memories)
         config = base / "config.toml"
         config.write_text(f'[memory]\nroots = ["{base}/projects/*/memory"]\n')
-        env = {**os.environ, "CONSOLIDATOR_STATE_DIR": str(base / "state")}
+        env = timing_env(base)
         exe = [sys.executable, "-m", "consolidator"]
         run_cmd = [*exe, "run", "--config", str(config)]
         check = subprocess.run(run_cmd, env=env, capture_output=True, text=True, check=False)

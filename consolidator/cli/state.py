@@ -172,7 +172,7 @@ def changes(entry: dict[str, Any]) -> str:
         return str(entry.get("error") or "failed")
     if trigger == "prune":
         return ", ".join(f"{v} {k}" for k, v in counts.items()) or "nothing"
-    return summary_of(counts, dry=bool(entry.get("dry_run")))
+    return summary_of(counts, dry=bool(entry.get("dry_run")), past=True)
 
 
 def _path_names(text: str) -> set[str]:

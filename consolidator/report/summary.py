@@ -11,9 +11,11 @@ CHANGES = {"merges": "merged", "archives": "archived", "rewrites": "rewritten",
            "creates": "created"}
 
 
-def summary_of(counts: MutableMapping[str, Any], dry: bool = False) -> str:
+def summary_of(counts: MutableMapping[str, Any], dry: bool = False, past: bool = False) -> str:
     """What a pass changed (or, ``dry``, would change), in words: a memory folded into a
-    survivor by a merge is said with the merge, not as an archive (those are judgments)."""
+    survivor by a merge is said with the merge, not as an archive (those are judgments).
+    ``past``: said later, in history, where a proposal is one the pass made, not one that
+    still waits (a later pass replaces it, an apply or an undo ends it)."""
     folded = counts.get("merged_away", 0)
     said = {**counts, "archives": max(0, counts.get("archives", 0) - folded)}
     parts = [f"{said[k]} {word}" for k, word in CHANGES.items() if said.get(k)]
@@ -26,8 +28,10 @@ def summary_of(counts: MutableMapping[str, Any], dry: bool = False) -> str:
         parts.append("index still over what Claude Code loads (its own memory writes fail "
                      "until it fits)")
     if counts.get("proposed"):
-        parts.append(f"{counts['proposed']} for review (a dry run keeps no proposal)" if dry
-                     else f"{counts['proposed']} wait for review (consolidator proposals)")
+        n = counts["proposed"]
+        parts.append(f"{n} for review (a dry run keeps no proposal)" if dry
+                     else f"{n} proposed for review" if past
+                     else f"{n} wait for review (consolidator proposals)")
     if counts.get("skipped"):
         parts.append(f"{counts['skipped']} left alone (changed on disk)")
     if dry and parts:

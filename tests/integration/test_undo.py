@@ -323,3 +323,19 @@ def test_history_says_a_dry_run_changed_nothing_and_kept_no_proposal(
     assert ": nothing changed; would make " in line
     assert "for review (a dry run keeps no proposal)" in line
     assert "wait for review" not in line
+
+
+def test_history_says_what_a_pass_proposed_not_that_it_still_waits(
+    example_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A second forced pass replaces the first one's proposal: the first line must not claim
+    # that its judgments still wait for review.
+    state = tmp_path / "state"
+    for _ in range(2):
+        assert main(["run", "--force", "--memory-dir", str(example_copy),
+                     "--state-dir", str(state)]) == 0
+    capsys.readouterr()
+    assert main(["history", "--state-dir", str(state)]) == 0
+    first = capsys.readouterr().out.splitlines()[1]
+    assert "proposed for review" in first
+    assert "wait for review" not in first

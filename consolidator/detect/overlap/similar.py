@@ -173,6 +173,7 @@ class _Words:
         self._values: dict[str, dict[str, str]] = {}
         self._descriptions: dict[str, set[str]] = {}
         self._indexes: dict[str, dict[str, list[int]]] = {}
+        self._unnumbered_lines: dict[str, str] = {}
         self._restated_key: tuple[str, str] = ("", "")
         self._restated_found: tuple[tuple[tuple[str, str], ...], float, bool] = ((), 0.0, False)
 
@@ -403,7 +404,8 @@ class _Words:
             other, their_normal, theirs = best
             if min_features and not self._restates(text, other, found, theirs, min_features):
                 continue
-            if normal != their_normal and _DIGITS.sub("", normal) == _DIGITS.sub("", their_normal):
+            if normal != their_normal \
+                    and self._unnumbered(normal) == self._unnumbered(their_normal):
                 values += 1  # "Database ID: 3f0a…" against "Database ID: 8c1e…"
                 continue
             swapped_small.update(found - theirs)
@@ -453,6 +455,14 @@ class _Words:
         if found is None:
             found = line_features(normal_line(self.by_file[file].description))
             self._descriptions[file] = found
+        return found
+
+    def _unnumbered(self, normal: str) -> str:
+        """A normal-form line without its words that hold a digit (cached: a claim meets many
+        others)."""
+        found = self._unnumbered_lines.get(normal)
+        if found is None:
+            found = self._unnumbered_lines[normal] = _DIGITS.sub("", normal)
         return found
 
     def _claim_index(

@@ -23,7 +23,7 @@ from consolidator.roots import paths, stores
 from consolidator.runner import new_run_id
 from consolidator.session import Session
 from consolidator.state import history as past  # `history` is the command below
-from consolidator.state import lock, retention, statedir
+from consolidator.state import lock, retention, runfolders, statedir
 from consolidator.state.lock import own_lock
 from consolidator.state.runs import (
     LATEST,
@@ -275,7 +275,7 @@ def _prune_root(args: argparse.Namespace, env: Mapping[str, str], state: Path,
             continue
         if not args.dry_run:
             try:
-                if not statedir.remove_run(run.path, users_files=True):
+                if not runfolders.remove_run(run.path, users_files=True):
                     continue
             except OSError as exc:
                 print(f"consolidator: {run.path}: not removed: {exc}", file=sys.stderr)

@@ -25,7 +25,7 @@ from consolidator.errors import UsageError
 
 if TYPE_CHECKING:
     from consolidator.report.outcome import RootReport
-from consolidator.state import statedir
+from consolidator.state import runfolders, statedir
 from consolidator.store.model import INDEX_NAME
 
 log = structlog.get_logger("consolidator.state.history")
@@ -82,7 +82,7 @@ def entry_ns(entry: dict[str, Any]) -> int | None:
             aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
             return epoch_ns(aware)
     run_id = entry.get("run_id")
-    return statedir.run_id_ns(run_id) if isinstance(run_id, str) else None
+    return runfolders.run_id_ns(run_id) if isinstance(run_id, str) else None
 
 
 
@@ -212,7 +212,7 @@ def memory_dir_of(state: Path) -> str | None:
     names: list[object] = [e.get("memory_dir") for e in reversed(_tail(state))]
     runs = statedir.run_ids(state)
     if runs:
-        names.append(statedir.run_meta(statedir.run_dir(state, runs[-1])).get("memory_dir"))
+        names.append(runfolders.run_meta(statedir.run_dir(state, runs[-1])).get("memory_dir"))
     for name in names:
         if isinstance(name, str) and os.path.isabs(name) \
                 and statedir.root_key(Path(name)) == state.name:

@@ -18,7 +18,7 @@ from typing import Any
 
 from consolidator.clock import DAY_NS
 from consolidator.config import StateSection
-from consolidator.state import statedir
+from consolidator.state import runfolders, statedir
 from consolidator.state.history import closed_by, entry_ns, last_recorded, log, parsed, record
 from consolidator.state.lock import own_lock
 from consolidator.store.journal import is_closed
@@ -116,7 +116,7 @@ def retire_runs(state: Path, keep_days: int, keep_runs: int, now_ns: int,
     its journal is not closed (an interrupted run is needed for recovery). Returns the ids
     removed, oldest first."""
     timed = sorted((t, name) for name in statedir.run_ids(state)
-                   if (t := statedir.run_id_ns(name)) is not None)  # others are left alone
+                   if (t := runfolders.run_id_ns(name)) is not None)  # others are left alone
     edge = len(timed) - max(1, keep_runs)
     if edge > 0:  # runs started in the second where the newest keep_runs begin: exact times
         seconds = {timed[edge - 1][0], timed[edge][0]}
@@ -137,9 +137,9 @@ def retire_runs(state: Path, keep_days: int, keep_runs: int, now_ns: int,
     for name in candidates:
         run = statedir.run_dir(state, name)
         try:
-            if name == protected or not statedir.only_own_files(run) or not is_closed(run):
+            if name == protected or not runfolders.only_own_files(run) or not is_closed(run):
                 continue
-            if statedir.remove_run(run):
+            if runfolders.remove_run(run):
                 removed.append(name)
         except OSError as exc:
             log.warning("old run not removed", run=str(run), error=str(exc))
@@ -156,7 +156,7 @@ class OldRun:
     run_id: str
     path: Path
     started_ns: int
-    files: statedir.RunFiles
+    files: runfolders.RunFiles
     kept: str | None = None
 
 
@@ -174,10 +174,10 @@ def old_runs(state: Path, before_ns: int) -> list[OldRun]:
         try:
             if not os.path.isdir(run) or os.path.islink(run):
                 continue
-            started = statedir.run_started_ns(run)
+            started = runfolders.run_started_ns(run)
             if started is None or started >= before_ns:
                 continue
-            files = statedir.run_files(run)
+            files = runfolders.run_files(run)
         except OSError as exc:
             log.warning("run folder not listed", run=str(run), error=str(exc))
             continue
@@ -201,7 +201,7 @@ def _started_ns(state: Path, run: str) -> int:
         started = meta.get("started_ns") if isinstance(meta, dict) else None
     except (OSError, ValueError, AttributeError):
         started = None
-    return started if isinstance(started, int) else statedir.run_id_ns(run) or 0
+    return started if isinstance(started, int) else runfolders.run_id_ns(run) or 0
 
 
 def record_pass(state: Path, entry: dict[str, Any], keep: StateSection | None = None,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from consolidator.errors import ConsolidatorError, UsageError
-from consolidator.state import history, proposal, statedir
+from consolidator.state import history, proposal, runfolders, statedir
 from consolidator.store.journal import JournalDamaged, load
 
 LATEST = "latest"  # ``undo latest``: each root's newest run with something to undo
@@ -115,7 +115,7 @@ def newest(state: Path) -> Path | None:
     """The root's newest run (by start) that changed files and was neither undone nor rolled
     back; ``None`` when it has none. A damaged journal on the way raises
     :class:`JournalDamaged` rather than being passed over for an older run."""
-    started = [(statedir.run_started_ns(statedir.run_dir(state, name)) or 0, name)
+    started = [(runfolders.run_started_ns(statedir.run_dir(state, name)) or 0, name)
                for name in statedir.run_ids(state)]
     for _when, name in sorted(started, reverse=True):
         folder = statedir.run_dir(state, name)

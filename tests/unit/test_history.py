@@ -18,7 +18,7 @@ import pytest
 
 from consolidator.config import StateSection
 from consolidator.errors import UsageError
-from consolidator.state import history, retention, statedir
+from consolidator.state import history, retention, runfolders, statedir
 
 NS = 1_000_000_000
 DAY = 86400 * NS
@@ -267,8 +267,8 @@ def test_a_folder_that_is_a_link_or_misnamed_is_never_removed(tmp_path: Path) ->
     link = statedir.run_dir(tmp_path / "s", run_id_at(NOW_NS - 100 * DAY))
     link.symlink_to(elsewhere)
     assert retention.retire_runs(tmp_path / "s", 30, 200, NOW_NS) == []
-    assert not statedir.remove_run(link, users_files=True)
-    assert not statedir.remove_run(elsewhere, users_files=True)
+    assert not runfolders.remove_run(link, users_files=True)
+    assert not runfolders.remove_run(elsewhere, users_files=True)
     assert (elsewhere / "journal.jsonl").exists()
 
 

@@ -14,7 +14,9 @@ created is no evidence at all. A symbol named beside a cited file that is there,
 nowhere in the project, a branch named in code that git merged and no ref names now, and a
 command in code that runs a package script or a make target no file of the project defines
 now, are each about a part. One gone citation is about a part; most of a memory's citations gone (two
-or more, over half of those checked) is about the whole memory.
+or more, over half of those checked) is about the whole memory when git's history says most
+of the gone ones were removed or moved from this project; without that it is reported, with
+each path, and never archived.
 """
 
 from __future__ import annotations
@@ -159,15 +161,22 @@ def check(memory: Memory, project: Project, add: Add) -> list[tuple[str, str]]:
             # that cannot be told)
         gone.append((path, line))
     checked = len(gone) + len(present) + untold
-    whole = len(gone) >= 2 and 2 * len(gone) > checked
-    for path, line in gone[: len(gone) if whole else MAX_PART_REASONS]:
-        became = project.what_became_of(path)
+    most = len(gone) >= 2 and 2 * len(gone) > checked
+    became = {path: project.what_became_of(path) for path, _line in gone} if most else {}
+    # Most of them gone is about the whole memory only where git's history says most of those
+    # were this project's and were removed or moved: a path it never held may be a sibling
+    # project's, an ignored build output or a file still to come.
+    whole = most and 2 * sum(1 for said in became.values() if said) > len(gone)
+    for path, line in gone[: len(gone) if most else MAX_PART_REASONS]:
+        said = became[path] if most else project.what_became_of(path)
         scope = "" if whole else " (about a part)"
-        add(f"cites `{path}` — not in the project{'; ' + became if became else ''}"
-                  f"{scope}", "path", line, whole=whole)
-    if whole:
-        add(f"{len(gone)} of the {checked} project files it cites are gone", "path",
-                  gone[0][1], whole=True)
+        add(f"cites `{path}` — not in the project{'; ' + said if said else ''}"
+            f"{scope}", "path", line, whole=whole)
+    if most:
+        known = sum(1 for said in became.values() if said)
+        add(f"{len(gone)} of the {checked} project files it cites are gone"
+            + ("" if whole else f" (git's history knows {known} of them: reported, not "
+               "archived)"), "path", gone[0][1], whole=whole)
     return present
 
 

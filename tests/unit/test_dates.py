@@ -297,6 +297,14 @@ def test_the_dated_heading_above_anchors_its_section() -> None:
     assert days("# レビュー（2026-06-10）\n\n## 修正済み\n- 昨日直した。") == ["2026-06-09"]
 
 
+def test_a_day_first_dotted_date_anchors_its_section_a_dotted_version_does_not() -> None:
+    # 30.09.2026 is how much of Europe writes a date; 1.2.2026.3 is a version number.
+    assert days("## Итоги 30.09.2026\n\nВчера выкатили релиз.") == ["2026-09-29"]
+    assert days("**Stand 03.11.2026:**\n\nGestern ist der Build gebrochen und wir haben ihn "
+                "nicht repariert, das ist so.") == ["2026-11-02"]
+    assert days("## Build 1.2.2026.3\n\nВчера выкатили релиз.") == ["2026-11-17"]
+
+
 def test_a_bold_dated_line_stands_as_a_heading() -> None:
     text = "**UPDATE 2026-03-25 — ACTIVE:**\n\n- She offered to call today or tomorrow."
     assert days(text) == ["2026-03-25", "2026-03-26"]

@@ -1,6 +1,7 @@
 """The day a relative date is counted from: the nearest explicit date the phrase is anchored to.
 
-People date their notes in many places: a date right after the phrase ("today (Wed 08-19)"),
+People date their notes in many places (2026-03-24, 2026年3月24日, March 24, 2026, 24.03.2026):
+a date right after the phrase ("today (Wed 08-19)"),
 a dated label opening the line or paragraph ("Context (2026-03-24): ...", "- 2026-03-24: ..."),
 the heading above ("## 2026-03-24", "# 本番レビュー（2026-06-10）"), a bold line standing as
 a heading, or the file name ("standup_20260320.md"). Only when none of these holds a date is
@@ -30,6 +31,9 @@ _FULL = (
     re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d\d)(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)"
                r"(?P<d>\d{1,2})(?!\d)"),
     re.compile(r"(?P<y>(?:19|20)\d\d)\s?年\s?(?P<m>\d{1,2})\s?月\s?(?P<d>\d{1,2})\s?[日号]?"),
+    # Day first, with dots: how most of Europe writes a date ("30.09.2026"); never a version
+    # ("1.2.2026.3") or a longer run of dotted numbers.
+    re.compile(r"(?<![\d.])(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>(?:19|20)\d\d)(?!\d|\.\d)"),
     re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?,? (?P<y>(?:19|20)\d\d)\b",
                re.IGNORECASE),
     re.compile(rf"\b(?P<d>\d{{1,2}}) (?P<mon>{_MON})\.?,? (?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),

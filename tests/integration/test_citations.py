@@ -142,11 +142,11 @@ def test_most_citations_gone_is_about_the_whole_memory_one_gone_about_a_part(
                                          "removed in commit")
 
 
-def test_most_citations_gone_that_git_never_held_are_reported_never_archived(
+def test_cited_files_that_git_never_held_are_no_evidence(
     root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The twin of the test above: the same shape of memory, but its gone files were never in
-    # the project's history (a sibling project's, an ignored output, a file still to come).
+    # the project's history (a sibling project's, an output, a file still to come).
     put_memory(root, "project_sibling.md",
                "# Driver\n\nThe recorder lives in include/driver/recorder.hpp.\n"
                "Its settings are read by src/driver/settings.py.\n"
@@ -154,12 +154,27 @@ def test_most_citations_gone_that_git_never_held_are_reported_never_archived(
 
     found = report(root, project, tmp_path, capsys)
 
-    stale = stale_of(found, "project_sibling.md")
+    assert stale_of(found, "project_sibling.md") is None
+    assert not [a for a in found["actions"] if a["op"] == "archive"]
+
+
+def test_without_git_most_citations_gone_are_reported_never_archived(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "plain"
+    put_file(plain, "src/app/main.py", "x\n")
+    put_memory(root, "project_old.md",
+               "Login goes through src/auth/legacy.py.\n"
+               "Sessions expire as set in src/auth/session.py.\n"
+               "The entry point is src/app/main.py.\n")
+
+    found = report(root, plain, tmp_path, capsys)
+
+    stale = stale_of(found, "project_old.md")
     assert stale["whole_memory"] is False
-    assert stale["reasons"][-1] == ("2 of the 3 project files it cites are gone (git's "
-                                    "history knows 0 of them: reported, not archived)")
-    assert "cites `include/driver/recorder.hpp` — not in the project (about a part)" \
-        in stale["reasons"]
+    assert stale["reasons"][-1] == ("2 of the 3 project files it cites are gone (no git "
+                                    "history to tell whether they were removed: reported, "
+                                    "not archived)")
     assert not [a for a in found["actions"] if a["op"] == "archive"]
 
 

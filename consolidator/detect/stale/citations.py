@@ -14,9 +14,10 @@ created is no evidence at all. A symbol named beside a cited file that is there,
 nowhere in the project, a branch named in code that git merged and no ref names now, and a
 command in code that runs a package script or a make target no file of the project defines
 now, are each about a part. One gone citation is about a part; most of a memory's citations gone (two
-or more, over half of those checked) is about the whole memory when git's history says most
-of the gone ones were removed or moved from this project; without that it is reported, with
-each path, and never archived.
+or more, over half of those checked) is about the whole memory. Where the project has git
+history, a gone path counts only where that history says what became of it (removed, moved):
+a path it never held is no evidence of change. Without git history, gone paths are reported,
+each about a part, and never archived.
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ def check(memory: Memory, project: Project, add: Add) -> list[tuple[str, str]]:
     if "/" not in memory.body:
         return []
     present: list[tuple[str, str]] = []
-    gone: list[tuple[str, str]] = []
+    gone: list[tuple[str, str, str | None]] = []  # (path, line, what git says became of it)
     untold = 0
     for path, line, words in _cited_lines(memory.body, project):
         status = project.status(path)
@@ -159,24 +160,26 @@ def check(memory: Memory, project: Project, add: Add) -> list[tuple[str, str]]:
         if any(project.holds_symbol(symbol) is not False for symbol in symbols):
             continue  # the file moved, what the line says of it still in the project (or
             # that cannot be told)
-        gone.append((path, line))
+        became = project.what_became_of(path)
+        if became is None and project.has_history:
+            # A path git's history never held (or was not asked about) is no evidence that
+            # anything changed: a sibling project's file, an output, a file still to come.
+            untold += 1
+            continue
+        gone.append((path, line, became))
     checked = len(gone) + len(present) + untold
     most = len(gone) >= 2 and 2 * len(gone) > checked
-    became = {path: project.what_became_of(path) for path, _line in gone} if most else {}
-    # Most of them gone is about the whole memory only where git's history says most of those
-    # were this project's and were removed or moved: a path it never held may be a sibling
-    # project's, an ignored build output or a file still to come.
-    whole = most and 2 * sum(1 for said in became.values() if said) > len(gone)
-    for path, line in gone[: len(gone) if most else MAX_PART_REASONS]:
-        said = became[path] if most else project.what_became_of(path)
+    # Most of them gone is about the whole memory only where git's history says what became
+    # of each; without git it is reported, never archived.
+    whole = most and project.has_history
+    for path, line, became in gone[: len(gone) if most else MAX_PART_REASONS]:
         scope = "" if whole else " (about a part)"
-        add(f"cites `{path}` — not in the project{'; ' + said if said else ''}"
+        add(f"cites `{path}` — not in the project{'; ' + became if became else ''}"
             f"{scope}", "path", line, whole=whole)
     if most:
-        known = sum(1 for said in became.values() if said)
         add(f"{len(gone)} of the {checked} project files it cites are gone"
-            + ("" if whole else f" (git's history knows {known} of them: reported, not "
-               "archived)"), "path", gone[0][1], whole=whole)
+            + ("" if whole else " (no git history to tell whether they were removed: "
+               "reported, not archived)"), "path", gone[0][1], whole=whole)
     return present
 
 

@@ -12,7 +12,9 @@ and the root is left as it was. Nothing is unlinked: a file the run created is m
 (no ``done`` record, and the file is not what the step would have made) is left alone, and
 a folder or symbolic link is never moved.
 
-:func:`undo_run` is the entry point for ``consolidator undo``: it holds the root's locks.
+What an undo will do is checked and planned first (:mod:`consolidator.store.undo_plan`); this
+module makes the steps. :func:`undo_run` is the entry point for ``consolidator undo``: it
+holds the root's locks.
 Crash recovery calls :func:`undo` under the lock its run already holds.
 """
 
@@ -20,16 +22,15 @@ from __future__ import annotations
 
 import errno
 import os
-import stat as stat_mod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, NoReturn
+from typing import NoReturn
 
-from consolidator.errors import ConsolidatorError, FileChanged, UnsafePath
+from consolidator.errors import ConsolidatorError, FileChanged
 from consolidator.state import statedir
 from consolidator.state.lock import RootLock, forget_run
-from consolidator.store.dirfd import Folder, RootDir, open_folder
+from consolidator.store.dirfd import RootDir, open_folder
 from consolidator.store.journal import (
     Entry,
     Journal,
@@ -38,11 +39,23 @@ from consolidator.store.journal import (
 )
 from consolidator.store.model import FileStat
 from consolidator.store.names import clip
-from consolidator.store.recheck import check_unchanged, read_checked, rel_parts
+from consolidator.store.recheck import check_unchanged, read_checked
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
+from consolidator.store.undo_plan import (
+    OTHER,
+    READ_ALL,
+    Copies,
+    Now,
+    Step,
+    before_of,
+    check_copies,
+    folder_of,
+    in_root,
+    plan_steps,
+    saved,
+)
 from consolidator.store.write import atomic_write, move_file
 
-_READ_ALL = 1 << 40  # undo reads a file whatever its size
 _TRIES = 5  # a forced undo displaces a file a live session keeps recreating at most this often
 
 
@@ -85,172 +98,6 @@ class UndoResult:
     displaced: dict[str, str] = field(default_factory=dict)  # file -> where its newer bytes went
 
 
-OTHER: Literal["other"] = "other"
-Now = FileStat | None | Literal["other"]  # a regular file, nothing, or anything else
-
-
-def _read_in(path: str, rel: str, dir_fd: int | None = None) -> Now:
-    """What is at ``path`` (a name in ``dir_fd``'s folder, or a path): a regular file (read
-    and hashed), nothing, or something else (a folder, a link, a FIFO; never followed)."""
-    try:
-        st = os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return OTHER
-    if not stat_mod.S_ISREG(st.st_mode):
-        return OTHER
-    try:
-        data, st = read_regular(path, limit=_READ_ALL, dir_fd=dir_fd)
-    except ReadProblem:
-        return OTHER
-    return file_stat(rel, data, st)
-
-
-def _state_of(path: Path, rel: str) -> Now:
-    """A file of the run's folder (a backup, an archived or displaced copy)."""
-    return _read_in(str(path), rel)
-
-
-def _folder(rd: RootDir, rel: str, create: bool = False) -> tuple[Folder, str]:
-    """The folder of ``rel`` in the root, walked from the root's descriptor without
-    following a link, and ``rel``'s name in it."""
-    parts = rel_parts(rel)
-    rd.check()
-    return rd.folder(parts[:-1], create=create), parts[-1]
-
-
-def _current(rd: RootDir, rel: str) -> Now:
-    """The root's file ``rel`` as it is now."""
-    try:
-        folder, name = _folder(rd, rel)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except (UnsafePath, OSError):
-        return OTHER  # a folder on the way is a link now, or cannot be opened
-    with folder:
-        return _read_in(folder.at(name), rel, folder.dir_fd)
-
-
-def _inside(base: str, path: Path) -> bool:
-    """Whether ``path``, links resolved, lies below the resolved folder ``base``."""
-    return os.path.realpath(path).startswith(base.rstrip(os.sep) + os.sep)
-
-
-def _before(entry: Entry) -> FileStat:
-    assert entry.before is not None
-    b = entry.before
-    return FileStat(entry.file, b["size"], b["mtime_ns"], b["mode"], b["sha256"])
-
-
-@dataclass
-class _Copies:
-    """The run's saved copies, checked against its journal."""
-
-    backups: dict[int, FileStat] = field(default_factory=dict)  # step -> backup, verified
-    archived: dict[str, FileStat] = field(default_factory=dict)  # file -> archived copy
-    bad: dict[int, str] = field(default_factory=dict)  # step -> what is wrong with its copy
-    problems: list[str] = field(default_factory=list)  # the ones that stop the undo
-
-
-def check_copies(run_dir: Path, journal: RunJournal) -> _Copies:
-    """Every backup (a backup is never used up) and every archived copy still in the
-    archive, against the hash the journal recorded for it. Whether a bad one stops the undo
-    is decided by :func:`_plan`: it does unless its step never happened."""
-    copies = _Copies()
-    base = os.path.realpath(run_dir)
-    for entry in journal.intents:
-        if entry.op == "create":
-            continue
-        want = _before(entry)
-        if entry.op == "write":
-            path, what = statedir.backup(run_dir, entry.step, entry.file), "backup"
-        else:
-            path, what = statedir.archived(run_dir, entry.file), "archived copy"
-        label = f"{what} of {entry.file} (step {entry.step})"
-        if not _inside(base, path):
-            copies.bad[entry.step] = f"{label} lies outside the run's folder"
-            continue
-        found = _state_of(path, entry.file)
-        if found is None and entry.op == "archive":
-            continue  # already put back, or never moved: judged with the root's file
-        if not isinstance(found, FileStat):
-            copies.bad[entry.step] = (f"{label} is missing" if found is None
-                                      else f"{label} is not a regular file")
-        elif found.sha256 != want.sha256:
-            copies.bad[entry.step] = f"{label} does not match the journal"
-        elif entry.op == "write":
-            copies.backups[entry.step] = found
-        else:
-            copies.archived[entry.file] = found
-    return copies
-
-
-@dataclass
-class _Step:
-    entry: Entry
-    state: str  # "todo", "clean" (nothing to undo) or "conflict" (changed since the run)
-    current: Now  # the file as the step will find it (after the later steps' undo)
-
-
-def _judge(entry: Entry, current: Now, done: bool, copies: _Copies) -> str:
-    """``todo``, ``clean`` or ``conflict``; or ``damaged:<why>``."""
-    sha = current.sha256 if isinstance(current, FileStat) else None
-    if entry.op == "create":
-        # Undone only if the run made it: a done record, or exactly the bytes it wrote.
-        # Nothing there, or a folder or link, is a create that never happened (or is gone).
-        if sha is None:
-            return "clean"
-        if sha == entry.after_sha256:
-            return "todo"
-        return "conflict" if done else "clean"
-    before = _before(entry)
-    if entry.op == "write":
-        if sha == entry.after_sha256 and isinstance(current, FileStat) \
-                and (current.sha256, current.mtime_ns) != (before.sha256, before.mtime_ns):
-            return "todo"
-        if sha == before.sha256 or not done and sha != entry.after_sha256:
-            return "clean"  # as before the run, or a write that never happened
-        return "conflict"
-    if entry.file in copies.archived:
-        return "todo" if current is None else "conflict"
-    if not done or sha == before.sha256:
-        return "clean"  # never moved, or already put back
-    return f"damaged:the archived copy of {entry.file} (step {entry.step}) is missing"
-
-
-def _plan(rd: RootDir, journal: RunJournal, copies: _Copies,
-          keep_newer: bool) -> list[_Step]:
-    """Each step, newest first, judged against a simulation of the files as undo goes back
-    in time: a file the run wrote twice is judged against what the later write left."""
-    virtual: dict[str, Now] = {}
-    out = []
-    for entry in reversed(journal.intents):
-        current = virtual[entry.file] if entry.file in virtual else _current(rd, entry.file)
-        done = entry.step in journal.done
-        state = _judge(entry, current, done, copies)
-        if entry.step in copies.bad and (done or state != "clean"):
-            # A step that happened needs its copy; one that never did (its file changed
-            # under the run before it wrote) does not.
-            copies.problems.append(copies.bad[entry.step])
-            state = "clean"
-        elif state.startswith("damaged:"):
-            copies.problems.append(state.split(":", 1)[1])
-            state = "clean"
-        out.append(_Step(entry, state, current))
-        if state == "clean" or (state == "conflict" and keep_newer):
-            virtual[entry.file] = current
-        elif entry.op == "create":
-            virtual[entry.file] = None
-        elif entry.op == "write":
-            virtual[entry.file] = _before(entry)
-        else:
-            archived = copies.archived[entry.file]
-            virtual[entry.file] = FileStat(entry.file, archived.size, archived.mtime_ns,
-                                           archived.mode, archived.sha256)
-    return out
-
-
 def _free(dest: Path) -> Path:
     """``dest``, or a name beside it that is free (``.<pid>``, ``.<pid>-N``), within the
     file system's 255 bytes."""
@@ -283,7 +130,7 @@ def _take_out(rd: RootDir, rel: str, dest: Path, expected: FileStat | None = Non
     for _ in range(_TRIES):
         now: Now = expected
         if expected is None:
-            now = _current(rd, rel)
+            now = in_root(rd, rel)
             if now is None:
                 return None
             if now == OTHER:
@@ -312,7 +159,7 @@ def _place(rd: RootDir, source: Path, rel: str, expected: FileStat | None = None
     if expected is not None:
         check_unchanged(source, expected)
     with open_folder(source.parent) as src:
-        dst, name = _folder(rd, rel, create=True)
+        dst, name = folder_of(rd, rel, create=True)
         with dst:
             src.verify()
             dst.verify()
@@ -329,7 +176,7 @@ def _place(rd: RootDir, source: Path, rel: str, expected: FileStat | None = None
             except OSError as exc:
                 if exc.errno not in _NO_LINKS:
                     raise
-                found = expected or _state_of(source, rel)
+                found = expected or saved(source, rel)
                 if not isinstance(found, FileStat):
                     raise
                 # No second name possible (another file system): move_file's own checks.
@@ -347,7 +194,7 @@ _LINK_NOFOLLOW = os.link in os.supports_follow_symlinks
 class _Undoer:
     """Carries out a plan step by step, remembering how to put each step back."""
 
-    def __init__(self, rd: RootDir, run_dir: Path, copies: _Copies, force: bool,
+    def __init__(self, rd: RootDir, run_dir: Path, copies: Copies, force: bool,
                  keep_newer: bool) -> None:
         self.rd = rd
         self.run_dir = run_dir
@@ -357,7 +204,7 @@ class _Undoer:
         self.result = UndoResult()
         self.inverse: list[tuple[str, Callable[[], None]]] = []
 
-    def run(self, steps: list[_Step]) -> UndoResult:
+    def run(self, steps: list[Step]) -> UndoResult:
         for step in steps:
             if step.state == "clean" or (step.state == "conflict" and self.keep_newer):
                 continue
@@ -377,7 +224,7 @@ class _Undoer:
         self.result.conflicts.sort()
         return self.result
 
-    def _step(self, step: _Step) -> None:
+    def _step(self, step: Step) -> None:
         entry = step.entry
         if entry.op == "write":
             self._write(step)
@@ -391,14 +238,14 @@ class _Undoer:
     def _backup_bytes(self, entry: Entry) -> bytes:
         want = self.copies.backups[entry.step]
         data, st = read_regular(statedir.backup(self.run_dir, entry.step, entry.file),
-                                limit=_READ_ALL)
+                                limit=READ_ALL)
         if file_stat(entry.file, data, st).sha256 != want.sha256:
             raise BackupDamaged(self.run_dir, [f"backup of {entry.file} (step {entry.step}) "
                                                "changed during the undo"])
         return data
 
-    def _write(self, step: _Step) -> None:
-        entry, before, rd = step.entry, _before(step.entry), self.rd
+    def _write(self, step: Step) -> None:
+        entry, before, rd = step.entry, before_of(step.entry), self.rd
         path = rd.path / entry.file
         data = self._backup_bytes(entry)
         put = FileStat(entry.file, len(data), before.mtime_ns, before.mode, before.sha256)
@@ -406,7 +253,7 @@ class _Undoer:
             assert isinstance(step.current, FileStat)
             replaced = step.current
             try:
-                folder, name = _folder(rd, entry.file)
+                folder, name = folder_of(rd, entry.file)
                 with folder:
                     old = read_checked(folder, name, replaced)  # kept, to put back
                 atomic_write(path, data, mtime_ns=before.mtime_ns, mode=before.mode,
@@ -423,7 +270,7 @@ class _Undoer:
             path, data, mtime_ns=before.mtime_ns, mode=before.mode, exclusive=True, root=rd),
             put)
 
-    def _remove_created(self, step: _Step) -> None:
+    def _remove_created(self, step: Step) -> None:
         entry = step.entry
         assert isinstance(step.current, FileStat)
         made = step.current
@@ -443,7 +290,7 @@ class _Undoer:
             self.result.displaced[entry.file] = str(target)
         self._undo_later(entry.file, lambda: _place(self.rd, target, entry.file, was))
 
-    def _unarchive(self, step: _Step) -> None:
+    def _unarchive(self, step: Step) -> None:
         entry = step.entry
         archived = self.copies.archived[entry.file]
         source = statedir.archived(self.run_dir, entry.file)
@@ -469,7 +316,7 @@ class _Undoer:
 
     # -- forced steps and putting back ---------------------------------------------------
 
-    def _displace_then(self, step: _Step, put: Callable[[], None], result: FileStat,
+    def _displace_then(self, step: Step, put: Callable[[], None], result: FileStat,
                        back: Callable[[], None] | None = None) -> None:
         """Forced: move what is at the file's name now into ``displaced/``, then ``put`` the
         old bytes there (never over a file: one a live session recreates meanwhile is moved
@@ -515,7 +362,7 @@ class _Undoer:
     def _undo_later(self, rel: str, inverse: Callable[[], None]) -> None:
         self.inverse.append((rel, inverse))
 
-    def _fail(self, step: _Step, exc: BaseException) -> NoReturn:
+    def _fail(self, step: Step, exc: BaseException) -> NoReturn:
         """Put back every step this undo did, newest first, then raise."""
         left = []
         for rel, inverse in reversed(self.inverse):
@@ -533,7 +380,7 @@ class _Undoer:
 
 
 def undo(root: Path, run_dir: Path, force: bool = False, keep_newer: bool = False,
-         journal: RunJournal | None = None, copies: _Copies | None = None) -> UndoResult:
+         journal: RunJournal | None = None, copies: Copies | None = None) -> UndoResult:
     """Restore ``root`` to its bytes before the run journaled in ``run_dir``.
 
     ``force``: also restore files changed since (their current bytes are kept aside).
@@ -548,7 +395,7 @@ def undo(root: Path, run_dir: Path, force: bool = False, keep_newer: bool = Fals
     journal = journal if journal is not None else load(run_dir)
     copies = copies if copies is not None else check_copies(run_dir, journal)
     with RootDir(root) as rd:
-        steps = _plan(rd, journal, copies, keep_newer)
+        steps = plan_steps(rd, journal, copies, keep_newer)
         if copies.problems:
             raise BackupDamaged(run_dir, copies.problems)
         conflicts = sorted({s.entry.file for s in steps if s.state == "conflict"})

@@ -20,6 +20,29 @@ from collections.abc import Iterable
 
 from consolidator.detect.script import BIGRAM_CHARS
 
+# The commonest short words of each Latin-script language: enough to tell which one a text is
+# written in (dates/locales.py; a language not listed is never assumed for a Latin-script
+# memory), and words that never say what a line is about (conflicts).
+FUNCTION_WORDS: dict[str, frozenset[str]] = {lang: frozenset(words.split()) for lang, words in {
+    "en": "the and is are to of with for was were this that not from have has will be",
+    "de": "der die das und ist nicht mit für ein eine auf wird sind den dem auch wir ich",
+    "fr": "le la les et est des une pour avec pas dans sur du au ce qui sont nous en un il",
+    "es": "el los las es para con una del por que está no se lo como más la en un",
+    "pt": "os as para com uma do da não que em se dos das mais são na no ao um foi",
+    "it": "il lo gli per con una del della non che sono di un al nel la le si ha più anche come",
+    "nl": "de het en is van een voor met niet op zijn ook wordt dat",
+    "pl": "na się jest nie do że to oraz jak po dla",
+    "tr": "ve bir bu için ile değil da de olarak ama çok",
+    "id": "dan yang di ini untuk dengan tidak itu ke dari pada akan",
+    "vi": "và của là không có được cho với này các những một trong đã sẽ đang bị rồi cũng "
+          "khi nếu thì để từ",
+    "sv": "och är att det som en för på med inte av till",
+    "da": "og er at det som en for på med ikke af til",
+    "nb": "og er at det som en for på med ikke av til",
+    "ro": "și este la de cu pentru nu că în un",
+    "cs": "je na se že to do pro není",
+}.items()}
+
 _STOP = frozenset(
     """a an the to of in on at for and or nor but if then than so as by from with without
     into onto over under about after before again once is are was were be been being am do

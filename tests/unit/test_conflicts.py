@@ -162,6 +162,20 @@ def test_one_date_for_one_event_in_two_memories_is_a_conflict() -> None:
     assert [c.reason for c in found] == ["a.md says '2027-1-11' where b.md says '2027-1-18'"]
 
 
+def test_the_dates_two_rationale_lines_cite_are_two_events_in_any_language() -> None:
+    # "Why: feedback of <day> (…)" says which feedback; function words of the memory's own
+    # language and the Why label are not what a line is about.
+    assert find_conflicts(pair(
+        "Palette sombre pour les titres.\n\n"
+        "**Why:** retours du 2026-09-23 (essais de titres) sur la palette.\n",
+        "Transitions courtes entre les plans.\n\n"
+        "**Why:** retours du 2026-09-26 (le montage final) sur la palette.\n")) == []
+    found = find_conflicts(pair(
+        "Le gel du code de la version 3.0 commence le 2027-01-11.\n",
+        "Le gel du code de la version 3.0 commence le 2027-01-18.\n"))
+    assert [c.reason for c in found] == ["a.md says '2027-1-11' where b.md says '2027-1-18'"]
+
+
 # --- lists, headings, paths ---------------------------------------------------------------------
 
 

@@ -45,6 +45,7 @@ from consolidator.detect.conflicts.values import Tok, diff_kind, differs, tokens
 from consolidator.detect.findings import Conflict
 from consolidator.detect.text import exact_line, normal_set
 from consolidator.detect.text import tokens as word_tokens
+from consolidator.detect.words import FUNCTION_WORDS
 from consolidator.store.model import Memory
 
 RELATED = 0.2  # the overlap two memories named for one subject count as having, at least
@@ -56,10 +57,12 @@ _STRONG = frozenset({"choice", "operator", "mark", "struck", "sign", "symbol", "
 _STOP = frozenset(
     "a an the to of in on at for and or is are was be it this that with as by from we you i "
     "our my use used uses using can will do does not no only all any each every per via".split()
-)
-# Words that say when or where a line was written, not what it claims.
+) | frozenset().union(*FUNCTION_WORDS.values())  # and other Latin languages' function words
+# Words that say when or where a line was written, or what kind of line it is (the Why and
+# How to apply labels of Claude Code's memories), not what it claims.
 _META = frozenset(
-    "date dated updated update created modified written last session time day week "
+    "date dated updated update created modified written last session time day week why how "
+    "apply "
     "version rev revision id 日 期 更 新 作 成 付 時 间 間".split()
 )
 # Where one claim in a line ends and a remark begins.

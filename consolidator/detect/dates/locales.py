@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from consolidator.detect.script import HANGUL
+from consolidator.detect.words import FUNCTION_WORDS
 
 # Languages relative.py reads with its own forms, and dateparser's variants of them.
 _OWN = ("en", "zh", "ja", "yue")
@@ -44,28 +45,6 @@ KOREAN_ENDINGS = frozenset(
     "이었다 였고 이었고 였는데 인데".split()
 )
 _LONGEST_ENDING = max(map(len, KOREAN_ENDINGS))
-# The commonest short words of each Latin-script language dateparser knows relative days in:
-# enough to tell which one a memory is written in. A language not listed here is never
-# assumed for a Latin-script memory.
-FUNCTION_WORDS: dict[str, frozenset[str]] = {lang: frozenset(words.split()) for lang, words in {
-    "en": "the and is are to of with for was were this that not from have has will be",
-    "de": "der die das und ist nicht mit für ein eine auf wird sind den dem auch wir ich",
-    "fr": "le la les et est des une pour avec pas dans sur du au ce qui sont nous en un il",
-    "es": "el los las es para con una del por que está no se lo como más la en un",
-    "pt": "os as para com uma do da não que em se dos das mais são na no ao um foi",
-    "it": "il lo gli per con una del della non che sono di un al nel la le si ha più anche come",
-    "nl": "de het en is van een voor met niet op zijn ook wordt dat",
-    "pl": "na się jest nie do że to oraz jak po dla",
-    "tr": "ve bir bu için ile değil da de olarak ama çok",
-    "id": "dan yang di ini untuk dengan tidak itu ke dari pada akan",
-    "vi": "và của là không có được cho với này các những một trong đã sẽ đang bị rồi cũng "
-          "khi nếu thì để từ",
-    "sv": "och är att det som en för på med inte av till",
-    "da": "og er at det som en for på med ikke af til",
-    "nb": "og er at det som en for på med ikke av til",
-    "ro": "și este la de cu pentru nu că în un",
-    "cs": "je na se že to do pro není",
-}.items()}
 _LANGUAGES_OF: dict[str, tuple[str, ...]] = {
     word: tuple(lang for lang, words in FUNCTION_WORDS.items() if word in words)
     for word in set().union(*FUNCTION_WORDS.values())

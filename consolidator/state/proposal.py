@@ -26,6 +26,7 @@ from consolidator.store.model import FileStat, Snapshot
 
 FORMAT = 1
 WAITING, APPLIED, DECLINED, REFUSED = "waiting", "applied", "declined", "refused"
+DONE_WITH = frozenset({APPLIED, DECLINED, REFUSED})  # an action that waits no more
 STATUSES = (WAITING, APPLIED, DECLINED, REFUSED)
 
 

@@ -21,6 +21,7 @@ from consolidator.config import StateSection
 from consolidator.state import runfolders, statedir
 from consolidator.state.history import closed_by, entry_ns, last_recorded, log, parsed, record
 from consolidator.state.lock import own_lock
+from consolidator.state.proposal import DONE_WITH
 from consolidator.store.journal import is_closed
 
 
@@ -92,8 +93,10 @@ class _Unknown(Exception):
 
 
 def proposal_run(state: Path) -> str | None:
-    """The run id the root's current proposal names (``None``: no proposal); raises
-    :class:`_Unknown` when the file is there but cannot be read or trusted."""
+    """The run id of the root's proposal while an action of it may wait for review (``None``:
+    no proposal, or every action of it is done with: applied, declined, refused, or withdrawn
+    when its run was undone); raises :class:`_Unknown` when the file is there but cannot be
+    read or trusted."""
     try:
         raw = statedir.read_private(statedir.proposal(state))
         if raw is None:
@@ -104,7 +107,11 @@ def proposal_run(state: Path) -> str | None:
     run_id = data.get("run_id") if isinstance(data, dict) else None
     if not isinstance(run_id, str):
         raise _Unknown(f"{statedir.proposal(state)} names no run")
-    return run_id
+    actions = data.get("actions")
+    if isinstance(actions, list) and all(
+            isinstance(a, dict) and a.get("status") in DONE_WITH for a in actions):
+        return None
+    return run_id  # something waits, or cannot be told not to
 
 
 def retire_runs(state: Path, keep_days: int, keep_runs: int, now_ns: int,

@@ -124,7 +124,15 @@ class World:
         """Leave a proposal of ``run_id`` waiting for review."""
         statedir.replace(statedir.proposal(self.rstate()), json.dumps(
             {"format": 1, "run_id": run_id, "memory_dir": str(self.root),
-             "created_at": "2026-01-01T00:00:00Z", "actions": []}).encode())
+             "created_at": "2026-01-01T00:00:00Z",
+             "actions": [{"number": 1, "status": "waiting"}]}).encode())
+
+    def settle(self, status: str) -> None:
+        """Mark every action of the root's proposal ``status`` (applied, refused...)."""
+        path = statedir.proposal(self.rstate())
+        data = json.loads(path.read_text())
+        data["actions"] = [{**a, "status": status} for a in data["actions"]]
+        statedir.replace(path, json.dumps(data).encode())
 
 
 def run_id_at(ns: int, suffix: str = "abcd") -> str:
@@ -316,6 +324,23 @@ def test_retention_keeps_interrupted_runs_and_the_proposals_run_beyond_keep_runs
     assert not r2.exists()  # beyond the newest two
     assert r3.is_dir() and r4.is_dir()
     assert json.loads(statedir.proposal(world.rstate()).read_text())["run_id"] == r1.name
+
+
+def test_a_proposal_nothing_of_which_waits_keeps_no_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Applied, declined, refused or withdrawn by an undo: the run is no longer the one whose
+    # proposal waits, and prune says nothing of one.
+    world = World(tmp_path, capsys)
+    two_memories(world)
+    old = world.make_run(time.time_ns() - 50 * DAY)
+    world.propose(old.name)
+    world.settle("refused")
+
+    code, out, err = world.cli("prune", "--older-than", "30", "--dry-run")
+
+    assert (code, err) == (0, ""), err
+    assert f"  would remove run {old.name} (" in out
+    assert "its proposal" not in out
 
 
 # --------------------------------------------------------------------------- prune

@@ -213,7 +213,8 @@ def test_retention_removes_only_closed_runs_of_the_tools_own_files(tmp_path: Pat
     interrupted = make_run(tmp_path, run_id_at(old, "0003"), old, closed=False)
     proposed = make_run(tmp_path, run_id_at(old, "0004"), old)
     statedir.replace(statedir.proposal(tmp_path), json.dumps(
-        {"format": 1, "run_id": proposed.name, "actions": []}).encode())
+        {"format": 1, "run_id": proposed.name,
+         "actions": [{"number": 1, "status": "waiting"}]}).encode())
     displaced = make_run(tmp_path, run_id_at(old, "0005"), old)
     (displaced / "displaced" / "3").mkdir(parents=True)
     (displaced / "displaced" / "3" / "b.md").write_bytes(b"newer\n")

@@ -33,8 +33,11 @@ def check(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return EXIT_USAGE
     home = str(Path(env.get("HOME") or os.path.expanduser("~")))
     problems = missing_folders(args, cfg, env, home)
-    if problems:
-        print(f"consolidator: config error in {path or 'built-in defaults'}:", file=sys.stderr)
+    if problems:  # each names its key: the config's, or the flag or variable that set it
+        sources = sorted({"the command line" if p.startswith("--") else "the environment"
+                          if p.startswith("$") else str(path or "built-in defaults")
+                          for p in problems})
+        print(f"consolidator: config error in {' and '.join(sources)}:", file=sys.stderr)
         for problem in problems:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_USAGE

@@ -102,17 +102,23 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
               + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))
         gone = withdrawn(statedir.state_of_run(run_dir), run_id)
         if gone:
-            print(f"  actions {', '.join(map(str, gone))} of its proposal no longer wait for "
-                  "review: the run that judged them was undone")
+            print(f"  {_actions(gone)} of its proposal no longer "
+                  f"{'waits' if len(gone) == 1 else 'wait'} for review: the run that judged "
+                  f"{'it' if len(gone) == 1 else 'them'} was undone")
         back = reopened(statedir.state_of_run(run_dir), run_id)
         if back:
-            print(f"  actions {', '.join(map(str, back))} of its proposal wait for review again "
-                  "(consolidator proposals)")
+            print(f"  {_actions(back)} of its proposal {'waits' if len(back) == 1 else 'wait'} "
+                  "for review again (consolidator proposals)")
         for rel, kept in sorted(result.displaced.items()):
             print(f"  the newer bytes of {rel} are kept in {kept}")
     if failed:
         return EXIT_FAILED
     return EXIT_LOCKED if locked else EXIT_OK
+
+
+def _actions(numbers: list[int]) -> str:
+    """``action 3`` or ``actions 1, 3``."""
+    return ("action " if len(numbers) == 1 else "actions ") + ", ".join(map(str, numbers))
 
 
 def history(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -171,7 +177,10 @@ def changes(entry: dict[str, Any]) -> str:
     if entry.get("status") == "failed":
         return str(entry.get("error") or "failed")
     if trigger == "prune":
-        return ", ".join(f"{v} {k}" for k, v in counts.items()) or "nothing"
+        users = counts.get("users_files", counts.get("archived", 0))
+        return (f"removed {counts.get('runs', 0)} run folder(s), {counts.get('bytes', 0)} bytes"
+                + (f", holding {users} file(s) moved out of a root (archived, or put aside "
+                   "by undo)" if users else ""))
     return summary_of(counts, dry=bool(entry.get("dry_run")), past=True)
 
 
@@ -292,7 +301,7 @@ def _prune_root(args: argparse.Namespace, env: Mapping[str, str], state: Path,
         Session(Path(memory_dir) if memory_dir else None, state, new_run_id(now), now, "prune",
                 kind=stores.describe(Path(memory_dir), env).kind if memory_dir else None).record(
             "pruned", {"runs": len(gone), "bytes": total,
-                       "archived": sum(len(r.files.users) for r in gone)},
+                       "users_files": sum(len(r.files.users) for r in gone)},
             removed=[r.run_id for r in gone], older_than_days=_days(args.older_than))
     return True, failed
 

@@ -39,7 +39,9 @@ def counts(report: RootReport) -> dict[str, int]:
     plan = report.plan
     done = [a for a in plan.done() if a.file.casefold() != INDEX_KEY]
     ops = Counter(a.op for a in done)
-    index = plan.index
+    # The pointers the index gained or lost, where its rebuild was made (not only listed, as
+    # under apply = "none", nor left for review).
+    index = plan.index if len(done) < len(plan.done()) else None
     return {
         "memories": len(plan.memories),
         "duplicates": len(plan.duplicates),
@@ -55,7 +57,7 @@ def counts(report: RootReport) -> dict[str, int]:
         "index_added": len(index.added) if index else 0,
         "index_removed": len(index.removed) if index else 0,
         # Still over Claude Code's limits after the pass: its own memory writes fail.
-        "index_over": int(bool(index and not index.within_limits)),
+        "index_over": int(bool(plan.index and not plan.index.within_limits)),
         "skipped": len(report.skipped),
         "llm_calls": report.llm.calls,
         "llm_input_tokens": report.llm.input_tokens,

@@ -57,7 +57,8 @@ def to_undo(state_dir: Path, run_id: str, wanted: set[str] | None) -> ToUndo:
                 found.gone.append((memory_dir, _gone(entry)))
             break  # one line per root and run
     if not (found.folders or found.unchanged or found.gone):
-        raise UsageError(f"no run {run_id!r} in {state_dir}")
+        raise UsageError(f"no run {run_id!r} in {state_dir} (history records one pass of a "
+                         "streak a closed gate stopped: the others changed nothing)")
     if not (found.folders or found.unchanged):
         roots = ", ".join(f"{root} ({why})" for root, why in found.gone)
         raise UsageError(f"no run {run_id!r} in {state_dir} to undo: history lists it for "

@@ -124,3 +124,14 @@ def test_config_from_the_environment_is_used(tmp_path: Path) -> None:
     cfg.write_text("[nope]\n")
     proc = _run("config", "check", env={"CONSOLIDATOR_CONFIG": str(cfg)})
     assert proc.returncode == 2 and "nope: unknown section" in proc.stderr
+
+
+def test_config_check_names_the_command_line_as_the_source_of_a_flags_folder(
+    tmp_path: Path,
+) -> None:
+    missing = tmp_path / "no-state"
+    proc = _run("config", "check", "--state-dir", str(missing))
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "config error in the command line:" in proc.stderr
+    assert f"--state-dir: {missing} does not exist" in proc.stderr
+    assert "built-in defaults" not in proc.stderr

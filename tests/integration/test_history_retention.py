@@ -390,7 +390,10 @@ def test_prune_lists_what_it_would_remove_then_removes_it_and_undo_cannot_find_i
     assert snapshot_tree(world.root) == memories_before  # prune never touches a memory dir
     last = world.lines()[-1]
     assert (last["trigger"], last["status"], last["removed"]) == ("prune", "pruned", [run_id])
-    assert last["counts"]["archived"] == len(archived)
+    assert last["counts"]["users_files"] == len(archived)
+    code, out, _err = world.cli("history", "--limit", "1")
+    assert f"removed 1 run folder(s), {last['counts']['bytes']} bytes, holding " \
+        f"{len(archived)} file(s) moved out of a root" in out
 
     code, _out, err = world.cli("undo", run_id)
     assert code == 2 and f"no run '{run_id}'" in err

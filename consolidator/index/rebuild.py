@@ -85,6 +85,9 @@ class IndexPlan:
     notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # file -> lines to add
     creates: tuple[TopicMemory, ...] = ()
     unlinked: tuple[tuple[str, str], ...] = ()  # (file, "missing" | "archived"): text kept
+    # Files the index pointed at that were missing before this run, whatever this plan does
+    # with their pointers (a safe plan leaves them: unlinking one is a judgment).
+    missing: tuple[str, ...] = ()
     over_limits: bool = False  # the index had to shrink
     before: tuple[int, int] = (0, 0)  # (lines, bytes) as Claude Code counted them before
     over: str = ""  # how far over its limits the rebuilt index still is ("" within)
@@ -102,6 +105,7 @@ class Relinked:
     repointed: tuple[tuple[str, str], ...] = ()
     unlinked: tuple[tuple[str, str], ...] = ()
     origin: tuple[int, ...] = ()  # each line's position in the index as read
+    missing: tuple[str, ...] = ()  # pointers' files missing before this run
 
 
 @dataclass(frozen=True)
@@ -246,6 +250,9 @@ def relink_lines(
         repointed=tuple(repointed),
         unlinked=tuple(unlinked),
         origin=tuple(i for i, line in enumerate(lines) if line.kind != "drop"),
+        missing=tuple(sorted({line.target for line in original if line.target
+                              and line.target not in present and line.target not in redirects
+                              and line.target not in archived})),
     )
 
 
@@ -453,6 +460,7 @@ def assemble(
         notes=fitted.notes,
         creates=fitted.creates,
         unlinked=relinked.unlinked,
+        missing=relinked.missing,
         over_limits=fitted.over_limits,
         before=measure(text or ""),
         over=over_by(count, used, limits),

@@ -201,14 +201,13 @@ def _found(root: RootReport, rest: _Rest, index_name: str) -> str:
     dates = sum(1 for a in plan.actions if _change(a, index_name) == "date"
                 for part in a.reason.split("; ") if part.startswith("relative date "))
     unparsed = root.snapshot.unparsed if root.snapshot else ()
-    unlinked = plan.index.unlinked if plan.index else ()
     more = [
         ("relative date", "relative dates", dates, " (all in rewrites)"),
         ("duplicate across scopes", "duplicates across scopes", len(plan.across),
          " (never merged)"),
         ("unparsed file", "unparsed files", len(unparsed), " (left alone)"),
         ("index pointer to a missing file", "index pointers to missing files",
-         sum(1 for _f, state in unlinked if state == "missing"), ""),
+         len(plan.index.missing) if plan.index else 0, ""),
         ("memory with no index pointer", "memories with no index pointer",
          len(plan.index.added) if plan.index else 0, ""),
         ("memory with warnings", "memories with warnings",

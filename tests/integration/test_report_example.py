@@ -168,6 +168,8 @@ def test_the_markdown_report_of_the_example_reads_summary_first_memories_last(
     assert ("- Found: 2 duplicates (2 became actions), 1 conflict, 3 stale memories "
             "(2 became actions)") in summary
     assert "1 unparsed file (left alone)" in summary
+    # Unlinking it is a judgment waiting for review; found it is, whatever the mode.
+    assert "1 index pointer to a missing file" in summary
     assert _section(text, "Memories").strip() == (
         "20 memories with no warning besides their age: `consolidator report --verbose` "
         "lists them")

@@ -183,6 +183,7 @@ def test_relink_lines_runs_the_link_steps_and_leaves_out_what_they_dropped() -> 
         repointed=(("b.md", "a.md"),),
         unlinked=(("gone.md", "missing"),),
         origin=(0, 2, 3),
+        missing=("gone.md",),  # b.md is merged away by this run: not missing before it
     )
 
 

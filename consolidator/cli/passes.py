@@ -46,7 +46,7 @@ def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         project_root=args.project_root,
         dry_run=True,
         env=env,
-        llm=make_backend(cfg.llm, env, enabled=args.llm),
+        llm=make_backend(cfg.llm, env, enabled=args.llm, explicit=args.llm),
         debug=args.debug,
         apply=args.apply,
         progress=True,  # on a terminal only: a large root is not silent for seconds

@@ -8,13 +8,22 @@ from consolidator.config import LlmSection
 from consolidator.llm.base import Backend, Offline
 
 
-def make_backend(cfg: LlmSection, env: Mapping[str, str], enabled: bool) -> Backend:
-    """The configured backend; offline when not enabled, not configured, or keyless.
+def make_backend(cfg: LlmSection, env: Mapping[str, str], enabled: bool,
+                 explicit: bool = False) -> Backend:
+    """The configured backend; offline when not enabled, not configured, or keyless
+    (``explicit``: a person asked for a model by a flag, and is told why none was asked).
 
     The anthropic SDK is imported only here, and only when that backend is chosen.
     """
-    if not enabled or cfg.backend != "anthropic":
+    if not enabled:
         return Offline()
+    if cfg.backend != "anthropic":
+        backend = Offline()
+        if explicit:  # `report --llm` asked for a model the config does not name
+            backend.usage.standing.append(
+                f'--llm: llm.backend is "{cfg.backend}", so no model was asked; set '
+                'llm.backend = "anthropic" (and ANTHROPIC_API_KEY) to ask one')
+        return backend
     key = env.get("ANTHROPIC_API_KEY", "").strip()
     if not key:
         backend = Offline()

@@ -46,6 +46,10 @@ def read_session_end(stream: BinaryIO) -> SessionEnd:
     event = data.get("hook_event_name", "SessionEnd")
     if event != "SessionEnd":
         raise UsageError(f"hook input: event {event!r}, not SessionEnd")
+    missing = [key for key in ("session_id", "transcript_path") if key not in data]
+    if missing:
+        raise UsageError(f"hook input: no {' and no '.join(missing)}; Claude Code's SessionEnd "
+                         "event carries both")
     session = data.get("session_id")
     transcript = data.get("transcript_path")
     if not isinstance(session, str) or not is_session_transcript(f"{session}.jsonl"):

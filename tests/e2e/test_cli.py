@@ -135,3 +135,16 @@ def test_config_check_names_the_command_line_as_the_source_of_a_flags_folder(
     assert "config error in the command line:" in proc.stderr
     assert f"--state-dir: {missing} does not exist" in proc.stderr
     assert "built-in defaults" not in proc.stderr
+
+
+def test_report_llm_with_the_offline_backend_says_no_model_was_asked(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "feedback_x.md").write_text(
+        "---\nname: x\ndescription: a rule\ntype: feedback\n---\nAlways run the linter.\n")
+    config = tmp_path / "config.toml"
+    config.write_text('[llm]\nbackend = "offline"\n')
+    proc = _run("report", "--llm", "--memory-dir", str(root), "--config", str(config),
+                "--state-dir", str(tmp_path / "state"))
+    assert proc.returncode == 0, proc.stderr
+    assert '--llm: llm.backend is "offline", so no model was asked' in proc.stdout

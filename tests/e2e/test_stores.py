@@ -874,6 +874,7 @@ BAD_EVENTS: dict[str, Any] = {
     "no session id": {"session_id": None},
     "relative transcript": {"transcript_path": "projects/x/session.jsonl"},
     "no transcript": {"transcript_path": None},
+    "no keys": b"{}",
 }
 
 
@@ -907,6 +908,17 @@ def test_bad_hook_input_to_a_real_subprocess_is_refused(sim: Home, tmp_path: Pat
     assert proc.stderr.decode() == ("consolidator: error: hook input: event 'PreToolUse', "
                                     "not SessionEnd\n")
     assert not ended.state.exists()
+
+
+def test_hook_input_without_its_keys_names_them(sim: Home, tmp_path: Path) -> None:
+    ended = end_session(sim, tmp_path)
+
+    proc = consolidator(*ended.argv(), stdin=b"{}", env=hook_env(sim))
+
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == ("consolidator: error: hook input: no session_id and no "
+                                    "transcript_path; Claude Code's SessionEnd event carries "
+                                    "both\n")
 
 
 # --------------------------------------------------------------------------- 9. deploy/

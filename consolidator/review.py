@@ -26,7 +26,8 @@ from consolidator.plan import Plan
 from consolidator.runner import RunOptions, context_for
 from consolidator.session import Session, describe_error
 from consolidator.state import proposal, statedir
-from consolidator.state.proposal import APPLIED, DECLINED, REFUSED, Item, Proposal
+from consolidator.state.proposal import Item, Proposal
+from consolidator.state.statedir import APPLIED, DECLINED, REFUSED
 from consolidator.store.scan import scan
 
 log = structlog.get_logger("consolidator.review")

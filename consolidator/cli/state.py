@@ -13,7 +13,7 @@ from typing import Any
 
 from consolidator import clock, runner
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
-from consolidator.cli.common import load_config, roots_and_state, setup_logging
+from consolidator.cli.common import NO_ROOT, load_config, roots_and_state, setup_logging, warner
 from consolidator.cli.review import waiting_count
 from consolidator.detect.dates.freshness import iso
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
@@ -226,10 +226,32 @@ def prune(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
+def _kept_roots(state_dir: Path, env: Mapping[str, str], found: set[Path]) -> list[stores.Store]:
+    """The memory dirs the state dir keeps state for that still exist and are not among
+    ``found``, oldest key first."""
+    out = []
+    for folder in statedir.root_folders(state_dir):
+        name = past.memory_dir_of(folder)
+        if name is not None and Path(name) not in found and os.path.isdir(name):
+            out.append(stores.describe(Path(name), env))
+    return out
+
+
 def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """Each root's gates, last consolidation, last run and waiting changes: the
+    ``--memory-dir`` roots, else those configured or found and every other one the state dir
+    keeps state for (a root a run was given by ``--memory-dir``)."""
     cfg = load_config(args, env)
     setup_logging(cfg, args, quiet=True, env=env)
-    roots, state_dir = roots_and_state(args, cfg, env)
+    held: list[tuple[str, str]] = []
+    roots, state_dir = roots_and_state(args, cfg, env, lambda *said: held.append(said))
+    if not args.memory_dir:
+        roots += _kept_roots(state_dir, env, {s.path for s in roots})
+    warn = warner()
+    for level, message in held:
+        if roots and message.startswith(NO_ROOT):
+            continue  # the state dir knew some
+        warn(level, message)
     opts = runner.RunOptions(state_dir=state_dir, transcripts_dir=args.transcripts_dir,
                              project_root=args.project_root, env=env, trigger="status")
     now = clock.now()

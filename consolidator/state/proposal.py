@@ -22,11 +22,10 @@ from typing import Any
 from consolidator.errors import ConsolidatorError, UsageError
 from consolidator.plan import Action, BadAction, Declined, action_from_json, declined_key
 from consolidator.state import statedir
+from consolidator.state.statedir import APPLIED, DECLINED, REFUSED, WAITING
 from consolidator.store.model import FileStat, Snapshot
 
 FORMAT = 1
-WAITING, APPLIED, DECLINED, REFUSED = "waiting", "applied", "declined", "refused"
-DONE_WITH = frozenset({APPLIED, DECLINED, REFUSED})  # an action that waits no more
 STATUSES = (WAITING, APPLIED, DECLINED, REFUSED)
 
 

@@ -21,7 +21,6 @@ from consolidator.config import StateSection
 from consolidator.state import runfolders, statedir
 from consolidator.state.history import closed_by, entry_ns, last_recorded, log, parsed, record
 from consolidator.state.lock import own_lock
-from consolidator.state.proposal import DONE_WITH
 from consolidator.store.journal import is_closed
 
 
@@ -109,7 +108,7 @@ def proposal_run(state: Path) -> str | None:
         raise _Unknown(f"{statedir.proposal(state)} names no run")
     actions = data.get("actions")
     if isinstance(actions, list) and all(
-            isinstance(a, dict) and a.get("status") in DONE_WITH for a in actions):
+            isinstance(a, dict) and a.get("status") in statedir.DONE_WITH for a in actions):
         return None
     return run_id  # something waits, or cannot be told not to
 

@@ -172,9 +172,9 @@ def reopened(state: Path, run_id: str) -> list[int]:
     if found is None:
         return []
     mine = [i.number for i in found.items
-            if i.status == proposal.APPLIED and i.note == f"by run {run_id}"]
+            if i.status == statedir.APPLIED and i.note == f"by run {run_id}"]
     if mine:
-        proposal.save(state, found.settled({n: (proposal.WAITING, "") for n in mine}))
+        proposal.save(state, found.settled({n: (statedir.WAITING, "") for n in mine}))
     return mine
 
 
@@ -191,5 +191,5 @@ def withdrawn(state: Path, run_id: str) -> list[int]:
     waiting = [i.number for i in found.waiting()]
     if waiting:
         proposal.save(state, found.settled(
-            {n: (proposal.REFUSED, "its run was undone") for n in waiting}))
+            {n: (statedir.REFUSED, "its run was undone") for n in waiting}))
     return waiting

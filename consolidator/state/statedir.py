@@ -64,6 +64,9 @@ DISPLACED = "displaced"
 OWN = frozenset({JOURNAL, BACKUP})  # what a run folder holds that is the tool's alone
 USERS = (ARCHIVE, UNDONE, DISPLACED)  # what holds users' bytes, moved out of a root
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
+# The status of an action in proposal.json (consolidator.state.proposal reads and writes it).
+WAITING, APPLIED, DECLINED, REFUSED = "waiting", "applied", "declined", "refused"
+DONE_WITH = frozenset({APPLIED, DECLINED, REFUSED})  # an action that waits no more
 
 
 def root_key(root: Path) -> str:

@@ -148,3 +148,22 @@ def test_report_llm_with_the_offline_backend_says_no_model_was_asked(tmp_path: P
                 "--state-dir", str(tmp_path / "state"))
     assert proc.returncode == 0, proc.stderr
     assert '--llm: llm.backend is "offline", so no model was asked' in proc.stdout
+
+
+def test_status_lists_the_roots_the_state_dir_keeps_state_for(tmp_path: Path) -> None:
+    # A run given --memory-dir keeps that root's state; status with the same state dir shows
+    # it without being told again (as history, proposals and undo do).
+    home = tmp_path / "home"
+    home.mkdir()
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "feedback_x.md").write_text(
+        "---\nname: x\ndescription: a rule\ntype: feedback\n---\nAlways run the linter.\n")
+    state = tmp_path / "state"
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+    ran = _run("run", "--force", "--memory-dir", str(root), "--state-dir", str(state), env=env)
+    assert ran.returncode == 0, ran.stderr
+    proc = _run("status", "--state-dir", str(state), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].startswith(f"{root} (")
+    assert "no memory directory found" not in proc.stderr

@@ -9,7 +9,8 @@ from consolidator.index.shrink import MAX_TOPICS, Fitter
 from consolidator.index.value import stressed
 from consolidator.index.window import HIDDEN, Limits, hide, loaded, measure, over_by
 from consolidator.plan import Create, Rewrite
-from consolidator.state.proposal import DECLINED, Item, Proposal
+from consolidator.state.proposal import Item, Proposal
+from consolidator.state.statedir import DECLINED
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
 from tests.unit.test_index_rebuild import make_memory

@@ -419,7 +419,7 @@ def test_waiting_actions_come_from_the_real_proposal(example_copy: Path, tmp_pat
     assert value(families(out), "proposal_waiting_actions") == waiting
 
     # One judgment declined: one fewer waits.
-    proposal.save(rstate, kept.settled({kept.waiting()[0].number: (proposal.DECLINED, "")}))
+    proposal.save(rstate, kept.settled({kept.waiting()[0].number: (statedir.DECLINED, "")}))
     metrics.write_textfile(out, report, now, state)
     assert value(families(out), "proposal_waiting_actions") == waiting - 1
 

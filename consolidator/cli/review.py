@@ -21,7 +21,8 @@ from consolidator.cli.common import (
 )
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
 from consolidator.report.json import Mask
-from consolidator.roots import paths
+from consolidator.roots import paths, stores
+from consolidator.session import Session
 from consolidator.state import proposal, statedir
 
 
@@ -151,8 +152,15 @@ def reject(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if not targets:
         print("nothing waits for review")
         return EXIT_OK
+    now = clock.now()
     for root, found in targets:
-        done = review.reject(statedir.root_state(state, root), root, found, args.only)
+        rstate = statedir.root_state(state, root)
+        done = review.reject(rstate, root, found, args.only)
+        # A person's answer, kept in history as an apply is (it changes no file).
+        Session(root, rstate, runner.new_run_id(now), now, "reject",
+                kind=stores.describe(root, env).kind).record(
+            "declined", {"declined": len(done.declined)}, proposal=found.run_id,
+            declined=done.declined, changed=False)
         its = "their" if len(done.declined) > 1 else "its"
         print(f"{root}: declined {listed(done.declined)} of run {found.run_id}; "
               f"not proposed again while {its} files are unchanged")

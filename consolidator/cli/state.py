@@ -170,6 +170,9 @@ def changes(entry: dict[str, Any]) -> str:
                    else ""))
     if trigger == "undo":
         return f"restored {counts.get('restored', 0)} file(s)"
+    if trigger == "reject":
+        return (f"declined {counts.get('declined', 0)} of proposal {entry.get('proposal', '?')} "
+                "(not proposed again while their files are unchanged)")
     if entry.get("status") == "skipped":
         gate = next((g for g in entry.get("gates") or () if isinstance(g, dict)
                      and g.get("passed") is False), None)

@@ -533,6 +533,10 @@ def test_reject_of_everything_leaves_the_root_alone_and_nothing_waiting(
     assert f"declined actions 1, 2, 3, 4 of run {rid}" in out
     assert snapshot_tree(ex.memory) == tree
     assert proposed(capsys, ex) == []
+    code, out, _ = cli_run(capsys, ex, "history", "--json")
+    last = json.loads(out.splitlines()[-1])  # a person's answer is on the record
+    assert (last["trigger"], last["status"], last["proposal"], last["declined"],
+            last["changed"]) == ("reject", "declined", rid, [1, 2, 3, 4], False)
     out, _ = run_force(capsys, ex, "--json")
     assert json.loads(out)["roots"][0]["proposal"] is None, "every judgment was declined"
 

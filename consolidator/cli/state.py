@@ -96,7 +96,8 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         if result is None:
             print(f"{root}: run {run_id} was already undone")
             continue
-        Session(root, statedir.state_of_run(run_dir), run_id, now, "undo").record(
+        Session(root, statedir.state_of_run(run_dir), run_id, now, "undo",
+                kind=stores.describe(root, env).kind).record(
             "undone", {"restored": len(result.restored)}, conflicts=result.conflicts)
         print(f"{root}: restored {len(result.restored)} file(s)"
               + (f"; over changes in {', '.join(result.conflicts)}" if result.conflicts else ""))

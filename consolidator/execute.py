@@ -35,6 +35,7 @@ class Executor:
         self._transaction = transaction
         self._stop = stop or StopToken()
         self.skipped: list[str] = []  # one line per step left alone
+        self.kept: list[str] = []  # memories a merge folded in but left live (changed on disk)
 
     def apply(self, actions: Sequence[Action], chosen: Sequence[bool]) -> list[bool]:
         """Apply each chosen action in order; return whether each applied (a dry run: would)."""
@@ -111,6 +112,7 @@ class Executor:
                 tx.archive(_before(action, source), f"merged into {action.file}")
             except FileChanged as exc:
                 self.skipped.append(str(exc))  # it stays live: nothing of it is lost
+                self.kept.append(source)
         return True
 
 

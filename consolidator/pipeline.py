@@ -76,7 +76,9 @@ def propose(work: Work, bound: BoundLogger) -> None:
     made, kept, notes = proposal.build(ctx.run_id, ctx.root,
                                        ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), actions, final)
     saved = work.executor.propose(ctx.state, made)
-    waiting = Waiting(ctx.run_id if saved else None, len(kept),
+    # A dry run keeps nothing; its proposal is named by the run (or report) that made it all
+    # the same, as the report's format wants a run id there.
+    waiting = Waiting(ctx.run_id, len(kept),
                       tuple(work.proposed[k] for k in kept)) if made is not None else None
     work.plan = dataclasses.replace(work.plan, proposal=waiting,
                                     notes=work.plan.notes + tuple(notes))

@@ -211,7 +211,7 @@ def leaving(actions: Iterable[Action]) -> dict[str, str]:
 class Waiting:
     """A run's proposal: how many judgments it left for review."""
 
-    run_id: str | None  # None in a dry run: nothing is kept
+    run_id: str  # the run that made it (a dry run's keeps nothing: see dry_run)
     actions: int
     at: tuple[int, ...] = ()  # where each proposed action stands in the plan, in its order
 

@@ -192,7 +192,7 @@ def _record_stopped(session: Session, gates: tuple[GateResult, ...], work: Work,
     undoable), so its run id must be findable."""
     report = RootReport(work.ctx.root, "stopped", gates, work.plan, work.snapshot,
                         error="stopped by a signal", duration_s=time.monotonic() - started,
-                        skipped=tuple(work.skipped))
+                        skipped=tuple(work.skipped), kept=tuple(work.kept))
     try:
         session.record(report.status, history.counts(report), **_pass_fields(report))
     except Exception:  # noqa: BLE001 - the stop goes on; the journal still names the run
@@ -255,7 +255,8 @@ def _gate_and_run(ctx: RootContext, session: Session, bound: BoundLogger, starte
     )
     return RootReport(
         ctx.root, status, gates, plan, work.snapshot, error=error,
-        duration_s=time.monotonic() - started, skipped=tuple(work.skipped), llm=usage,
+        duration_s=time.monotonic() - started, skipped=tuple(work.skipped),
+        kept=tuple(work.kept), llm=usage,
     )
 
 

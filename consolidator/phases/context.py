@@ -53,6 +53,11 @@ class Work:
         return self.executor.skipped
 
     @property
+    def kept(self) -> list[str]:
+        """Memories a merge folded in but left live, as they changed on disk."""
+        return self.executor.kept
+
+    @property
     def executor(self) -> Executor:
         assert self.session is not None
         return self.session.executor

@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from consolidator.clock import NS, epoch_ns
-from consolidator.state import statedir
+from consolidator.state import history, statedir
 from consolidator.state.lock import last_consolidated_ns
-from consolidator.store.model import INDEX_NAME
 
 if TYPE_CHECKING:
     from consolidator.report.outcome import RootReport, RunReport
@@ -176,20 +175,10 @@ def _closed_gates(root: RootReport) -> list[tuple[str, str]]:
 
 
 def _applied(root: RootReport) -> dict[str, int]:
-    """What the pass applied, counted as the history counts it (:func:`history.counts`):
-    merged-away sources are archives too, and the index's own rebuild is not counted."""
-    out = {"merges": 0, "archives": 0, "rewrites": 0, "creates": 0}
-    for action in root.plan.done():
-        if str(action.file).casefold() == INDEX_NAME.casefold():
-            continue
-        if action.op == "merge":
-            out["merges"] += 1
-            out["archives"] += sum(1 for s in action.sources if s != action.file)
-        elif action.op == "archive":
-            out["archives"] += 1
-        elif action.op in ("rewrite", "create"):
-            out[action.op + "s"] += 1
-    return out
+    """What the pass applied, as the history counts it (:func:`history.counts`): merged-away
+    sources are archives too, and the index's own rebuild is not counted."""
+    counted = history.changes(root.plan, getattr(root, "kept", ()))
+    return {key: counted[key] for key in ("merges", "archives", "rewrites", "creates")}
 
 
 def _last_consolidated(memory_dir: Any, now_ns: int, state_dir: Path) -> float:

@@ -23,6 +23,7 @@ class RootReport:
     llm: LlmUsage = field(default_factory=LlmUsage)
     duration_s: float = 0.0
     skipped: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()  # memories a merge folded in but left live (changed on disk)
     lock_held: bool = False
     kind: str = "auto"  # the kind of store (see consolidator.roots.stores)
 

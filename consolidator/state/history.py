@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,7 @@ from consolidator.clock import DURATION_FORMS, duration, epoch_ns
 from consolidator.errors import UsageError
 
 if TYPE_CHECKING:
+    from consolidator.plan import Plan
     from consolidator.report.outcome import RootReport
 from consolidator.state import runfolders, statedir
 from consolidator.store.model import INDEX_NAME
@@ -34,25 +35,31 @@ INDEX_KEY = INDEX_NAME.casefold()
 TAIL_BYTES = 65536  # what is read of a history file's end to find its last lines
 
 
+def changes(plan: Plan, kept: Sequence[str] = ()) -> dict[str, int]:
+    """The files a pass changed (in a dry run: would change), by kind of change: the index's
+    own rebuild is not one; a memory folded into a survivor is an archive (and merged away),
+    unless it changed on disk meanwhile and stayed live (``kept``)."""
+    done = [a for a in plan.done() if a.file.casefold() != INDEX_KEY]
+    ops = Counter(a.op for a in done)
+    folded = sum(len(a.sources) - 1 for a in done if a.op == "merge") - len(kept)
+    return {"merges": ops["merge"], "archives": ops["archive"] + folded, "merged_away": folded,
+            "rewrites": ops["rewrite"], "creates": ops["create"]}
+
+
 def counts(report: RootReport) -> dict[str, int]:
     """What a RootReport did (in a dry run: would do), as numbers."""
     plan = report.plan
-    done = [a for a in plan.done() if a.file.casefold() != INDEX_KEY]
-    ops = Counter(a.op for a in done)
+    changed = changes(plan, report.kept)
     # The pointers the index gained or lost, where its rebuild was made (not only listed, as
     # under apply = "none", nor left for review).
-    index = plan.index if len(done) < len(plan.done()) else None
+    index_done = any(a.file.casefold() == INDEX_KEY for a in plan.done())
+    index = plan.index if index_done else None
     return {
         "memories": len(plan.memories),
         "duplicates": len(plan.duplicates),
         "conflicts": len(plan.conflicts),
         "stale": len(plan.stale),
-        "merges": ops["merge"],
-        # Every memory moved to the archive: archived on evidence, or folded into a survivor.
-        "archives": ops["archive"] + sum(len(a.sources) - 1 for a in done if a.op == "merge"),
-        "merged_away": sum(len(a.sources) - 1 for a in done if a.op == "merge"),
-        "rewrites": ops["rewrite"],
-        "creates": ops["create"],
+        **changed,
         "proposed": plan.proposal.actions if plan.proposal else 0,
         "index_added": len(index.added) if index else 0,
         "index_removed": len(index.removed) if index else 0,

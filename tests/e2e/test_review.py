@@ -303,8 +303,11 @@ def test_a_dry_run_counts_the_judgments_but_keeps_no_proposal(
 ) -> None:
     tree = snapshot_tree(ex.memory)
     out, _ = run_force(capsys, ex, "--dry-run", "--json")
-    root = json.loads(out)["roots"][0]
-    assert root["proposal"] == {"run_id": None, "actions": 4}
+    report = json.loads(out)
+    root = report["roots"][0]
+    # Named by the dry run that made it (the format wants a run id); nothing is kept.
+    assert report["dry_run"] is True
+    assert root["proposal"] == {"run_id": report["run_id"], "actions": 4}
     assert snapshot_tree(ex.memory) == tree
     assert not ex.proposal_path.exists()
     assert proposed(capsys, ex) == []
@@ -607,7 +610,7 @@ def test_the_reports_plan_is_what_a_real_run_applies(
     assert [k for k in _kinds(ran) if k[2] == "judgment"] == [
         (op, file, "judgment", False) for _n, op, file in JUDGMENTS]
     assert all(applied for _op, _f, kind, applied in _kinds(ran) if kind == "safe")
-    assert planned["roots"][0]["proposal"] == {"run_id": None, "actions": 4}
+    assert planned["roots"][0]["proposal"] == {"run_id": planned["run_id"], "actions": 4}
     assert ran["roots"][0]["proposal"] == {"run_id": ran["run_id"], "actions": 4}
     assert run_id_of_proposal(other) == ran["run_id"]
 
@@ -618,14 +621,16 @@ def test_report_apply_overrides_which_actions_a_run_would_apply(
 ) -> None:
     code, out, err = cli_run(capsys, ex, "report", "--format", "json", "--apply", mode)
     assert code == 0, err
-    root = json.loads(out)["roots"][0]
+    report = json.loads(out)
+    root = report["roots"][0]
     flags = [a["applied"] for a in root["actions"] if a["op"] in ("merge", "archive")
              or a["file"] in JUDGMENT_FILES]
     assert flags and all(flag is (mode == "all") for flag in flags)
     if mode == "all":
         assert root["proposal"] is None
     else:
-        assert root["proposal"]["run_id"] is None and root["proposal"]["actions"] >= 6
+        assert root["proposal"]["run_id"] == report["run_id"]
+        assert root["proposal"]["actions"] >= 6
 
 
 # --------------------------------------------------------------------------- 8. apply none

@@ -585,6 +585,20 @@ def test_a_merge_whose_survivor_changed_keeps_every_source_live(
     assert not list((world.state / root_key(world.root)).glob("runs/*/archive/*"))
 
 
+def test_a_source_that_changed_before_the_merge_archived_it_stays_live_and_uncounted(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    source = world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    _wrap(monkeypatch, "archive", "project_api_notes.md", LIVE_LINE)
+
+    world.run(capsys)
+
+    assert LIVE_LINE in source.read_bytes(), "the changed source stays live"
+    counts = _history(world, capsys)[-1]["counts"]
+    assert (counts["merges"], counts["merged_away"], counts["archives"]) == (1, 0, 0)
+
+
 def test_a_file_changed_before_it_is_archived_stays_live(
     world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

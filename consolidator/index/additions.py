@@ -89,7 +89,7 @@ def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory]) -> list[str]:
                             + (", ".join(p.target or "" for p in pointers if p.target)
                                or "their list"))
         return []
-    return [f"{m.file} (no room in the index)" for m in sorted(unlisted, key=lambda m: m.file)]
+    return [m.file for m in sorted(unlisted, key=lambda m: m.file)]  # named: no room for them
 
 
 def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:

@@ -237,12 +237,15 @@ def relink_lines(
     as plain, marked text unless they are live already.
 
     ``guess=False`` (the safe scope) fixes only what this run's own moves call for: a pointer
-    to a file that was missing already, or that a rename may explain, is left as it is.
+    to a file that was missing already, or that a rename may explain, is left as it is, and
+    a second pointer to a survivor stays.
     ``names``: what a ``[[key]]`` may name (the memories before and after this run)."""
     names = names or {}
     lines, repointed = repoint(original, live, present, redirects, archived, guess, names)
     dead_at = dead_links(lines, present, archived, guess)
-    lines, repeats = drop_repeats(lines, original, live, dead_at)
+    # A second pointer a merge made is a line Claude Code loads: dropping it, even where the
+    # survivor says its words, is a judgment (the safe scope repoints it and keeps it).
+    lines, repeats = drop_repeats(lines, original, live, dead_at) if guess else (list(lines), [])
     lines, gone, unlinked = unlink_dead(lines, original, live, dead_at, archived, names)
     return Relinked(
         lines=tuple(line for line in lines if line.kind != "drop"),

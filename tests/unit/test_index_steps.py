@@ -187,6 +187,20 @@ def test_relink_lines_runs_the_link_steps_and_leaves_out_what_they_dropped() -> 
     )
 
 
+def test_the_safe_scope_repoints_a_second_pointer_to_a_survivor_and_keeps_it() -> None:
+    # Dropping it would take a line Claude Code loads out of the index: a judgment.
+    original = parse_index("- [A](a.md) — first\n- [B](b.md) — second words\n")
+    live = live_of(make_memory("a.md", body="Second words.\n"))
+
+    safe = relink_lines(original, live, {"a.md"}, {"b.md": "a.md"}, set(), guess=False)
+    judged = relink_lines(original, live, {"a.md"}, {"b.md": "a.md"}, set())
+
+    assert [line.text for line in safe.lines] == ["- [A](a.md) — first",
+                                                   "- [B](a.md) — second words"]
+    assert safe.removed == ()
+    assert [line.text for line in judged.lines] == ["- [A](a.md) — first"]
+
+
 # --- step 2: pointers for memories that have none ---------------------------------------------
 
 

@@ -126,7 +126,8 @@ def retire_runs(state: Path, keep_days: int, keep_runs: int, now_ns: int,
     edge = len(timed) - max(1, keep_runs)
     if edge > 0:  # runs started in the second where the newest keep_runs begin: exact times
         seconds = {timed[edge - 1][0], timed[edge][0]}
-        timed = sorted((_started_ns(state, name) if t in seconds else t, name)
+        timed = sorted(((runfolders.run_started_ns(statedir.run_dir(state, name)) or 0)
+                        if t in seconds else t, name)
                        for t, name in timed)
     cutoff = now_ns - keep_days * DAY_NS
     beyond = {name for _t, name in timed[:max(0, len(timed) - max(1, keep_runs))]}
@@ -196,18 +197,6 @@ def old_runs(state: Path, before_ns: int) -> list[OldRun]:
             kept = "its proposal is the one waiting for review (consolidator proposals)"
         found.append(OldRun(name, run, started, files, kept))
     return sorted(found, key=lambda r: (r.started_ns, r.run_id))
-
-
-def _started_ns(state: Path, run: str) -> int:
-    """When ``run`` started, to the nanosecond, from its journal's first record (else the
-    second its id names)."""
-    try:
-        with open(statedir.journal(statedir.run_dir(state, run)), "rb") as fh:
-            meta = json.loads(fh.readline(64 * 1024)).get("meta")
-        started = meta.get("started_ns") if isinstance(meta, dict) else None
-    except (OSError, ValueError, AttributeError):
-        started = None
-    return started if isinstance(started, int) else runfolders.run_id_ns(run) or 0
 
 
 def record_pass(state: Path, entry: dict[str, Any], keep: StateSection | None = None,

@@ -166,6 +166,24 @@ def test_where_no_rule_of_ours_reads_the_sentence_today_and_instructions_are_lef
     assert reason == "relative date 'Hôm qua' -> 2026-06-15"
 
 
+@pytest.mark.parametrize("text", [
+    "- 오늘 배포를 마쳤고 오류는 없었다.\n",
+    "Heute haben wir das Release gemacht und alle Tests sind grün geworden.\n",
+])
+def test_another_languages_today_counts_only_in_a_note_whose_name_is_dated(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    # Whatever "today" means there (the day, or "currently"), a note named for its day says
+    # which day. Under a dated heading of an undated name it is left: it may be an app's
+    # "today's quiz" or "currently" in a note that is added to.
+    put(root, "notes/session_log_2026-06-16.md", text, days=100)
+    found = rewrites(root, tmp_path, capsys)
+    assert found["notes/session_log_2026-06-16.md"].endswith("-> 2026-06-16")
+    twin = tmp_path / "twin"  # its own root: the two would be one memory said twice
+    put(twin, "notes/session_log.md", f"## 2026-06-16\n\n{text}", days=100)
+    assert rewrites(twin, tmp_path, capsys) == {}
+
+
 def test_a_memory_whose_date_is_rewritten_is_still_reported_similar(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,7 +18,14 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from consolidator import clock
-from consolidator.detect.dates.anchors import MONTHS, Anchors, explicit_dates, gloss, near_day
+from consolidator.detect.dates.anchors import (
+    MONTHS,
+    Anchors,
+    explicit_dates,
+    gloss,
+    name_day,
+    near_day,
+)
 from consolidator.detect.dates.layout import Layout
 from consolidator.detect.dates.locales import LocalePhrase, find_locale
 from consolidator.detect.dates.sense import FUTURE, PAST, PRESENT, names_a_day
@@ -237,9 +244,10 @@ def _options(matches: list[re.Match[str]], text: str) -> set[int]:
 
 
 def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhrase],
-                layout: Layout) -> list[_Candidate]:
+                layout: Layout, dated_name: bool = False) -> list[_Candidate]:
     """The phrases of ``text`` (its ``matches``, then those of other languages) that stand in
-    prose and name a day there."""
+    prose and name a day there. ``dated_name``: the file's name carries the day it records,
+    so another language's "today" is that day whatever it means (the day, or "currently")."""
     listed = _options(matches, text)
     spans: list[tuple[int, int, _Meaning | None]] = []
     applying = _how_to_apply(layout.lines) if others else set()
@@ -251,11 +259,12 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
     for other in others:
         if any(s < other.end and other.start < e for s, e in taken):
             continue
-        if other.unit == "week" or other.shift == 0 \
+        if other.unit == "week" or (other.shift == 0 and not dated_name) \
                 or layout.line_of(other.start) in applying:
             # Where no rule of ours reads the sentence: a week has no one way of being
-            # written in every language; "today" may be "today's quiz" or "currently"; and
-            # in a rule's instructions, "yesterday" is the day before a session reads it.
+            # written in every language; "today" may be "today's quiz" or "currently" (the
+            # same day, in a note whose name is dated); and in a rule's instructions,
+            # "yesterday" is the day before a session reads it.
             continue
         category = PRESENT if other.shift == 0 else PAST if other.shift < 0 else FUTURE
         spans.append((other.start, other.end,
@@ -370,10 +379,10 @@ def find_relative(text: str, written: datetime, name: str = "",
     if not (matches or others) or len(others) > MAX_PHRASES:
         return []
     layout = Layout(text)
-    found = _candidates(text, matches, others, layout)
+    today = written.date()
+    found = _candidates(text, matches, others, layout, name_day(name, today) is not None)
     if not found:
         return []
-    today = written.date()
     glossed: dict[int, date] = {}
     own: dict[int, date | None] = {}  # match start -> the day its gloss gives, None: absolute
     for item in found:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from consolidator.context import REVIEWED_KINDS
 from consolidator.decide import moves, not_declined
 from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
 from consolidator.index.window import Limits
@@ -105,9 +106,10 @@ def _why(index: IndexPlan) -> str:
 
 
 def run(work: Work) -> None:
-    """The safe rebuild, applied unless ``apply = "none"``; then the judgment that remains
-    (fitting an index still over its limits, unlinking or repointing a pointer to a file
-    that was already missing): applied under ``apply = "all"``, else proposed."""
+    """The safe rebuild, applied; then the judgment that remains (fitting an index still over
+    its limits, unlinking or repointing a pointer to a file that was already missing),
+    proposed. Under ``apply = "all"`` the whole plan is applied as one, under ``"none"`` (and
+    so in a store whose changes reach others) it is proposed as one."""
     snapshot = work.after or work.snapshot
     assert snapshot is not None
     if snapshot.index.error is not None:
@@ -115,24 +117,40 @@ def run(work: Work) -> None:
         work.plan = dataclasses.replace(work.plan, notes=work.plan.notes + (note,))
         return
     safe = plan(work, snapshot, SAFE_SCOPE)
-    if work.mode == "all":  # one plan for all of it
+    if work.mode != "safe":  # one plan for all of it, applied (all) or proposed (none)
         full = plan(work, snapshot, ALL)
-        _apply(work, snapshot, full, SAFE if _same(full, safe) else JUDGMENT, True)
+        kind = SAFE if _same(full, safe) else JUDGMENT
+        if work.mode == "all":
+            _apply(work, snapshot, full, kind, True)
+            return
+        steps = actions(snapshot, full, work.ctx.now_ns, kind)
+        if work.ctx.kind in REVIEWED_KINDS:  # every change there is a judgment; its words
+            # still say what it does ("index rebuilt")
+            steps = [dataclasses.replace(step, kind=JUDGMENT) for step in steps]
+        _propose(work, snapshot, steps, full)
         return
-    after = _apply(work, snapshot, safe, SAFE, work.mode != "none")
+    after = _apply(work, snapshot, safe, SAFE, True)
     full = plan(work, after, ALL)
+    _propose(work, after, actions(after, full, work.ctx.now_ns, JUDGMENT), full, safe)
+
+
+def _propose(work: Work, snapshot: Snapshot, steps: list[Action], full: IndexPlan,
+             shown: IndexPlan | None = None) -> None:
+    """Keep ``steps`` (``full``'s actions) for review, unless they were declined before while
+    the index is unchanged; the report shows ``shown`` (what was applied), else ``full``."""
+    shown = full if shown is None else shown
     if not (full.changed or full.creates or full.notes):
+        work.plan = dataclasses.replace(work.plan, index=shown)
         return
-    steps = actions(after, full, work.ctx.now_ns, JUDGMENT)
     if steps and not not_declined(steps[-1:], work.declined)[0]:
-        note = (f"{after.index.name}: its changes were declined before, not proposed while it "
-                "is unchanged")
-        work.plan = dataclasses.replace(work.plan, notes=work.plan.notes + (note,))
+        note = (f"{snapshot.index.name}: its changes were declined before, not proposed while "
+                "it is unchanged")
+        work.plan = dataclasses.replace(work.plan, notes=work.plan.notes + (note,), index=shown)
         return
     start = len(work.plan.actions)
     work.plan = dataclasses.replace(work.plan.with_actions(steps, [False] * len(steps)),
                                     index=dataclasses.replace(
-                                        safe, why=safe.why + _proposed(full)))
+                                        shown, why=shown.why + _proposed(full)))
     work.proposed = work.proposed + tuple(range(start, start + len(steps)))
 
 

@@ -89,8 +89,8 @@ _CHANGES: dict[str, tuple[str, str]] = {
 def _change(action: Action, index_name: str) -> str:
     """The kind of change ``action`` makes, as the summary counts it."""
     if action.file == index_name and isinstance(action, Rewrite | Create):
-        if action.kind == JUDGMENT:
-            return "loaded index"
+        if action.kind == JUDGMENT and not action.reason.startswith("index rebuilt"):
+            return "loaded index"  # (a rebuild is a judgment too where changes reach others)
         return "index" if isinstance(action, Rewrite) else "new index"
     if isinstance(action, Merge | Archive):
         return action.op
@@ -276,7 +276,8 @@ def _waiting_line(report: RunReport, plan: Plan, waiting: tuple[Action, ...],
         return f"- {label}: none"
     judgments = sum(1 for a in waiting if a.kind == JUDGMENT)
     what = _plural(judgments, "judgment") if judgments == len(waiting) else \
-        f"{_plural(len(waiting), 'change')}, {judgments} of them judgments"
+        _plural(len(waiting), "change") + (f", {judgments} of them judgments" if judgments
+                                            else ", all safe")
     line = f"- {label}: {what} ({_changes(waiting, index_name)})"
     run_id = plan.proposal.run_id if plan.proposal is not None else None
     if report.dry_run or run_id is None:

@@ -74,3 +74,45 @@ def test_even_apply_all_never_merges_or_archives_a_team_file(
     assert main(["run", "--force", "--config", str(config), "--memory-dir", str(team),
                  "--state-dir", str(tmp_path / "state")]) == 0
     assert sorted(p.name for p in team.glob("*.md")) == names
+
+
+def report_json(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                *flags: str) -> dict[str, object]:
+    capsys.readouterr()
+    assert main(["report", "--format", "json", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state"), *flags]) == 0
+    found: dict[str, object] = json.loads(capsys.readouterr().out)["roots"][0]
+    return found
+
+
+def index_steps(found: dict[str, object]) -> list[tuple[str, str, bool]]:
+    actions: list[dict[str, object]] = found["actions"]  # type: ignore[assignment]
+    return [(str(a["kind"]), str(a["reason"]), bool(a["applied"])) for a in actions
+            if a["file"] == "MEMORY.md"]
+
+
+def test_the_team_index_rebuild_is_one_judgment_that_says_what_it_does(
+    team: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    found = report_json(team, tmp_path, capsys)
+    [(kind, reason, applied)] = index_steps(found)
+    assert kind == "judgment" and not applied
+    assert "shared with your team" in reason
+    assert found["proposal"] is not None
+
+
+def test_under_apply_none_an_ordinary_index_rebuild_is_proposed_once_as_safe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    put(root, "project_build.md", "The build runs on two cores and takes four minutes.\n", 9)
+    (root / "MEMORY.md").write_text("# Memory index\n", encoding="utf-8")
+    assert index_steps(report_json(root, tmp_path, capsys, "--apply", "none")) == [
+        ("safe", "index rebuilt", False)]
+    capsys.readouterr()
+    assert main(["report", "--memory-dir", str(root), "--state-dir", str(tmp_path / "state"),
+                 "--apply", "none"]) == 0
+    text = capsys.readouterr().out
+    assert "- Would wait for review: 1 change, all safe (index rebuilt)" in text
+    assert "Not applied, not proposed" not in text

@@ -3,7 +3,9 @@
 A transcript (``<project folder>/<session>.jsonl``; a subagent's under
 ``<session>/subagents/``) holds one JSON record a line. A memory counts as opened by a
 session where a record shows it: a ``Read``, ``Grep``, ``Glob``, ``Edit``, ``Write`` (or
-``MultiEdit``) tool call whose path is the memory's file, the file a tool's result names, a
+``MultiEdit``) tool call whose path is the memory's file, a ``Bash`` command that names the
+file by its absolute or home-relative path (``cat ~/.claude/projects/p/memory/x.md``), the
+file a tool's result names, a
 ``relevant_memories`` attachment's ``memories[].path``, a ``memory_saved`` record's
 ``writtenPaths``. ``MEMORY.md`` is loaded into every session and never counts. The format is
 Claude Code's own and unversioned: it is read defensively (a line that is not JSON, or a
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,9 @@ from consolidator.store.model import INDEX_NAME
 TOOLS = frozenset({"Read", "Grep", "Glob", "Edit", "Write", "MultiEdit"})
 PATH_KEYS = ("file_path", "path")
 _KINDS = ('"relevant_memories"', '"memory_saved"')
+# A path a shell command names: absolute or from the home folder, up to a blank, a quote or
+# a shell operator, ending in .md.
+_COMMAND_PATH = re.compile(r"""(?<![\w.~/-])(?:~|/)[^\s'"`;|&<>()]{0,1000}?\.md(?![\w.-])""")
 
 
 def transcripts(folder: Path) -> Iterator[Path]:
@@ -51,6 +57,8 @@ def opened(transcript: Path, root: Path) -> set[str]:
     prefixes = {os.path.join(os.path.normpath(str(root)), ""),
                 os.path.join(os.path.realpath(root), "")}
     needles = [p.rstrip(os.sep) for p in prefixes]
+    home = os.path.join(os.path.expanduser("~"), "")
+    needles += ["~" + n[len(home) - 1:] for n in needles if home != os.sep and n.startswith(home)]
     found: set[str] = set()
     try:
         with open(transcript, encoding="utf-8", errors="replace") as lines:
@@ -84,6 +92,11 @@ def _paths(value: Any) -> Iterator[str]:
             given = item.get("input")
             if isinstance(given, dict):
                 yield from (v for k in PATH_KEYS if isinstance(v := given.get(k), str))
+        if item.get("type") == "tool_use" and item.get("name") == "Bash":
+            given = item.get("input")
+            command = given.get("command") if isinstance(given, dict) else None
+            if isinstance(command, str):
+                yield from _COMMAND_PATH.findall(command)
         if item.get("type") == "relevant_memories":
             for memory in item.get("memories") or ():
                 if isinstance(memory, dict) and isinstance(memory.get("path"), str):

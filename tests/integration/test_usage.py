@@ -107,6 +107,32 @@ def test_attachments_saved_records_and_subagents_count_too(tmp_path: Path) -> No
         "reference_ports.md": 1, "project_deploy.md": 1, "feedback_tests.md": 1}
 
 
+def bash_call(session: str, command: str) -> str:
+    return record(session, type="assistant", message={"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": command}}]})
+
+
+def test_a_shell_command_naming_a_memory_counts_by_absolute_or_home_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    folder = tmp_path / "sessions"
+    root = home / ".claude" / "projects" / "-home-dev-shop" / "memory"
+    transcript(folder, [bash_call("s1", f"head -20 '{root / 'feedback_tests.md'}' | cat")])
+    transcript(folder, [bash_call("s2", "cat ~/.claude/projects/-home-dev-shop/memory/"
+                                        "project_deploy.md && ls")])
+    # A folder, a relative path and MEMORY.md open no memory.
+    transcript(folder, [bash_call("s3", f"grep -rn port {root}/ ; cat ./reference_ports.md; "
+                                        f"cat {root / 'MEMORY.md'}")])
+
+    counted = usage.counted(usage.Usage(), [folder], root)
+
+    assert counted.sessions == 3
+    assert {f: counted.opened_in(f) for f in counted.opened} == {
+        "feedback_tests.md": 1, "project_deploy.md": 1}
+
+
 def test_each_transcript_counts_once_a_grown_one_adds_only_what_is_new_and_cleanup_keeps_counts(
     tmp_path: Path,
 ) -> None:

@@ -11,6 +11,7 @@ fresh process) and the ratio; target <= 1.5.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -101,7 +102,8 @@ def main() -> None:
         exe = [sys.executable, "-m", "consolidator"]
         run_cmd = [*exe, "run", "--config", str(config)]
         check = subprocess.run(run_cmd, env=env, capture_output=True, text=True, check=False)
-        skipped = check.stdout.count('"gate": "G4"')
+        skipped = sum(json.loads(line).get("closed", {}).get("G4 interval", 0)
+                      for line in check.stderr.splitlines() if '"event": "pass"' in line)
         help_s = best([*exe, "--help"], env, args.repeat)
         run_s = best(run_cmd, env, args.repeat)
         print(f"roots: {args.roots} x ({args.sessions} transcripts, {args.memories} memories); "

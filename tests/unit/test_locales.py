@@ -69,10 +69,10 @@ def test_the_language_is_told_by_its_commonest_words() -> None:
 
 def test_without_dateparser_nothing_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(locales, "_data_folder", lambda: None)
-    locales.languages.cache_clear()
-    locales._by_first_word.cache_clear()
+    for cached in (locales._files, locales._language_of, locales._by_first_word):
+        cached.cache_clear()
     try:
         assert found("Вчера мы выкатили релиз.") == []
     finally:
-        locales.languages.cache_clear()
-        locales._by_first_word.cache_clear()
+        for cached in (locales._files, locales._language_of, locales._by_first_word):
+            cached.cache_clear()

@@ -31,6 +31,11 @@ _NUMBER = re.compile(r"\(\\d\+\+\[\.,\]\?\\d\*\+\)")
 MAX_DAYS = 3  # "the day after the day after tomorrow" is as far as a word for a day goes
 _LATIN = re.compile(r"[a-zA-Z\u00c0-\u024f\u1e00-\u1eff]")
 _WORD = re.compile(r"[^\W\d_]+")
+# A letter of a script other than Latin, Chinese and Japanese (whose days relative.py reads):
+# only a text holding one may hold another script's phrases.
+_OTHER_LETTER = re.compile(
+    r"[^\W\d_\x00-\u024f\u0300-\u036f\u1e00-\u1eff\u3040-\u30ff\u31f0-\u31ff"
+    r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\U00020000-\U0003ffff]")
 _TOKEN = re.compile(r"\d+|[^\W\d_]+")  # a number or a run of letters
 _REGEX_SYNTAX = re.compile(r"[\\\[\](){}?*+|^$]")
 _GAP = re.compile(r"[ \t'’\-]{0,3}")  # what may stand between the words of one phrase
@@ -140,26 +145,31 @@ def _language(info: dict[str, object]) -> _Language | None:
                 words = tuple("#" if w == "0" else w for w in _words(text))
                 if words and (len(words) > 1 or len(words[0]) >= 2):
                     entries.setdefault(words, _Entry(words, meaning[0], meaning[1], counted))
-    if not entries:
-        return None
-    latin = all(_LATIN.search(" ".join(e.words)) for e in entries.values())
-    return _Language(tuple(entries.values()), latin)
+    own = {words: e for words, e in entries.items() if not _LATIN.search(" ".join(words))}
+    if own:  # a language of another script: its Latin-script entries are English fill-ins
+        return _Language(tuple(own.values()), latin=False)
+    return _Language(tuple(entries.values()), latin=True) if entries else None
 
 
 @cache
-def languages() -> dict[str, _Language]:
-    """Every locale's relative days, by language code (dateparser's), read once."""
+def _files() -> dict[str, Path]:
+    """The locale files, by language code (one listing; none is read)."""
     folder = _data_folder()
-    out: dict[str, _Language] = {}
-    for path in sorted(folder.glob("*.py")) if folder else ():
-        code = path.stem
-        if code.startswith("_") or code.split("-")[0] in _OWN:
-            continue
-        info = _read(path)
-        language = _language(info) if info else None
-        if language is not None:
-            out[code] = language
-    return out
+    paths = sorted(folder.glob("*.py")) if folder else []
+    return {path.stem: path for path in paths
+            if not path.stem.startswith("_") and path.stem.split("-")[0] not in _OWN}
+
+
+@cache
+def _language_of(code: str) -> _Language | None:
+    """One locale's relative days, read on first use."""
+    info = _read(_files()[code])
+    return _language(info) if info else None
+
+
+def languages() -> dict[str, _Language]:
+    """Every locale's relative days, by language code (dateparser's), each read once."""
+    return {code: lang for code in _files() if (lang := _language_of(code)) is not None}
 
 
 def written_in(text: str) -> frozenset[str]:
@@ -176,12 +186,17 @@ def written_in(text: str) -> frozenset[str]:
                      if n >= MIN_FUNCTION_WORDS and n * 3 >= best * 2)
 
 
-def _codes_for(text: str) -> frozenset[str]:
-    """The locales whose phrases may stand in ``text``: those of the Latin-script languages it
-    is written in, and every locale of another script."""
-    latin = written_in(text) - {"en"}
-    return frozenset(code for code, lang in languages().items()
-                     if not lang.latin or code.split("-")[0] in latin)
+def _codes_for(latin: frozenset[str], other: bool) -> frozenset[str]:
+    """The locales whose phrases may stand in a text written in the Latin-script languages
+    ``latin``: theirs, and, when the text holds letters of another script (``other``), every
+    locale of another script. Only those locales' files are read."""
+    out = set()
+    for code in _files():
+        if code.split("-")[0] in latin or other:
+            lang = _language_of(code)
+            if lang is not None and (not lang.latin or code.split("-")[0] in latin):
+                out.add(code)
+    return frozenset(out)
 
 
 @cache
@@ -228,9 +243,11 @@ def _fits(word: str, wanted: str, last: bool) -> bool:
 
 def find_locale(text: str) -> Iterator[LocalePhrase]:
     """The relative days of ``text`` written in a language relative.py has no forms of."""
-    if text.isascii() and not written_in(text) - {"en"}:
+    latin = written_in(text) - {"en"}
+    other = not text.isascii() and _OTHER_LETTER.search(text) is not None
+    if not (latin or other):
         return
-    codes = _codes_for(text)
+    codes = _codes_for(latin, other)
     index = _by_first_word(codes) if codes else {}
     if not index:
         return

@@ -1,13 +1,15 @@
 """The judgments on real public memory directories, scored against labels, per split.
 
-    python bench/real_judgments.py DIR [--split study|test|all] [--verbose] [--json]
+    python bench/real_judgments.py DIR [--split study|test|heldout|all] [--verbose] [--json]
 
 DIR holds the directories' text, kept outside the repository: DIR/<split>/<folder>/ (MEMORY.md
 and the memory files as they are in their repository). This folder keeps only where each came
 from (real_judgments.tsv: split, repo, path, commit, folder, language, as-of day) and the
 labels (real_judgments_labels.tsv: split, folder, file, line, kind, verdict, detail; no text).
 The split was made by repository (sha256 of owner/name: even is study, odd is test) before any
-text was read; rules are tuned on study only, and the figures reported are test's.
+text was read; rules are tuned on study only, and the figures reported are test's. A third
+split, heldout, was collected later from repositories in neither half and labelled by readers
+who had not seen the tool, before it was run on them: it is scored, never read for tuning.
 
 Each folder is copied to a temporary root, every file's mtime set to its as-of day (the day by
 which all of it was written) and planned in-process one day later, as `consolidator report`
@@ -394,7 +396,7 @@ def figures(score: Score) -> dict[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("dir", type=Path, help="the folder holding <split>/<folder>/ text")
-    parser.add_argument("--split", choices=("study", "test", "all"), default="study")
+    parser.add_argument("--split", choices=("study", "test", "heldout", "all"), default="study")
     parser.add_argument("--verbose", action="store_true", help="every false and missed case")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -3,6 +3,8 @@ locale data: found as whole words, in the language the memory is written in."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from consolidator.detect.dates import locales
@@ -73,6 +75,31 @@ def test_without_dateparser_nothing_is_found(monkeypatch: pytest.MonkeyPatch) ->
         cached.cache_clear()
     try:
         assert found("Вчера мы выкатили релиз.") == []
+    finally:
+        for cached in (locales._files, locales._language_of, locales._by_first_word):
+            cached.cache_clear()
+
+
+def test_only_the_locales_a_text_may_hold_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[str] = []
+    real = locales._read
+
+    def counting(path: Path) -> dict[str, object] | None:
+        read.append(path.stem)
+        return real(path)
+
+    monkeypatch.setattr(locales, "_read", counting)
+    for cached in (locales._files, locales._language_of, locales._by_first_word):
+        cached.cache_clear()
+    try:
+        # English, Chinese and Japanese (the tool's own forms), emoji and dashes: none.
+        assert found("Yesterday — 昨天我们发布了新版本，明日はテスト 🙂 and the build is green.") == []
+        assert read == []
+        assert found("Ieri abbiamo rilasciato la versione e il test non è passato.") == [
+            ("Ieri", "day", -1)]
+        assert read and all(code.split("-")[0] == "it" for code in read)
+        assert found("Вчера мы выкатили релиз.") == [("Вчера", "day", -1)]
+        assert len(read) > 100  # another script: every locale of one
     finally:
         for cached in (locales._files, locales._language_of, locales._by_first_word):
             cached.cache_clear()

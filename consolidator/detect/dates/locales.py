@@ -167,11 +167,6 @@ def _language_of(code: str) -> _Language | None:
     return _language(info) if info else None
 
 
-def languages() -> dict[str, _Language]:
-    """Every locale's relative days, by language code (dateparser's), each read once."""
-    return {code: lang for code in _files() if (lang := _language_of(code)) is not None}
-
-
 def written_in(text: str) -> frozenset[str]:
     """The Latin-script languages ``text`` is written in, by their commonest words (English
     included, so that an English memory quoting one French word stays English)."""
@@ -206,7 +201,8 @@ def _by_first_word(codes: frozenset[str]) -> dict[str, tuple[_Entry, ...]]:
     word, so a number in the text is tried only against the phrases its next word may start."""
     out: dict[str, list[_Entry]] = {}
     for code in sorted(codes):
-        for entry in languages()[code].entries:
+        language = _language_of(code)
+        for entry in language.entries if language is not None else ():
             head = entry.words[0]
             if head == "#" and len(entry.words) > 1:
                 head = f"#{entry.words[1]}"

@@ -15,12 +15,15 @@ Each folder is copied to a temporary root, every file's mtime set to its as-of d
 which all of it was written) and planned in-process one day later, as `consolidator report`
 plans it. Where DIR/trees/<folder>.tsv lists the repository's files (one path a line, as the
 index of public repositories lists them: every file any stored version held), the memories'
-citations are checked against a project of empty files at those paths; otherwise there is no
-project and citations are not checked. Scored per kind:
+citations are checked against a project of empty files at those paths (so a symbol a memory
+names is never found in them: findings resting only on that are not counted); otherwise there
+is no project and citations are not checked. Scored per kind:
 
   archives        archive actions against files labelled `archive` (precision, false ones)
   stale           files with a stale finding or an archive, against files labelled `stale` or
-                  `archive`
+                  `archive`; again with the project made a git repository whose one commit
+                  holds every listed file, as a checkout would be (there a cited path git
+                  never held is no evidence)
   relative dates  each phrase the tool would rewrite, matched by line to the labels: genuine
                   (`rewrite`), right day (where the label gives one; `?` = only the file's
                   own time dates it, which the benchmark cannot know), recall over every
@@ -46,6 +49,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -71,7 +75,8 @@ from consolidator.store.scan import scan  # noqa: E402
 SOURCES = BENCH / "real_judgments.tsv"
 LABELS = BENCH / "real_judgments_labels.tsv"
 NO_DATE = date(2026, 6, 1)
-KINDS = ("archive", "stale", "relative-date", "conflict", "duplicate")
+KINDS = ("archive", "stale", "stale, project under git", "relative-date", "conflict",
+         "duplicate")
 
 
 @dataclass(frozen=True)
@@ -280,6 +285,27 @@ def project_tree(listing: Path, dest: Path) -> Path | None:
     return dest
 
 
+def stale_found(plan: Any) -> set[str]:
+    """The files with a stale finding, leaving out findings that rest only on a symbol found
+    nowhere in the project: the benchmark's project holds empty files, so no symbol is ever
+    found in them (a checkout's files would be searched)."""
+    return {s.file for s in plan.stale
+            if any("— found nowhere in the project" not in reason for reason in s.reasons)}
+
+
+def commit_all(project: Path) -> bool:
+    """Make ``project`` a git repository whose one commit holds every listed file (what a
+    checkout shows: a cited path git never held is no evidence). False without git."""
+    git = ["git", "-C", str(project), "-c", "user.name=bench", "-c", "user.email=bench@local",
+           "-c", "commit.gpgsign=false"]
+    try:
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "listed files"]):
+            subprocess.run([*git, *args], check=True, capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return True
+
+
 def score_citations(root: Path, project: Path, where: str, plan: Any, score: Score) -> None:
     """Cited paths the memories hold, there or gone (what the plan's stale findings say)."""
     gone: dict[str, set[str]] = defaultdict(set)
@@ -332,7 +358,11 @@ def evaluate_folder(text_root: Path, source: Source, labels: list[Label], score:
                        and lab.verdict == "stale"}
     archived = {a.file for a in plan.actions if a.op == "archive" and not a.successor}
     _score(score.tally("archive"), where, archived, archive)
-    _score(score.tally("stale"), where, {s.file for s in plan.stale} | archived, stale)
+    _score(score.tally("stale"), where, stale_found(plan) | archived, stale)
+    if project is not None and commit_all(project):  # as a checkout under git would show it
+        again = plan_root(root, project, work / f"{source.folder}-state-git", now)
+        gone = {a.file for a in again.actions if a.op == "archive" and not a.successor}
+        _score(score.tally("stale, project under git"), where, stale_found(again) | gone, stale)
     _score(score.tally("conflict"), where, {frozenset(c.files) for c in plan.conflicts},
            _memory_pairs(labels, "conflict"))
     alike = {frozenset(d.files[i:i + 2]) for d in plan.duplicates

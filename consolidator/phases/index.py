@@ -191,4 +191,6 @@ def _what(index: IndexPlan) -> str:
     renamed = [old for old, _new in index.repointed]
     if renamed:
         parts.append(f"{len(renamed)} link(s) repointed")
+    if index.added:
+        parts.append(f"{len(index.added)} pointer(s) added")
     return "; ".join(parts) or "index lines changed"

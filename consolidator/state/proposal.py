@@ -223,13 +223,16 @@ def decline(state: Path, items: Iterable[Item]) -> None:
 
 
 def declined(state: Path) -> frozenset[Declined]:
-    """Every judgment declined for this root (a line that does not read is passed over)."""
-    try:
-        raw = statedir.read_private(statedir.declined(state))
-    except (statedir.Foreign, OSError):
-        return frozenset()
+    """Every judgment declined for this root (a line that does not read is passed over),
+    those an earlier build kept under another name included."""
+    raw = b""
+    for path in (statedir.declined(state), statedir.declined_before(state)):
+        try:
+            raw += (statedir.read_private(path) or b"") + b"\n"
+        except (statedir.Foreign, OSError):
+            continue
     out = set()
-    for line in (raw or b"").splitlines():
+    for line in raw.splitlines():
         try:
             op, file, files = json.loads(line)
             out.add((str(op), str(file), tuple((str(f), str(h)) for f, h in files)))

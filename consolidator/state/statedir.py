@@ -51,7 +51,8 @@ LOCK_PREVIOUS = "lock-previous.json"
 ROOT_FLOCK = "root.flock"
 LAST_RUN = "last-consolidated"
 PROPOSAL = "proposal.json"
-DECLINED = "declined.jsonl"
+DECLINED_FILE = "declined.jsonl"
+DECLINED_BEFORE = "declined"  # the name one earlier build wrote it under, still read
 USAGE = "usage.json"
 UNUSABLE = "unusable"
 METRICS_UNWRITTEN = "metrics-unwritten"  # in the state dir: why the textfile was not written
@@ -110,7 +111,11 @@ def proposal(state: Path) -> Path:
 
 
 def declined(state: Path) -> Path:
-    return state / DECLINED
+    return state / DECLINED_FILE
+
+
+def declined_before(state: Path) -> Path:
+    return state / DECLINED_BEFORE
 
 
 def usage(state: Path) -> Path:

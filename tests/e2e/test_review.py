@@ -525,6 +525,22 @@ def test_a_rejected_judgment_is_not_proposed_again_until_its_file_changes(
         (op, file) for _n, op, file in proposed(capsys, ex)], "a changed file is proposed again"
 
 
+def test_declines_are_kept_in_declined_jsonl_and_an_earlier_builds_name_is_still_read(
+    ex: Ex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_force(capsys, ex)
+    rid = run_id_of_proposal(ex)
+    assert cli_run(capsys, ex, "reject", rid, "--only", "1")[0] == 0
+    state = statedir.root_state(ex.state, ex.memory)
+    kept = state / "declined.jsonl"
+    assert kept.is_file() and not (state / "declined").exists()
+    # The same line under the name one earlier build used is still a decline.
+    kept.rename(state / "declined")
+    run_force(capsys, ex)
+    assert ("archive", "project_migration_v2.md") not in [
+        (op, file) for _n, op, file in proposed(capsys, ex)]
+
+
 def test_reject_of_everything_leaves_the_root_alone_and_nothing_waiting(
     ex: Ex, capsys: pytest.CaptureFixture[str]
 ) -> None:

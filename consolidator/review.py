@@ -70,7 +70,7 @@ def proposals(state_dir: Path, roots: Sequence[Path] | None) -> list[tuple[Path,
         found = proposal.load(state)
         if found is None:
             continue
-        if statedir.root_key(Path(found.memory_dir)) != state.name:
+        if not statedir.kept_for(state, found.memory_dir):
             raise proposal.ProposalDamaged(f"{statedir.proposal(state)} is damaged: it names "
                                            f"{found.memory_dir}, not the root it is kept for")
         out.append((root, found))

@@ -224,6 +224,6 @@ def memory_dir_of(state: Path) -> str | None:
         names.append(runfolders.run_meta(statedir.run_dir(state, runs[-1])).get("memory_dir"))
     for name in names:
         if isinstance(name, str) and os.path.isabs(name) \
-                and statedir.root_key(Path(name)) == state.name:
+                and statedir.kept_for(state, name):
             return name
     return None

@@ -133,7 +133,7 @@ def root_of(run_dir: Path) -> Path:
     not the root whose state folder keeps it."""
     memory_dir = load(run_dir).meta.get("memory_dir")
     if not isinstance(memory_dir, str) or not os.path.isabs(memory_dir) \
-            or statedir.root_key(Path(memory_dir)) != statedir.state_of_run(run_dir).name:
+            or not statedir.kept_for(statedir.state_of_run(run_dir), memory_dir):
         raise JournalDamaged(statedir.journal(run_dir), 1,
                              "it names no memory dir, or not the one it is kept for")
     return Path(memory_dir)

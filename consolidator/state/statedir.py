@@ -71,8 +71,21 @@ DONE_WITH = frozenset({APPLIED, DECLINED, REFUSED})  # an action that waits no m
 
 
 def root_key(root: Path) -> str:
-    """A folder name for one root's state: readable, and unique per absolute path."""
-    text = str(root)
+    """A folder name for one root's state: readable, and unique per folder.
+
+    The path is resolved first (symlinks and ``..``, as far as it exists), so one folder
+    reached through two aliases has one state folder, and so one lock."""
+    return text_key(os.path.realpath(root))
+
+
+def kept_for(state: Path, memory_dir: str) -> bool:
+    """Whether ``state`` is the state folder of ``memory_dir``: its key, or the key an earlier
+    build gave the path as written (before aliases were resolved)."""
+    return state.name in (root_key(Path(memory_dir)), text_key(memory_dir))
+
+
+def text_key(text: str) -> str:
+    """A folder name for a path as written: readable, and unique per text."""
     readable = re.sub(r"[^A-Za-z0-9]", "-", text).strip("-")[-80:]
     digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:10]
     return f"{readable}-{digest}"

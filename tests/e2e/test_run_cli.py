@@ -332,6 +332,26 @@ def test_exit_code_is_75_when_a_forced_run_cannot_take_a_lock(tmp_path: Path) ->
     assert not (locked / "MEMORY.md").exists()
 
 
+@pytest.mark.parametrize("alias", ["symlink", "dotdot"])
+def test_a_lock_held_on_a_folder_stops_a_run_through_another_name_for_it(
+    tmp_path: Path, alias: str
+) -> None:
+    root = make_project(tmp_path, "p")
+    if alias == "symlink":
+        named = tmp_path / "alias"
+        named.symlink_to(root, target_is_directory=True)
+    else:
+        named = root.parent / "x" / ".." / root.name
+        (root.parent / "x").mkdir()
+    with flock_held_elsewhere(root, tmp_path / "st"):
+        proc = consolidator("run", "--force", "--memory-dir", str(named),
+                            "--state-dir", str(tmp_path / "st"))
+    assert proc.returncode == 75, proc.stderr
+    assert not (root / "MEMORY.md").exists()
+    assert [p.name for p in (tmp_path / "st").iterdir()] == [root_key(root)], \
+        "one folder, one state folder"
+
+
 def test_exit_code_is_0_when_a_gated_run_finds_the_lock_held(tmp_path: Path) -> None:
     root = make_project(tmp_path, "p", sessions=5)
     with flock_held_elsewhere(root, tmp_path / "st"):

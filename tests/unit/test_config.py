@@ -282,3 +282,19 @@ def test_a_cron_expression_apscheduler_rejects_is_one_problem(tmp_path: Path, ex
 
 def test_root_keys_are_unique_per_path() -> None:
     assert statedir.root_key(Path("/a/b-c")) != statedir.root_key(Path("/a/b/c"))
+
+
+def test_a_folder_has_one_root_key_under_every_name_and_old_keys_still_match(
+    tmp_path: Path,
+) -> None:
+    real = tmp_path / "mem"
+    real.mkdir()
+    (tmp_path / "alias").symlink_to(real, target_is_directory=True)
+    names = [real, tmp_path / "alias", tmp_path / "alias" / ".." / "mem"]
+    assert len({statedir.root_key(n) for n in names}) == 1
+    state = tmp_path / "st"
+    for name in names:
+        assert statedir.kept_for(state / statedir.root_key(real), str(name))
+    earlier = state / statedir.text_key(str(tmp_path / "alias"))  # an earlier build's name
+    assert statedir.kept_for(earlier, str(tmp_path / "alias"))
+    assert not statedir.kept_for(earlier, str(real))

@@ -3,7 +3,8 @@ call for (links to what moved, repointed or kept as text).
 
 Under ``apply = "safe"`` (the default) only safe actions are chosen and each judgment waits
 for review; ``"all"`` chooses every action; ``"none"`` none. What is not chosen is this run's
-proposal.
+proposal. While the index is there but cannot be read, nothing that moves a memory out of the
+root is chosen: the index's pointers to it could not follow.
 """
 
 from __future__ import annotations
@@ -13,12 +14,20 @@ import dataclasses
 from consolidator.decide import moves, relinks
 from consolidator.execute import imagine
 from consolidator.phases.context import Work, chosen
+from consolidator.plan import leaving
 
 
 def run(work: Work) -> None:
     assert work.snapshot is not None
     plan = work.plan
-    wanted = [chosen(action, work.mode) for action in plan.actions]
+    held = _index_unreadable(work)
+    wanted = []
+    for action in plan.actions:
+        want = chosen(action, work.mode)
+        if want and held and leaving([action]):
+            work.skipped.append(f"{action.file}: left as it is, {held}")
+            want = False
+        wanted.append(want)
     applied = work.executor.apply(plan.actions, wanted)
     work.proposed = tuple(i for i, w in enumerate(wanted) if not w)
     work.plan = dataclasses.replace(plan, applied=tuple(applied))
@@ -42,3 +51,13 @@ def follow_through(work: Work) -> None:
         return
     applied = work.executor.apply(steps, [work.mode != "none"] * len(steps))
     work.plan = work.plan.with_actions(steps, applied)
+
+
+def _index_unreadable(work: Work) -> str | None:
+    """Why nothing may leave the root, when its index is there but cannot be read."""
+    assert work.snapshot is not None
+    index = work.snapshot.index
+    if index.error is None:
+        return None
+    return (f"{index.name} cannot be read ({index.error}), so its pointers could not follow "
+            "a memory moved out; mend it and run again")

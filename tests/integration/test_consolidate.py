@@ -234,6 +234,36 @@ def test_links_to_a_merged_away_memory_are_repointed_in_memories_and_the_index(
     assert "project_clients.md" in links_in(index)
 
 
+@pytest.mark.parametrize("index", ["invalid utf-8", "symlink"])
+def test_nothing_leaves_the_root_while_its_index_cannot_be_read(
+    world: World, capsys: pytest.CaptureFixture[str], index: str
+) -> None:
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    pointers = ("- [API](project_api.md) — the API\n"
+                "- [API notes](project_api_notes.md) — notes on it\n").encode()
+    if index == "symlink":
+        target = world.root.parent / "elsewhere.md"
+        target.write_bytes(pointers)
+        age(target, 10)
+        (world.root / "MEMORY.md").symlink_to(target)
+    else:
+        world.raw("MEMORY.md", pointers + b"caf\xe9\n")
+    before = world.tree()
+
+    report = world.run(capsys)
+
+    assert world.tree() == before, "the merge waits: the index's pointer could not follow it"
+    assert report["status"] == "consolidated"
+    (held,) = report["skipped"]
+    assert held.startswith("project_api.md: left as it is, MEMORY.md cannot be read (")
+    assert held.endswith("mend it and run again")
+    assert main(["proposals", "--json", "--state-dir", str(world.state),
+                 "--memory-dir", str(world.root)]) == 0
+    waiting = json.loads(capsys.readouterr().out)
+    assert "project_api_notes.md" in json.dumps(waiting), "the merge still waits for review"
+
+
 def test_wiki_pointers_in_the_index_count_and_follow_merges_and_archives(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

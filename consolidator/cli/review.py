@@ -24,6 +24,7 @@ from consolidator.report.json import Mask
 from consolidator.roots import paths, stores
 from consolidator.session import Session
 from consolidator.state import proposal, statedir
+from consolidator.state.lock import own_lock
 
 
 def review_scope(args: argparse.Namespace, cfg: Any,
@@ -153,15 +154,25 @@ def reject(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print("nothing waits for review")
         return EXIT_OK
     now = clock.now()
+    locked = False
     for root, found in targets:
         rstate = statedir.root_state(state, root)
-        done = review.reject(rstate, root, found, args.only)
-        # A person's answer, kept in history as an apply is (it changes no file).
-        Session(root, rstate, runner.new_run_id(now), now, "reject",
-                kind=stores.describe(root, env).kind).record(
-            "declined", {"declined": len(done.declined)}, proposal=found.run_id,
-            declined=done.declined, changed=False)
+        with own_lock(root, rstate) as free:
+            if not free:  # a run or an apply may be writing this very proposal
+                print(f"consolidator: {root}: another consolidator run holds the lock; "
+                      "nothing declined", file=sys.stderr)
+                locked = True
+                continue
+            current = proposal.load(rstate)  # again, under the lock
+            if current is None or current.run_id != found.run_id:
+                raise UsageError(f"run {found.run_id}: its proposal was replaced meanwhile")
+            done = review.reject(rstate, root, current, args.only)
+            # A person's answer, kept in history as an apply is (it changes no file).
+            Session(root, rstate, runner.new_run_id(now), now, "reject",
+                    kind=stores.describe(root, env).kind).record(
+                "declined", {"declined": len(done.declined)}, proposal=found.run_id,
+                declined=done.declined, changed=False)
         its = "their" if len(done.declined) > 1 else "its"
         print(f"{root}: declined {listed(done.declined)} of run {found.run_id}; "
               f"not proposed again while {its} files are unchanged")
-    return EXIT_OK
+    return EXIT_LOCKED if locked else EXIT_OK

@@ -894,6 +894,22 @@ def test_apply_while_another_process_holds_the_lock_exits_75_and_changes_nothing
     assert proposed(capsys, ex) == JUDGMENTS, "the proposal still waits"
 
 
+def test_reject_while_another_run_holds_the_lock_exits_75_and_declines_nothing(
+    proposed_ex: Ex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ex = proposed_ex
+    rid = run_id_of_proposal(ex)
+    with flock_held_elsewhere(ex.memory, ex.state):
+        frozen = _frozen(ex)
+        code, out, err = cli_run(capsys, ex, "reject", rid)
+        assert _frozen(ex) == frozen
+    assert code == 75 and out == ""
+    assert "nothing declined" in one_error_line(err)
+    assert proposed(capsys, ex) == JUDGMENTS, "the proposal still waits"
+    assert cli_run(capsys, ex, "reject", rid)[0] == 0, "free again, the reject goes through"
+    assert proposed(capsys, ex) == []
+
+
 def test_undo_of_a_run_an_apply_changed_since_names_the_apply_to_undo_first(
     ex: Ex, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,6 +11,13 @@ from consolidator.errors import UsageError
 
 
 class _Parser(argparse.ArgumentParser):
+    """Errors as :class:`UsageError` (exit 2, one line); an option is named in full, never
+    by a prefix (``--forc`` is no ``--force``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
 
@@ -114,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Keeps Claude Code memory directories healthy, without losing a memory.",
         epilog="exit codes: 0 done or nothing to do, 1 a root failed (or an apply whose "
         "every chosen action was refused), 2 usage or config error, 75 a root's lock was held "
-        "(run --force, undo, apply), 128+N stopped by signal N (SIGTERM: 143)",
+        "(run --force, undo, apply, reject), 128+N stopped by signal N (SIGTERM: 143)",
     )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     _common(parser, suppress=False)

@@ -59,6 +59,17 @@ def test_unknown_command_is_a_usage_error() -> None:
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize("argv", [["run", "--forc"], ["report", "--form", "json"],
+                                  ["--memory", "x", "report"]])
+def test_an_option_named_by_a_prefix_is_a_usage_error_and_does_nothing(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    proc = _run(*argv, "--state-dir", str(tmp_path / "st"), env={"HOME": str(tmp_path)})
+    assert proc.returncode == 2
+    assert "consolidator: error: " in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "st").exists()
+
+
 def test_config_check_lists_every_problem_with_its_key_path(tmp_path: Path) -> None:
     cfg = tmp_path / "c.toml"
     cfg.write_text('[gates]\nidle_minute = 5\nmin_hours = "x"\n')

@@ -47,9 +47,8 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     failed = locked = False
     if args.run_id == LATEST:
         run_dirs, none = latest(state, [s.path for s in named] if named is not None else None)
-        for root_name in none:
-            print(f"{root_name}: nothing to undo (every run that changed it is undone, or "
-                  "none did)")
+        for root_name, why in none:
+            print(f"{root_name}: nothing to undo ({why})")
         if not run_dirs and not none:
             print("nothing to undo")
     else:

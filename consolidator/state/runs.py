@@ -5,6 +5,7 @@ what of the root's proposal an undone run takes back or lets wait again."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,9 @@ class ToUndo:
     gone: list[tuple[str, str]] = field(default_factory=list)
 
 
+_RUN_ID_FORM = re.compile(r"\d{8}T\d{6}Z-[0-9a-z]+")  # as consolidator.runner.new_run_id makes
+
+
 def to_undo(state_dir: Path, run_id: str, wanted: set[str] | None) -> ToUndo:
     """The run folders named exactly ``run_id`` (never a pattern), and what history says of
     the roots that have none (``wanted``: only these memory dirs; a folder's own root is
@@ -57,8 +61,10 @@ def to_undo(state_dir: Path, run_id: str, wanted: set[str] | None) -> ToUndo:
                 found.gone.append((memory_dir, _gone(entry)))
             break  # one line per root and run
     if not (found.folders or found.unchanged or found.gone):
-        raise UsageError(f"no run {run_id!r} in {state_dir} (history records one pass of a "
-                         "streak a closed gate stopped: the others changed nothing)")
+        why = ("history records one pass of a streak a closed gate stopped: the others "
+               "changed nothing" if _RUN_ID_FORM.fullmatch(run_id) else
+               "a run id looks like 20261205T033504Z-7647; consolidator history lists them")
+        raise UsageError(f"no run {run_id!r} in {state_dir} ({why})")
     if not (found.folders or found.unchanged):
         roots = ", ".join(f"{root} ({why})" for root, why in found.gone)
         raise UsageError(f"no run {run_id!r} in {state_dir} to undo: history lists it for "
@@ -87,10 +93,11 @@ def _gone(entry: dict[str, Any]) -> str:
     return f"its run folder was {removed}"
 
 
-def latest(state_dir: Path, wanted: Sequence[Path] | None) -> tuple[list[Path], list[str]]:
+def latest(state_dir: Path, wanted: Sequence[Path] | None
+           ) -> tuple[list[Path], list[tuple[str, str]]]:
     """``undo latest``: for each memory dir in ``wanted`` (else the one root of the state
     dir that has history), its newest run with something to undo (see :func:`newest`).
-    Returns those run folders and the memory dirs that have none. Raises
+    Returns those run folders and, for each memory dir that has none, why. Raises
     :class:`UsageError` when ``wanted`` is not given and several roots have history."""
     if wanted is not None:
         states = [(str(root), statedir.root_state(state_dir, root)) for root in wanted]
@@ -106,10 +113,28 @@ def latest(state_dir: Path, wanted: Sequence[Path] | None) -> tuple[list[Path], 
     for name, state in states:
         run = newest(state)
         if run is None:
-            none.append(name)
+            none.append((name, _none_left(state)))
         else:
             folders.append(run)
     return folders, none
+
+
+def _none_left(state: Path) -> str:
+    """Why a root has no run left to undo, in words: its newest run that changed files (not
+    undone) has no folder any more, or every such run is undone (or none changed any)."""
+    changed: dict[str, dict[str, Any]] = {}
+    for entry in history.of_root(state):
+        run_id = entry.get("run_id")
+        if not isinstance(run_id, str):
+            continue
+        if entry.get("trigger") == "undo":  # an undo's line carries the id of the run undone
+            changed.pop(run_id, None)
+        elif entry.get("trigger") in ("run", "apply") and _unchanged(entry) is None:
+            changed[run_id] = entry
+    for run_id, entry in reversed(changed.items()):
+        if statedir.run_folder(state, run_id) is None:
+            return f"its newest run that changed it, {run_id}, cannot be undone: {_gone(entry)}"
+    return "every run that changed it is undone, or none did"
 
 
 def newest(state: Path) -> Path | None:

@@ -314,3 +314,22 @@ def test_undo_of_a_pruned_run_says_its_folder_was_removed(
     assert code == 0 and out.count(f"removed run {rid}") == 2, (out, err)
     line = refused(capsys, projects, "undo", rid)
     assert f"no run {rid!r}" in line and "removed by consolidator prune" in line
+    blog = projects.roots[0]
+    code, out, err = cli_run(capsys, "undo", "latest", "--memory-dir", str(blog),
+                             *projects.common())
+    assert (code, err) == (0, "")
+    assert out.strip() == (f"{blog}: nothing to undo (its newest run that changed it, {rid}, "
+                           "cannot be undone: its run folder was removed by consolidator "
+                           "prune or [state] keep_runs)")
+
+
+@pytest.mark.parametrize(("run_id", "says"), [
+    ("nope", "a run id looks like "),
+    ("20261205T033504Z-7647", "a closed gate stopped"),
+])
+def test_undo_of_an_unknown_run_id_says_what_one_looks_like(
+    projects: Projects, capsys: pytest.CaptureFixture[str], run_id: str, says: str
+) -> None:
+    discovery_run(capsys, projects)
+    line = refused(capsys, projects, "undo", run_id)
+    assert f"no run {run_id!r}" in line and says in line

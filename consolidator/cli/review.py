@@ -85,7 +85,7 @@ def proposals_text(found: list[tuple[Path, Any]], options: str = "") -> str:
         lines += [f"{root}", f"  run {p.run_id} ({p.created_at}): {len(items)} change(s) wait"]
         for item in items:
             action = item.action
-            lines.append(f"  {item.number:>3}. {action.op} {action.file}: {mask(action.reason)}")
+            lines.append(f"  {item.number:>3}. {_what(action)}: {mask(action.reason)}")
             lines += [f"       > {mask(line)}" for line in action.evidence[:6]]
             if len(action.evidence) > 6:
                 lines.append(f"       > ... {len(action.evidence) - 6} more line(s)")
@@ -93,6 +93,15 @@ def proposals_text(found: list[tuple[Path, Any]], options: str = "") -> str:
         lines += [f"  apply: consolidator apply {named} [--only N,M | --except N]",
                   f"  decline: consolidator reject {named} [--only N,M]", ""]
     return "\n".join(lines)
+
+
+def _what(action: Any) -> str:
+    """An action's op and files: a merge names what it folds in and archives."""
+    folded = [f for f in getattr(action, "sources", ()) if f != action.file]
+    if action.op == "merge" and folded:
+        return (f"merge {', '.join(folded)} into {action.file} "
+                f"({'it goes' if len(folded) == 1 else 'they go'} to the archive)")
+    return f"{action.op} {action.file}"
 
 
 def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -128,6 +137,8 @@ def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             failed = True
             continue
         print(f"{root}: applied {listed(done.applied)} of run {found.run_id}"
+              + (f", then {done.follow_ups} safe step(s) they call for (links repointed, "
+                 "the index rebuilt)" if done.follow_ups else "")
               + (f"; undo: consolidator undo {run_id}" if done.applied or done.follow_ups
                  else ""))
         for number, why in sorted(done.refused.items()):

@@ -876,3 +876,24 @@ def test_every_line_of_every_memory_survives_a_run(
         for rel, body_lines in originals.items():
             for line in body_lines:
                 assert line in kept, (rel, line)
+
+
+def test_a_merge_waiting_for_review_names_what_it_archives_and_its_apply_its_safe_steps(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    common = ["--memory-dir", str(world.root), "--state-dir", str(world.state),
+              "--project-root", str(world.project)]
+    assert main(["run", "--force", "--json", "--apply", "none", *common]) == 0
+    rid = json.loads(capsys.readouterr().out)["run_id"]
+    assert main(["proposals", *common]) == 0
+    listing = capsys.readouterr().out
+    assert ("1. merge project_api_notes.md into project_api.md (it goes to the archive): "
+            "contained") in listing
+
+    assert main(["apply", rid, "--only", "1", *common]) == 0
+    out = capsys.readouterr().out
+    assert f"applied action 1 of run {rid}, then 1 safe step(s) they call for" in out
+    assert not (world.root / "project_api_notes.md").exists()
+    assert "project_api_notes.md" not in (world.root / "MEMORY.md").read_text()

@@ -323,7 +323,8 @@ def test_applying_the_whole_proposal_gives_the_bytes_of_a_run_that_applies_all(
     rid = run_id_of_proposal(ex)
     code, out, err = cli_run(capsys, ex, "apply", rid)
     assert code == 0, err
-    assert f"applied actions 1, 2, 3, 4 of run {rid}; undo: consolidator undo " in out
+    assert f"applied actions 1, 2, 3, 4 of run {rid}, then 1 safe step(s) they call for" in out
+    assert "; undo: consolidator undo " in out
 
     other = another_copy(tmp_path, story_ns, "all")
     run_force(capsys, other, "--apply", "all")

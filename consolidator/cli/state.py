@@ -176,7 +176,11 @@ def changes(entry: dict[str, Any]) -> str:
     if entry.get("status") == "skipped":
         gate = next((g for g in entry.get("gates") or () if isinstance(g, dict)
                      and g.get("passed") is False), None)
-        return f"{gate.get('id')} {gate.get('reason')}" if gate else "skipped"
+        if gate is None:
+            return "skipped"
+        reason = str(gate.get("reason"))
+        own = f"{entry.get('memory_dir')}: "  # the line names its root already
+        return f"{gate.get('id')} {reason.removeprefix(own)}"
     if entry.get("status") == "failed":
         return str(entry.get("error") or "failed")
     if trigger == "prune":

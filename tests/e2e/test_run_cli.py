@@ -330,6 +330,10 @@ def test_exit_code_is_75_when_a_forced_run_cannot_take_a_lock(tmp_path: Path) ->
     assert roots[str(free)]["status"] == "consolidated"
     assert (roots[str(locked)]["status"], closed_gate(roots[str(locked)])) == ("skipped", "G7")
     assert not (locked / "MEMORY.md").exists()
+    line = consolidator("history", "--memory-dir", str(locked),
+                        "--state-dir", str(tmp_path / "st")).stdout.strip().splitlines()[-1]
+    assert line.count(str(locked)) == 1, line
+    assert line.endswith(f"{locked}: G7 another consolidator run holds the lock"), line
 
 
 @pytest.mark.parametrize("alias", ["symlink", "dotdot"])

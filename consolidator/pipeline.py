@@ -20,7 +20,7 @@ import structlog
 
 from consolidator import phases
 from consolidator.context import REVIEWED_KINDS
-from consolidator.decide import rebased
+from consolidator.decide.follow import rebased
 from consolidator.phases.context import Work
 from consolidator.plan import Waiting
 from consolidator.report import progress

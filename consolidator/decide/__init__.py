@@ -14,14 +14,14 @@ below takes values and returns actions, so a test can reach it on its own:
 7. :func:`not_declined` - a judgment a person declined is not proposed again while its
    files are unchanged.
 
-:func:`relinks` gives the safe steps that follow applied actions (links to a merged-away or
-archived memory repointed or kept as text); it is asked again after every application.
+The steps that follow an application (links repointed, a date rewrite judged again on the
+bytes a safe step left) are in :mod:`consolidator.decide.follow`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from consolidator import clock
@@ -33,7 +33,7 @@ from consolidator.detect.dates.freshness import age_days
 from consolidator.detect.dates.relative import relative_in, rewrite_relative
 from consolidator.detect.describe import describe
 from consolidator.detect.findings import Conflict, Duplicate, Similar, Stale
-from consolidator.detect.links import is_topic, linked_from, linking_to, name_table, repoint
+from consolidator.detect.links import is_topic, linked_from, linking_to
 from consolidator.detect.overlap.duplicates import Cluster
 from consolidator.detect.perfile import Findings
 from consolidator.llm.base import Answer
@@ -48,11 +48,9 @@ from consolidator.plan import (
     Rewrite,
     declined_key,
     leaving,
-    redirects,
 )
 from consolidator.state.usage import Usage
 from consolidator.store.frontmatter import ParseError, parse
-from consolidator.store.links import unlink
 from consolidator.store.model import Memory, Snapshot
 from consolidator.store.scan import MAX_FILE_BYTES
 
@@ -317,20 +315,6 @@ def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
     return out
 
 
-def rebased(action: Action, snapshot: Snapshot, hot_after_ns: int) -> Action | None:
-    """A relative-date rewrite judged again on its memory as ``snapshot`` has it now (this
-    run's own safe steps may have changed it since: a link repointed, an index detail moved
-    in): the same judgment on the new bytes, or ``None`` when there is none to make."""
-    if not (isinstance(action, Rewrite) and action.kind == JUDGMENT
-            and action.reason.startswith("relative date ")):
-        return None
-    memory = snapshot.by_file().get(action.file)
-    if memory is None or memory.stat.mtime_ns > hot_after_ns:
-        return None
-    fresh = date_rewrites(replace(snapshot, memories=(memory,)), {}, (), ())
-    return fresh[0] if fresh else None
-
-
 def not_declined(
     actions: list[Action], declined: Collection[Declined]
 ) -> tuple[list[Action], list[Action]]:
@@ -343,51 +327,6 @@ def not_declined(
         (out if action.kind == JUDGMENT and declined_key(action) in declined else keep).append(
             action)
     return keep, out
-
-
-def relinks(
-    snapshot: Snapshot, moved: Mapping[str, str], archived: Collection[str], hot_after_ns: int,
-    gone: Iterable[Memory] = (),
-) -> list[Rewrite]:
-    """The safe steps that follow applied merges and archives: in every memory that stays
-    (and no live session holds), links to a merged-away or superseded memory point at its
-    survivor (``moved``), and a topic memory's links to an ``archived`` one become text.
-
-    ``gone``: the memories as they were before they moved (a wiki link names one by its
-    name, which only the memory itself knew)."""
-    if not moved and not archived:
-        return []
-    present = {m.file for m in snapshot.memories}
-    names = name_table([*snapshot.memories, *(m for m in gone if m.file not in present)])
-    out = []
-    for memory in snapshot.memories:
-        if memory.stat.mtime_ns > hot_after_ns:
-            continue
-        reasons = []
-        body, relinked = repoint(memory.body, memory.file, moved, names)
-        if relinked:
-            reasons.append("links repointed: " + ", ".join(f"{f} -> {moved[f]}" for f in relinked))
-        if archived and is_topic(memory.file):
-            kept_body = unlink(body, set(archived), "archived")
-            if kept_body != body:
-                body = kept_body
-                reasons.append("links to archived memories kept as text")
-        if reasons:
-            out.append(Rewrite(
-                file=memory.file, kind=SAFE, data=memory.doc.with_body(body).to_bytes(),
-                mtime_ns=memory.stat.mtime_ns, before=(memory.stat,),
-                reason="; ".join(reasons), evidence=changed_lines(memory.body, body),
-            ))
-    return out
-
-
-def moves(actions: Iterable[Action], present: Collection[str]) -> tuple[dict[str, str], set[str]]:
-    """(moved, archived) for :func:`relinks` and the index: merged-away or superseded files
-    that are really gone -> their survivor, and archived files with no successor."""
-    actions = list(actions)
-    moved = {s: k for s, k in redirects(actions).items() if s not in present}
-    archived = {f for f in leaving(actions) if f not in present and f not in moved}
-    return moved, archived
 
 
 def _stale(found: Found, by_file: Mapping[str, Memory], now: datetime,

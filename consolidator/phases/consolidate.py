@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from consolidator.decide import moves, relinks
+from consolidator.decide.follow import moves, relinks
 from consolidator.execute import imagine
 from consolidator.phases.context import Work, chosen
 from consolidator.plan import leaving

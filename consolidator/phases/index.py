@@ -17,7 +17,8 @@ from __future__ import annotations
 import dataclasses
 
 from consolidator.context import REVIEWED_KINDS
-from consolidator.decide import moves, not_declined
+from consolidator.decide import not_declined
+from consolidator.decide.follow import moves
 from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
 from consolidator.index.window import Limits
 from consolidator.phases.context import Work

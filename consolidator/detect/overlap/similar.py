@@ -9,7 +9,7 @@ Three kinds are reported, each with the lines that match (as written, one from e
 - *more detail*: one memory's content nearly all stands in a longer one ("more detail than X");
 - *a point restated*: a claim of one memory made again, in its own words, by a line of another
   (a status file repeating a rule, two notes stating one fact), found line by line among
-  memories that share rare words, and reported with the lines (at most ``MAX_LINES``);
+  memories that share rare words, and reported with the lines (at most :data:`~consolidator.detect.overlap.claims.MAX_LINES`);
 - *a line of each sharing rare words*: a line of one and a line of the other that share
   ``RARE_LINE_WORDS`` content words no third memory uses, in memories that share some of
   their weighted words as wholes (``RARE_WHOLE``). Weaker evidence than the others (on real
@@ -29,40 +29,32 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Container, Iterable
-from itertools import chain, repeat
 from typing import NamedTuple
 
 from consolidator.detect.findings import Similar
+from consolidator.detect.overlap.claims import (
+    DIGITS,
+    RESTATED_FEATURES,
+    RESTATED_LINE,
+    RULE_SHARE,
+    Claims,
+    says_something,
+)
 from consolidator.detect.overlap.shared_lines import same_lines, sharing_lines
 from consolidator.detect.text import normal_line, normal_set, tokens
-from consolidator.detect.words import line_features, lines_features, sentences
+from consolidator.detect.words import line_features, lines_features
 from consolidator.store.model import Memory
 
 __all__ = ["Similar", "find_similar", "related_pairs"]
 
-_DIGITS = re.compile(r"(?<!\S)\S*\d\S*")  # from a word's start only: linear
 _DIGIT = re.compile(r"\d")
-_TYPE_WORDS = frozenset(("user", "feedback", "project", "reference", "md", "note", "notes"))
-_NONE: list[int] = []  # no claims hold a feature (never changed)
-
 RAREST = 16  # a memory is looked up by this many of its rarest features
 MIN_RARE_SHARED = 4  # ... and paired only with memories sharing this many of them
 MAX_CANDIDATES = 6  # memories compared in full per memory, the most rare features first
-MAX_LINES = 5  # matching line pairs reported per pair
-RULE_SHARE = 0.5  # share of a memory's claim lines matched for "the same rule reworded"
 LINE_GATE = 0.2  # weighted share of the smaller memory's features below which nothing matches
 MIN_FEATURES = 8  # the smaller memory must say this much for "more detail"
-RESTATED_LINE = 0.6  # weighted share of a claim's features a line restating it must hold
-RESTATED_FEATURES = 4  # ... of a claim with at least this many features
-RESTATED_WHOLE = 0.4  # ... and this share of the longer of the two lines
 RARE_LINE_WORDS = 4  # content words no third memory uses a line of each must share
 RARE_WHOLE = 0.05  # ... in memories sharing this weighted share of their words as wholes
-# What points elsewhere rather than states anything: wiki and Markdown links, and a file's
-# path in code (`docs/review_2026-03-19.md`, `apps/web/src/main.ts`).
-_LINKS = re.compile(r"\[\[[^\[\]\n]{0,200}\]\]|\[[^\[\]\n]{0,200}\]\([^()\s]{0,300}\)"
-                    r"|`[^`\s]{0,200}/[^`\s/]{1,100}\.[A-Za-z]\w{0,7}`")
-
-
 class _Bar(NamedTuple):
     """Thresholds for one kind of text (weighted shares of content features)."""
 
@@ -76,9 +68,6 @@ class _Bar(NamedTuple):
 
 _BAR = _Bar(whole=0.45, contained=0.72, linked=0.5, rule=0.35, line=0.5, described=0.3)
 _CJK_BAR = _Bar(whole=0.35, contained=0.6, linked=0.4, rule=0.2, line=0.35, described=0.2)
-
-
-MAX_CLAIMS = 60  # lines compared per memory when looking for the same rule in other words
 
 
 def find_similar(
@@ -165,17 +154,12 @@ class _Words:
         log_total = math.log(len(self.feats) + 1) + 0.05
         self.weight = _Weights(log_total)
         self.weight.update((f, log_total - math.log(n)) for f, n in self.df.items())
-        self._claim_cache: dict[str, list[tuple[str, str, set[str], float]]] = {}
-        self._names: dict[str, set[str]] = {}
+        self.claims = Claims(by_file, self.mass)
         self._cjk_counts: dict[str, int] = {}
         self._masses: dict[str, float] = {}
         self._folded: tuple[str, str] = ("", "")  # the last memory's text, case-folded
         self._values: dict[str, dict[str, str]] = {}
         self._descriptions: dict[str, set[str]] = {}
-        self._indexes: dict[str, dict[str, list[int]]] = {}
-        self._unnumbered_lines: dict[str, str] = {}
-        self._restated_key: tuple[str, str] = ("", "")
-        self._restated_found: tuple[tuple[tuple[str, str], ...], float, bool] = ((), 0.0, False)
 
     def candidates(self) -> list[tuple[str, str]]:
         """Pairs sharing at least ``MIN_RARE_SHARED`` of one side's rarest features."""
@@ -234,7 +218,7 @@ class _Words:
         if not whole and (contained < bar.rule or not (
                 mentions or self._described_alike(a, b, bar.described))):
             return None
-        matched, share, instances = self._matched_lines(a, b, bar.line, need_rule=True)
+        matched, share, instances = self.claims.matched(a, b, bar.line, need_rule=True)
         if instances or self._filled_in(a, b):
             return None  # one template filled in for two things (two services, two sessions)
         # Either way, most of what the smaller memory claims must have a match: words in
@@ -250,7 +234,7 @@ class _Words:
         in twice."""
         if self._one_template(a, b):
             return None  # a line lining up with other values: one form filled in twice
-        matched, share, _instances = self._restated_lines(a, b)
+        matched, share, _instances = self.claims.restated(a, b)
         if not matched:  # a memory's own summary of its point, made again by the other
             matched = self._restated_description(a, b) or self._restated_description(b, a)
             share = RESTATED_LINE if matched else 0.0
@@ -269,11 +253,11 @@ class _Words:
         if whole < RARE_WHOLE:
             return None
         best: tuple[int, str, str] = (RARE_LINE_WORDS - 1, "", "")
-        theirs = [(text, found & only) for text, _n, found, _m in self._claims(b)
-                  if _says_something(text, RESTATED_FEATURES)]
-        for text, _normal, found, _mass in self._claims(a):
+        theirs = [(text, found & only) for text, _n, found, _m in self.claims.of(b)
+                  if says_something(text, RESTATED_FEATURES)]
+        for text, _normal, found, _mass in self.claims.of(a):
             mine = found & only
-            if len(mine) <= best[0] or not _says_something(text, RESTATED_FEATURES):
+            if len(mine) <= best[0] or not says_something(text, RESTATED_FEATURES):
                 continue
             for other, common in theirs:
                 count = len(mine & common)
@@ -290,17 +274,7 @@ class _Words:
     def _one_template(self, a: str, b: str) -> bool:
         """Whether the pair is one form filled in twice: matching claims that differ only in
         their values or subjects, or lines that line up with other numbers."""
-        return self._restated_lines(a, b)[2] or self._swaps(a, b) > 0
-
-    def _restated_lines(self, a: str, b: str) -> tuple[tuple[tuple[str, str], ...], float,
-                                                         bool]:
-        """:meth:`_matched_lines` between substantial claims (cached: two kinds ask it)."""
-        key = (a, b)
-        if self._restated_key != key:
-            self._restated_key = key
-            self._restated_found = self._matched_lines(a, b, RESTATED_LINE,
-                                                       min_features=RESTATED_FEATURES)
-        return self._restated_found
+        return self.claims.restated(a, b)[2] or self._swaps(a, b) > 0
 
     def _restated_description(self, a: str, b: str) -> tuple[tuple[str, str], ...]:
         """The line of ``b`` that makes the point ``a``'s description sums up, if any (as a
@@ -309,25 +283,12 @@ class _Words:
         text = self.by_file[a].description
         if len(described) < RESTATED_FEATURES:
             return ()
-        for other, _normal, theirs, _mass in self._claims(b):
+        for other, _normal, theirs, _mass in self.claims.of(b):
             shared = self.mass(described & theirs)
             if shared >= RESTATED_LINE * self.mass(described) \
-                    and self._restates(text, other, described, theirs, RESTATED_FEATURES):
+                    and self.claims.restates(text, other, described, theirs, RESTATED_FEATURES):
                 return ((text, other) if a < b else (other, text),)
         return ()
-
-    def _restates(self, text: str, other: str, found: set[str], theirs: set[str],
-                  least: int) -> bool:
-        """Whether two matching claims make one point: neither a heading, each substantial
-        once its links are left out (a "see also [[x]]" line says nothing of its own), and
-        the point most of the longer one too (a short line is not restated by a long one
-        that mentions it)."""
-        if min(len(found), len(theirs)) < least:
-            return False
-        if not (_says_something(text, least) and _says_something(other, least)):
-            return False
-        return self.mass(found & theirs) >= RESTATED_WHOLE * max(self.mass(found),
-                                                                   self.mass(theirs))
 
     def _cjk(self, file: str) -> int:
         """How many of a memory's features are CJK character pairs."""
@@ -353,73 +314,6 @@ class _Words:
                     return True
         return False
 
-    def _matched_lines(
-        self, a: str, b: str, line_match: float = 0.5, need_rule: bool = False,
-        min_features: int = 0,
-    ) -> tuple[tuple[tuple[str, str], ...], float, bool]:
-        """Lines of the pair that make the same point; the share of the smaller side's claims
-        (sentences with three features or more) that found one; and whether the pair is two
-        instances of one template: matching lines that differ only in identifiers or numbers,
-        or each side swapping in its own subject (``invoices-client`` for ``mailer-adapter``).
-        ``need_rule``: stop as soon as a reworded rule's share can no longer be reached;
-        ``min_features``: a match counts only between claims this substantial."""
-        lines_a, lines_b = self._claims(a), self._claims(b)
-        flipped = len(lines_a) > len(lines_b)
-        small, large = (lines_b, lines_a) if flipped else (lines_a, lines_b)
-        index = self._claim_index(b if not flipped else a, large)
-        if min_features:  # only substantial claims can be restated
-            small = [claim for claim in small if len(claim[2]) >= min_features]
-        counted = len(small)  # the share's denominator
-        if min_features:  # ... by a claim holding RESTATED_WHOLE of their weight, so at least
-            # as much of it in all the other memory's claims (a check most claims fail)
-            small = [claim for claim in small
-                     if self.mass(claim[2] & index.keys()) >= RESTATED_WHOLE * claim[3]]
-        if not small:
-            return (), 0.0, False
-        scored: list[tuple[float, tuple[str, str]]] = []
-        values = 0  # pairs of lines that differ only in their values
-        swapped_small: Counter[str] = Counter()
-        swapped_large: Counter[str] = Counter()
-        needed = RULE_SHARE * counted if need_rule else 0.0
-        for done, (text, normal, found, mass) in enumerate(small):
-            if len(scored) + len(small) - done < needed:
-                break  # too few claims left to reach the share a reworded rule needs
-            # Claims of the other side by shared features, counted at C speed. A set yields
-            # its items in an order that changes with the hash seed: ties go to the claim
-            # that comes first in its memory, so the plan never depends on it.
-            hits = Counter(chain.from_iterable(map(index.get, found, repeat(_NONE))))
-            best: tuple[str, str, set[str]] | None = None
-            best_score, best_at = 0.0, len(large)
-            for at, count in hits.items():
-                if count < 2:
-                    continue
-                other, their_normal, theirs, their_mass = large[at]
-                if len(theirs) < min_features:
-                    continue
-                score = self.mass(found & theirs) / min(mass, their_mass)
-                if score > best_score or (score == best_score and at < best_at):
-                    best, best_score, best_at = (other, their_normal, theirs), score, at
-            if best is None or best_score < line_match:
-                continue
-            other, their_normal, theirs = best
-            if min_features and not self._restates(text, other, found, theirs, min_features):
-                continue
-            if normal != their_normal \
-                    and self._unnumbered(normal) == self._unnumbered(their_normal):
-                values += 1  # "Database ID: 3f0a…" against "Database ID: 8c1e…"
-                continue
-            swapped_small.update(found - theirs)
-            swapped_large.update(theirs - found)
-            scored.append((best_score, (other, text) if flipped else (text, other)))
-        scored.sort(key=lambda s: -s[0])
-        matched = tuple(pair for _, pair in scored[:MAX_LINES])
-        small_file, large_file = (b, a) if flipped else (a, b)
-        instances = values > len(scored) or (
-            _swapped(swapped_small, len(scored)) and _swapped(swapped_large, len(scored))
-        ) or bool(swapped_small.keys() & self._named(small_file)
-                  and swapped_large.keys() & self._named(large_file))
-        return matched, len(scored) / counted, instances
-
     def _filled_in(self, a: str, b: str) -> bool:
         """Whether two memories are one form filled in twice: more of their lines line up
         with other numbers or identifiers ("VLAN: 110" / "VLAN: 240") than are the same."""
@@ -439,7 +333,7 @@ class _Words:
             found = self._values[file] = {}
             for line in self.sets[file]:
                 if _DIGIT.search(line):
-                    found[_DIGITS.sub("", line)] = line
+                    found[DIGITS.sub("", line)] = line
         return found
 
     def _described_alike(self, a: str, b: str, bar: float) -> bool:
@@ -457,60 +351,6 @@ class _Words:
             self._descriptions[file] = found
         return found
 
-    def _unnumbered(self, normal: str) -> str:
-        """A normal-form line without its words that hold a digit (cached: a claim meets many
-        others)."""
-        found = self._unnumbered_lines.get(normal)
-        if found is None:
-            found = self._unnumbered_lines[normal] = _DIGITS.sub("", normal)
-        return found
-
-    def _claim_index(
-        self, file: str, claims: list[tuple[str, str, set[str], float]]
-    ) -> dict[str, list[int]]:
-        """Feature -> the claims of ``file`` that hold it (so a claim is compared only with
-        claims it shares a feature with)."""
-        found = self._indexes.get(file)
-        if found is None:
-            found = self._indexes[file] = {}
-            for at, (_, _, features_of, _) in enumerate(claims):
-                for feature in features_of:
-                    found.setdefault(feature, []).append(at)
-        return found
-
-    def _named(self, file: str) -> set[str]:
-        """The features of a memory's file name and name (its subject, as a rule): when each
-        side of a pair swaps its own subject into otherwise matching lines, the two memories
-        say the same things about two different subjects."""
-        found = self._names.get(file)
-        if found is None:
-            memory = self.by_file[file]
-            text = re.sub(r"[_\-./]+", " ", f"{memory.stem} {memory.name}")
-            found = self._names[file] = line_features(normal_line(text)) - _TYPE_WORDS
-        return found
-
-    def _claims(self, file: str) -> list[tuple[str, str, set[str], float]]:
-        """The memory's claims with three features or more: (as written, normal form,
-        features, mass), at most ``MAX_CLAIMS`` of them. A claim is a sentence of a list item
-        or a paragraph, its hard-wrapped lines joined (people wrap at 80 or 100 columns)."""
-        cached = self._claim_cache.get(file)
-        if cached is not None:
-            return cached
-        out = self._claim_cache[file] = []
-        seen: set[str] = set()
-        for text in sentences(self.by_file[file].body):
-            normal = normal_line(text)
-            if not normal or normal in seen:
-                continue
-            seen.add(normal)
-            found = line_features(normal)
-            if len(found) >= 3:
-                out.append((text, normal, found, self.mass(found)))
-                if len(out) >= MAX_CLAIMS:
-                    break
-        return out
-
-
 class _Weights(dict[str, float]):
     """Feature -> rarity; a feature no memory was indexed with (a CJK pair across a wrapped
     line) weighs as the rarest."""
@@ -521,18 +361,3 @@ class _Weights(dict[str, float]):
 
     def __missing__(self, feature: str) -> float:
         return self.rarest
-
-
-def _says_something(text: str, least: int) -> bool:
-    """Whether a claim makes a point of its own: not a heading (it names a topic), and with
-    ``least`` content features once its links are left out (a "see also [[x]]" line, or one
-    pointing at a file, says nothing of its own)."""
-    if text.startswith("#"):
-        return False
-    return not ("[" in text or "`" in text) \
-        or len(line_features(normal_line(_LINKS.sub(" ", text)))) >= least
-
-
-def _swapped(counts: Counter[str], matched: int) -> bool:
-    """Whether one word recurs in what most matching lines do not share (a subject swap)."""
-    return matched >= 3 and bool(counts) and counts.most_common(1)[0][1] * 2 > matched

@@ -71,9 +71,8 @@ def evaluate(ctx: RootContext, *, all_of_them: bool) -> tuple[list[GateResult], 
 
     ``all_of_them``: the dry-run report evaluates all seven (G7 only probes) and records
     nothing. Otherwise the first failure ends the evaluation (the gates after it in
-    evaluation order: not evaluated), ``--force`` skips G1–G6 (but G3 still closes for an
-    index edited within ``idle_minutes``), and G7 is left to the runner, which takes the
-    lock for real (it is returned as not evaluated).
+    evaluation order: not evaluated), ``--force`` skips G1–G6, and G7 is left to the runner,
+    which takes the lock for real (it is returned as not evaluated).
     """
     verdicts: dict[str, tuple[bool | None, str]] = {}
     ok = True
@@ -81,10 +80,6 @@ def evaluate(ctx: RootContext, *, all_of_them: bool) -> tuple[list[GateResult], 
         check = _CHECKS[gid]
         if (gid == "G7" and not all_of_them) or (not ok and not all_of_them):
             verdicts[gid] = (None, "not evaluated")
-        elif ctx.force and gid == "G3":
-            forced, reason = checks.idle_under_force(ctx)
-            verdicts[gid] = (forced, reason)
-            ok = ok and forced is not False
         elif ctx.force and gid != "G7":
             verdicts[gid] = (None, "skipped by --force")
         else:

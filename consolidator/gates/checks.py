@@ -153,7 +153,9 @@ def _written_by_a_run(state: Path, mtime_ns: int) -> bool:
 
 
 def idle(ctx: RootContext) -> tuple[bool, str]:
-    """No session, memory or index changed within ``idle_minutes``.
+    """No session and no memory changed within ``idle_minutes``. The index is not looked at
+    (a hand edit of it is no session at work); a run leaves an index changed within the
+    window alone, and so moves no memory out (see :func:`busy_index`).
 
     A session that just ended (``ctx.ended``, named by Claude Code's SessionEnd hook) is not
     live: its transcript is passed over, and when no other session of the store's projects
@@ -170,26 +172,10 @@ def idle(ctx: RootContext) -> tuple[bool, str]:
     if ended is not None:
         return True, (f"session {ctx.ended} ended and no other changed in the last {window} "
                       "min: what it wrote is settled")
-    index = busy_index(ctx)
-    if index is not None:
-        return False, index
     recent = _recent_memory(ctx, after)
     if recent is not None:
         return False, f"memory {recent} changed in the last {window} min"
     return True, f"nothing changed in the last {window} min"
-
-
-def idle_under_force(ctx: RootContext) -> tuple[bool | None, str]:
-    """G3 under ``--force``: the activity rule is skipped, the index rule is not.
-
-    A forced run still leaves each memory changed within ``idle_minutes`` alone; the index
-    cannot be left alone on its own (merges and archives must repoint it), so an index a
-    session may be writing closes the gate even under ``--force``.
-    """
-    index = busy_index(ctx)
-    if index is not None:
-        return False, f"{index}; a live session may be writing it (--force does not skip this)"
-    return None, "skipped by --force"
 
 
 def interval(ctx: RootContext) -> tuple[bool, str]:

@@ -3,8 +3,9 @@ call for (links to what moved, repointed or kept as text).
 
 Under ``apply = "safe"`` (the default) only safe actions are chosen and each judgment waits
 for review; ``"all"`` chooses every action; ``"none"`` none. What is not chosen is this run's
-proposal. While the index is there but cannot be read, nothing that moves a memory out of the
-root is chosen: the index's pointers to it could not follow.
+proposal. While the index must be left as it is (it cannot be read, or a session changed it
+within ``idle_minutes``), nothing that moves a memory out of the root is chosen: the index's
+pointers to it could not follow.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from consolidator.plan import leaving
 def run(work: Work) -> None:
     assert work.snapshot is not None
     plan = work.plan
-    held = _index_unreadable(work)
+    held = work.index_held()
     wanted = []
     for action in plan.actions:
         want = chosen(action, work.mode)
-        if want and held and leaving([action]):
-            work.skipped.append(f"{action.file}: left as it is, {held}")
+        if want and held is not None and leaving([action]):
+            why, then = held
+            work.skipped.append(f"{action.file}: left as it is, {why}, so its pointers could "
+                                f"not follow a memory moved out; {then}")
             want = False
         wanted.append(want)
     applied = work.executor.apply(plan.actions, wanted)
@@ -52,12 +55,3 @@ def follow_through(work: Work) -> None:
     applied = work.executor.apply(steps, [work.mode != "none"] * len(steps))
     work.plan = work.plan.with_actions(steps, applied)
 
-
-def _index_unreadable(work: Work) -> str | None:
-    """Why nothing may leave the root, when its index is there but cannot be read."""
-    assert work.snapshot is not None
-    index = work.snapshot.index
-    if index.error is None:
-        return None
-    return (f"{index.name} cannot be read ({index.error}), so its pointers could not follow "
-            "a memory moved out; mend it and run again")

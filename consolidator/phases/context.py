@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from consolidator.context import RootContext
 from consolidator.detect.findings import LlmUsage
 from consolidator.execute import Executor
+from consolidator.gates.checks import busy_index
 from consolidator.plan import SAFE, Action, Declined, Plan
 from consolidator.session import Session
 from consolidator.state.usage import Usage
 from consolidator.store.model import Snapshot
 
-__all__ = ["RootContext", "Work", "chosen"]
+__all__ = ["RootContext", "Work", "chosen", "index_held"]
 
 
 def chosen(action: Action, mode: str) -> bool:
@@ -39,6 +40,7 @@ class Work:
     usage: Usage | None = None  # which memories the sessions opened (scan counts them)
     session: Session | None = None  # the root's lifecycle (default: a session of ctx)
     _llm_start: tuple[int, int, int, int] = (0, 0, 0, 0)
+    _held: tuple[tuple[str, str] | None] | None = None  # index_held, once worked out
 
     def __post_init__(self) -> None:
         if self.session is None:
@@ -62,6 +64,14 @@ class Work:
         assert self.session is not None
         return self.session.executor
 
+    def index_held(self) -> tuple[str, str] | None:
+        """:func:`index_held` for the index as the scan found it, worked out once: this
+        run's own changes (an index item applied) never hold the index back."""
+        if self._held is None:
+            assert self.snapshot is not None
+            self._held = (index_held(self.ctx, self.snapshot),)
+        return self._held[0]
+
     def llm_usage(self) -> tuple[LlmUsage, list[str]]:
         """What this root spent on the model, and the backend's notes about it."""
         if self.ctx.llm is None:
@@ -71,3 +81,21 @@ class Work:
         spent = LlmUsage(usage.backend, usage.calls - calls, usage.input_tokens - tokens_in,
                          usage.output_tokens - tokens_out)
         return spent, [*usage.standing, *usage.notes[notes:]]
+
+
+def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
+    """Why this run must leave the index as it is, and what then to do; ``None`` when it
+    may change it. An index that is there but cannot be read cannot be repointed; one a
+    session changed within ``idle_minutes`` may be in its hands (unless that session has
+    ended: see ``RootContext.settled``; an ``apply`` only re-checks the file as it writes). Either way no memory may leave the root, or the
+    index would point at a file that is gone."""
+    index = snapshot.index
+    if index.error is not None:
+        return f"{index.name} cannot be read ({index.error})", "mend it and run again"
+    # A person's `apply` is no background run: what they answer, they answer now.
+    busy = None if ctx.settled or ctx.trigger == "apply" else busy_index(ctx)
+    if busy is not None:
+        return (f"{busy}: a live session may be writing it",
+                "the next run, once it has rested, does it")
+    return None
+

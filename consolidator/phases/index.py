@@ -113,8 +113,11 @@ def run(work: Work) -> None:
     so in a store whose changes reach others) it is proposed as one."""
     snapshot = work.after or work.snapshot
     assert snapshot is not None
-    if snapshot.index.error is not None:
-        note = f"{snapshot.index.name} left alone: {snapshot.index.error}"
+    held = work.index_held()
+    if held is not None:
+        why = (snapshot.index.error if snapshot.index.error is not None
+               else f"{held[0]}; {held[1]}")
+        note = f"{snapshot.index.name} left alone: {why}"
         work.plan = dataclasses.replace(work.plan, notes=work.plan.notes + (note,))
         return
     safe = plan(work, snapshot, SAFE_SCOPE)

@@ -108,6 +108,8 @@ def test_under_apply_none_an_ordinary_index_rebuild_is_proposed_once_as_safe(
     root.mkdir()
     put(root, "project_build.md", "The build runs on two cores and takes four minutes.\n", 9)
     (root / "MEMORY.md").write_text("# Memory index\n", encoding="utf-8")
+    when = time.time() - 9 * DAY  # an index a session edited just now is left alone
+    os.utime(root / "MEMORY.md", (when, when))
     assert index_steps(report_json(root, tmp_path, capsys, "--apply", "none")) == [
         ("safe", "index rebuilt", False)]
     capsys.readouterr()

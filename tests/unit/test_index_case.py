@@ -284,11 +284,11 @@ def test_memory_dir_gate_does_not_count_a_lowercase_index_as_a_memory(root: Path
     assert checks.memory_dir(_ctx(root)) == (False, "holds no memory file")
 
 
-def test_idle_gate_sees_a_lowercase_index_written_just_now(root: Path) -> None:
+def test_a_lowercase_index_written_just_now_is_busy(root: Path) -> None:
     """The index is a file a live session writes too, whatever its case."""
     memory(root, "a.md")
     write(root / "memory.md", INDEX, mtime_ns=NOW_NS - NS)
 
-    passed, reason = checks.idle(_ctx(root))
+    busy = checks.busy_index(_ctx(root))
 
-    assert not passed and "memory.md" in reason, reason
+    assert busy is not None and "memory.md" in busy, busy

@@ -117,10 +117,10 @@ class Session:
         self.held = held
 
     def sessions_scanned(self) -> None:
-        """Remember that the gates read the transcripts now (G5 holds across processes);
-        a dry run leaves no trace."""
-        if not self.dry:
-            record_scan(self._context())
+        """Remember that the gates read the transcripts now (G5 holds across processes), in
+        the state dir: a dry ``run`` too, as it records its history line (only ``report``
+        and ``status`` record nothing, and they never call this)."""
+        record_scan(self._context())
 
     # ------------------------------------------------------------------------- changes
 

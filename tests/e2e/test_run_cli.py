@@ -428,17 +428,20 @@ def test_the_scan_throttle_holds_across_separate_processes(tmp_path: Path) -> No
     assert second["gates"][5]["reason"] == "not evaluated"
 
 
-def test_a_dry_run_records_no_scan_and_changes_nothing(tmp_path: Path) -> None:
+def test_a_dry_run_records_its_scan_as_any_run_and_changes_nothing(tmp_path: Path) -> None:
     root = make_project(tmp_path, "p", sessions=5)
     before = {p.name: p.read_bytes() for p in root.iterdir()}
     args = ("run", "--dry-run", "--json", "--memory-dir", str(root),
             "--state-dir", str(tmp_path / "st"))
-    for _ in range(2):
-        proc = consolidator(*args)
-        assert proc.returncode == 0, proc.stderr
-        (only,) = json.loads(proc.stdout)["roots"]
-        assert only["status"] == "planned"
-        assert all(g["passed"] for g in only["gates"])
+    proc = consolidator(*args)
+    assert proc.returncode == 0, proc.stderr
+    (only,) = json.loads(proc.stdout)["roots"]
+    assert only["status"] == "planned"
+    assert all(g["passed"] for g in only["gates"])
+    again = json.loads(consolidator(*args).stdout)["roots"][0]
+    assert (again["status"], closed_gate(again)) == ("skipped", "G5"), "the throttle holds"
+    report = json.loads(consolidator("report", "--json", *args[3:]).stdout)["roots"][0]
+    assert report["status"] == "planned", "the report evaluates every gate, records nothing"
     assert {p.name: p.read_bytes() for p in root.iterdir()} == before
 
 

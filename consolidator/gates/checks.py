@@ -193,7 +193,8 @@ def scan_throttle(ctx: RootContext) -> tuple[bool, str]:
     try:
         last = os.stat(statedir.scan_mark(ctx.state)).st_mtime_ns
     except OSError:
-        return True, "no session count recorded yet (a run records one at G6; dry and --force runs do not)"
+        return True, ("no session count recorded yet (every `run` that reaches G6 records one; "
+                      "`report` and --force do not)")
     need = ctx.cfg.gates.scan_interval_minutes * MINUTE_NS
     since = ctx.now_ns - last
     if since >= need or since < 0:

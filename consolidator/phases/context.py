@@ -87,8 +87,8 @@ def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
     """Why this run must leave the index as it is, and what then to do; ``None`` when it
     may change it. An index that is there but cannot be read cannot be repointed; one a
     session changed within ``idle_minutes`` may be in its hands (unless that session has
-    ended: see ``RootContext.settled``; an ``apply`` only re-checks the file as it writes). Either way no memory may leave the root, or the
-    index would point at a file that is gone."""
+    ended: see ``RootContext.settled``; an ``apply`` only re-checks the file as it writes).
+    Either way no memory may leave the root, or the index would point at a file that is gone."""
     index = snapshot.index
     if index.error is not None:
         return f"{index.name} cannot be read ({index.error})", "mend it and run again"

@@ -26,8 +26,8 @@ def test_help_lists_the_commands_and_exit_codes() -> None:
     assert "report" in proc.stdout and "75" in proc.stdout
 
 
-def test_report_markdown_on_the_example(tmp_path: Path) -> None:
-    proc = _run("report", "--memory-dir", str(EXAMPLES / "memory"), "--state-dir", str(tmp_path))
+def test_report_markdown_on_the_example(tmp_path: Path, example_copy: Path) -> None:
+    proc = _run("report", "--memory-dir", str(example_copy), "--state-dir", str(tmp_path / "s"))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("# Dream Consolidator report")
     assert "project_old_payments.md" in proc.stdout

@@ -423,7 +423,8 @@ def test_scan_throttle_gate_passes_when_no_scan_was_recorded(root: Path) -> None
     passed, reason = checks.scan_throttle(make_ctx(root))
     assert passed is True
     # says why a forced or dry run left none, so a reader after `run --force` is not puzzled
-    assert reason == "no session count recorded yet (a run records one at G6; dry and --force runs do not)"
+    assert reason == ("no session count recorded yet (every `run` that reaches G6 records "
+                      "one; `report` and --force do not)")
 
 
 def test_scan_throttle_gate_passes_exactly_scan_interval_minutes_after_the_last_scan(

@@ -118,6 +118,10 @@ def run(work: Work) -> None:
         why = (snapshot.index.error if snapshot.index.error is not None
                else f"{held[0]}; {held[1]}")
         note = f"{snapshot.index.name} left alone: {why}"
+        if snapshot.index.error is None:  # what it would mend is still worth knowing
+            missing = plan(work, snapshot, ALL).missing
+            if missing:
+                note += f"; it points at missing files: {', '.join(missing)}"
         work.plan = dataclasses.replace(work.plan, notes=work.plan.notes + (note,))
         return
     safe = plan(work, snapshot, SAFE_SCOPE)

@@ -656,7 +656,8 @@ def test_force_skips_the_idle_gate_even_for_an_index_changed_within_idle_minutes
 
 def test_a_forced_run_leaves_an_index_changed_within_idle_minutes_alone(root: Path) -> None:
     index = root / "MEMORY.md"
-    index.write_text("- [Role](user_role.md) — who (a session is editing this)\n")
+    index.write_text("- [Role](user_role.md) — who (a session is editing this)\n"
+                     "- [Gone](gone.md) — a file no longer there\n")
     set_mtime(index, NOW_NS - 30 * NS)
     before = index.read_bytes()
     report = run_root(make_ctx(root, force=True, dry_run=False))
@@ -664,6 +665,7 @@ def test_a_forced_run_leaves_an_index_changed_within_idle_minutes_alone(root: Pa
     assert index.read_bytes() == before
     (note,) = [n for n in report.plan.notes if n.startswith("MEMORY.md left alone: ")]
     assert "changed 30 s ago, within 15 min: a live session may be writing it" in note
+    assert note.endswith("; it points at missing files: gone.md")  # said, not mended
 
 
 def test_force_never_skips_the_lock_gate(

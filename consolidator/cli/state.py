@@ -32,6 +32,7 @@ from consolidator.state.runs import (
     reopened,
     root_of,
     to_undo,
+    touched,
     withdrawn,
 )
 from consolidator.store.undo import undo_run
@@ -69,6 +70,14 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             where = str(root)
             if wanted is not None and where not in wanted:
                 continue
+            later = later_runs(run_dir, touched(run_dir)) if args.force else []
+            if later:  # --force puts back over edits made outside the tool, never over a
+                # later run's: undoing that run after this one would put its bytes back
+                print(f"consolidator: {root}: run {run_id} not undone: run {later[-1]} "
+                      f"changed the same files since; undo it first (consolidator undo "
+                      f"{later[-1]}; runs undo newest first)", file=sys.stderr)
+                failed = True
+                continue
             if args.run_id == LATEST:
                 print(f"{root}: undoing run {run_id}")
             done = undo_run(root, run_dir, force=args.force,
@@ -86,7 +95,7 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             if later:
                 text = text.replace(" (use --force)", "") + (
                     f"; run {later[-1]} changed them since: undo it first "
-                    f"(consolidator undo {later[-1]}; runs undo newest first), or use --force")
+                    f"(consolidator undo {later[-1]}; runs undo newest first)")
             print(f"consolidator: {text if text.startswith(where) else where + ': ' + text}",
                   file=sys.stderr)
             failed = True

@@ -421,7 +421,7 @@ def _memories_md(plan: Plan, mask: Mask, verbose: bool) -> list[str]:
         more = "more " if rows else ""
         out += ([""] if rows else []) + [
             f"{quiet} {more}{'memory' if quiet == 1 else 'memories'} with no warning besides "
-            f"{'its' if quiet == 1 else 'their'} age: `consolidator report --verbose` lists them"]
+            f"{'its' if quiet == 1 else 'their'} age: the same report with `--verbose` lists them"]
     return out
 
 

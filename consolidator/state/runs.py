@@ -164,6 +164,14 @@ def root_of(run_dir: Path) -> Path:
     return Path(memory_dir)
 
 
+def touched(run_dir: Path) -> list[str]:
+    """The files a run's journal says it set out to change (none if it cannot be read)."""
+    try:
+        return sorted({e.file for e in load(run_dir).intents})
+    except Exception:  # noqa: BLE001 - a damaged journal: undo itself says what is wrong
+        return []
+
+
 def later_runs(run_dir: Path, files: list[str]) -> list[str]:
     """The runs of the same root after ``run_dir`` (not undone) that changed any of
     ``files``, oldest first: what an undo refused for "changed since" should undo first."""

@@ -264,6 +264,30 @@ def test_nothing_leaves_the_root_while_its_index_cannot_be_read(
     assert "project_api_notes.md" in json.dumps(waiting), "the merge still waits for review"
 
 
+@pytest.mark.parametrize("guard", ["write-protected", "hard link"])
+def test_a_memory_its_owner_guards_is_left_as_it_is(
+    world: World, capsys: pytest.CaptureFixture[str], guard: str
+) -> None:
+    """A rename needs only the folder's permission: the tool must not step over a file's
+    own write protection, nor split a file another name shares."""
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    notes = world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    world.raw("MEMORY.md", b"- [API](project_api.md) \xe2\x80\x94 the API\n"
+                           b"- [API notes](project_api_notes.md) \xe2\x80\x94 notes on it\n")
+    if guard == "write-protected":
+        notes.chmod(0o444)
+    else:
+        os.link(notes, world.root.parent / "elsewhere.md")
+    before = world.tree()
+
+    report = world.run(capsys)
+
+    assert world.tree() == before
+    assert any(s.startswith("project_api_notes.md: ") and "left alone" in s
+               and ("write-protected" in s if guard == "write-protected" else "hard links" in s)
+               for s in report["skipped"]), report["skipped"]
+
+
 def test_wiki_pointers_in_the_index_count_and_follow_merges_and_archives(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

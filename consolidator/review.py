@@ -27,6 +27,7 @@ from consolidator.runner import RunOptions, context_for
 from consolidator.session import Session, describe_error
 from consolidator.state import proposal, statedir
 from consolidator.state.proposal import Item, Proposal
+from consolidator.state.runs import LATEST
 from consolidator.state.statedir import APPLIED, DECLINED, REFUSED
 from consolidator.store.scan import scan
 
@@ -89,6 +90,8 @@ def target(state_dir: Path, roots: Sequence[Path] | None, run_id: str | None,
     left waiting); for an id whose proposals wait in several roots when neither ``roots``
     nor ``all_roots`` says which (one pass over several roots gives each the same id); and
     for action numbers that could mean more than one proposal (each numbered from 1)."""
+    if run_id == LATEST:  # as with `undo latest`: a root keeps only its newest proposal
+        run_id = None
     if run_id is not None:
         statedir.check_run_id(run_id)
         found = [(r, p) for r, p in proposals(state_dir, roots) if p.run_id == run_id]

@@ -187,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     apply = command(sub, "apply", help="apply a proposal's actions (all, or the chosen ones)")
     apply.add_argument("run_id", metavar="RUN_ID", nargs="?",
-                       help="the run whose proposal to apply (default: every waiting one)")
+                       help="the run whose proposal to apply (default, or `latest`: every "
+                       "waiting one)")
     choice = apply.add_mutually_exclusive_group()
     choice.add_argument("--only", metavar="N,M", type=_numbers, help="apply only these actions")
     choice.add_argument("--except", dest="without", metavar="N,M", type=_numbers,
@@ -197,7 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     reject = command(sub, "reject", help="decline a proposal's actions (all, or the chosen)")
     reject.add_argument("run_id", metavar="RUN_ID", nargs="?",
-                        help="the run whose proposal to decline (default: every waiting one)")
+                        help="the run whose proposal to decline (default, or `latest`: every "
+                        "waiting one)")
     reject.add_argument("--only", metavar="N,M", type=_numbers,
                         help="decline only these actions")
     _all_roots(reject, "decline")

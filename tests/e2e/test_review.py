@@ -899,6 +899,16 @@ def test_an_answer_while_another_process_holds_the_lock_exits_75_and_changes_not
     assert cli_run(capsys, ex, command, rid)[0] == 0, "the lock free again, it goes through"
 
 
+def test_apply_latest_applies_the_proposal_waiting_as_with_no_run_id(
+    ex: Ex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_force(capsys, ex)
+    rid = run_id_of_proposal(ex)
+    code, out, err = cli_run(capsys, ex, "apply", "latest", "--only", "1")
+    assert code == 0, err
+    assert rid in out and "consolidator undo " in out
+
+
 def test_undo_of_a_run_an_apply_changed_since_names_the_apply_to_undo_first(
     ex: Ex, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -20,7 +20,6 @@ from consolidator.state.proposal import Proposal
 from consolidator.stop import StopToken
 from consolidator.store.frontmatter import BOM, ParseError, parse
 from consolidator.store.model import FileStat, IndexFile, Memory, Snapshot, Unparsed
-from consolidator.store.recheck import guarded_at
 from consolidator.store.scan import scan
 from consolidator.store.transaction import Transaction
 
@@ -107,9 +106,7 @@ class Executor:
         # A source its owner guards would stay live beside the survivor that now holds its
         # lines: the merge waits whole (each file is checked again as it is written).
         for source in action.sources:
-            why = guarded_at(self.root, source)
-            if why:
-                raise FileChanged(f"{source}: {why}; left alone")
+            tx.guarded(source)
         tx.rewrite(_before(action, action.file), action.data, action.mtime_ns, action.reason)
         for source in action.sources:
             if source == action.file:

@@ -32,7 +32,6 @@ from consolidator.state.runs import (
     reopened,
     root_of,
     to_undo,
-    touched,
     withdrawn,
 )
 from consolidator.store.undo import undo_run
@@ -70,7 +69,7 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             where = str(root)
             if wanted is not None and where not in wanted:
                 continue
-            later = later_runs(run_dir, touched(run_dir)) if args.force else []
+            later = later_runs(run_dir) if args.force else []
             if later:  # --force puts back over edits made outside the tool, never over a
                 # later run's: undoing that run after this one would put its bytes back
                 print(f"consolidator: {root}: run {run_id} not undone: run {later[-1]} "

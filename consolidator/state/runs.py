@@ -164,23 +164,19 @@ def root_of(run_dir: Path) -> Path:
     return Path(memory_dir)
 
 
-def touched(run_dir: Path) -> list[str]:
-    """The files a run's journal says it set out to change (none if it cannot be read)."""
+def later_runs(run_dir: Path, files: list[str] | None = None) -> list[str]:
+    """The runs of the same root after ``run_dir`` (neither undone nor rolled back) that
+    changed any of ``files`` (``None``: any file ``run_dir`` set out to change), oldest first:
+    what an undo of ``run_dir`` must undo first."""
     try:
-        return sorted({e.file for e in load(run_dir).intents})
+        own = load(run_dir)
     except Exception:  # noqa: BLE001 - a damaged journal: undo itself says what is wrong
         return []
-
-
-def later_runs(run_dir: Path, files: list[str]) -> list[str]:
-    """The runs of the same root after ``run_dir`` (not undone) that changed any of
-    ``files``, oldest first: what an undo refused for "changed since" should undo first."""
-    if not files:
+    wanted = {e.file for e in own.intents} if files is None else set(files)
+    started = own.meta.get("started_ns")
+    if not wanted or not isinstance(started, int):
         return []
     state = statedir.state_of_run(run_dir)
-    started = load(run_dir).meta.get("started_ns")
-    if not isinstance(started, int):
-        return []
     out = []
     for name in statedir.run_ids(state):
         try:
@@ -189,7 +185,8 @@ def later_runs(run_dir: Path, files: list[str]) -> list[str]:
             continue
         when = journal.meta.get("started_ns")
         if (isinstance(when, int) and when > started and not journal.undone
-                and {e.file for e in journal.intents} & set(files)):
+                and journal.closed != "rolled back"
+                and {e.file for e in journal.intents} & wanted):
             out.append((when, name))
     return [name for _when, name in sorted(out)]
 

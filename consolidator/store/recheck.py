@@ -235,12 +235,8 @@ def hold_scanned(folder: Folder, name: str, expected: FileStat) -> Held:
     if fd is None:
         raise FileChanged(f"{expected.rel}: removed since the scan")
     try:
-        st = os.fstat(fd)
-        if _sig(st) != (expected.size, expected.mtime_ns):
+        if _sig(os.fstat(fd)) != (expected.size, expected.mtime_ns):
             raise FileChanged(changed)
-        guarded = _guarded(st)
-        if guarded:
-            raise FileChanged(f"{expected.rel}: {guarded}; left alone")
         held = Held(fd)
     except BaseException:
         os.close(fd)
@@ -251,26 +247,16 @@ def hold_scanned(folder: Folder, name: str, expected: FileStat) -> Held:
     return held
 
 
-def _guarded(st: os.stat_result) -> str:
-    """Why a file its owner guards must not be replaced or moved ("" when it may be): a
+def guarded(st: os.stat_result) -> str:
+    """Why a run must not replace or move a file its owner guards ("" when it may): a
     write-protected file (a rename needs only the folder's permission, so the tool would
     step over the protection), or one with another hard link (a new file under one name would
-    silently split the two)."""
+    silently split the two). Undo and rollback put bytes back whatever this says."""
     if not st.st_mode & stat_mod.S_IWUSR:
         return "write-protected (its owner may not write it)"
     if st.st_nlink > 1:
         return f"it has {st.st_nlink} hard links (another name shares its bytes)"
     return ""
-
-
-def guarded_at(root: Path, rel: str) -> str:
-    """:func:`_guarded` for ``rel`` under ``root`` as it is now ("" if it cannot be told:
-    the step's own re-check then has the last word)."""
-    try:
-        st = os.lstat(root / rel)
-    except OSError:
-        return ""
-    return _guarded(st) if stat_mod.S_ISREG(st.st_mode) else ""
 
 
 def read_checked(folder: Folder, name: str, expected: FileStat) -> bytes:

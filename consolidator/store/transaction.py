@@ -8,6 +8,7 @@ is skipped (a live session is writing it) and reported by the caller.
 from __future__ import annotations
 
 import hashlib
+import stat as stat_mod
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -17,7 +18,7 @@ from consolidator.state import statedir
 from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.journal import AfterRecord, Journal
 from consolidator.store.model import FileStat
-from consolidator.store.recheck import read_checked, rel_parts
+from consolidator.store.recheck import guarded, read_checked, rel_parts
 from consolidator.store.write import atomic_write, check_new_name, move_in, write_in
 
 
@@ -64,10 +65,26 @@ class Transaction:
         except (FileNotFoundError, NotADirectoryError):
             raise FileChanged(f"{rel}: removed since the scan") from None
 
+    def guarded(self, rel: str) -> None:
+        """:class:`FileChanged` if the scanned file ``rel`` is one its owner guards (see
+        :func:`consolidator.store.recheck.guarded`)."""
+        folder, name = self._folder_of(rel)
+        with folder:
+            self._unguarded(folder, name, rel)
+
+    @staticmethod
+    def _unguarded(folder: Folder, name: str, rel: str) -> None:
+        st = folder.lstat(name)
+        why = guarded(st) if st is not None and stat_mod.S_ISREG(st.st_mode) else ""
+        if why:
+            raise FileChanged(f"{rel}: {why}; left alone")
+
     def rewrite(self, stat: FileStat, data: bytes, mtime_ns: int, reason: str) -> None:
-        """Replace a scanned file's bytes; raises FileChanged if it moved on meanwhile."""
+        """Replace a scanned file's bytes; raises FileChanged if it moved on meanwhile or its
+        owner guards it."""
         folder, name = self._folder_of(stat.rel)
         with folder:
+            self._unguarded(folder, name, stat.rel)
             original = read_checked(folder, name, stat)
             step = self.journal.next_step()
             dest = statedir.backup(self.run_dir, step, stat.rel)
@@ -95,9 +112,11 @@ class Transaction:
             self.journal.done(step, "create", rel)
 
     def archive(self, stat: FileStat, reason: str) -> None:
-        """Move a scanned file, byte for byte, into this run's archive."""
+        """Move a scanned file, byte for byte, into this run's archive (not one its owner
+        guards)."""
         folder, name = self._folder_of(stat.rel)
         with folder:
+            self._unguarded(folder, name, stat.rel)
             step = self.journal.next_step()
             self.journal.intent(step, "archive", stat.rel, stat, stat.sha256, reason)
             dest = statedir.archived(self.run_dir, stat.rel)

@@ -22,17 +22,31 @@ def run(work: Work) -> None:
     assert work.snapshot is not None
     plan = work.plan
     held = work.index_held()
-    wanted = []
-    for action in plan.actions:
+    # An index that cannot be read stays so until a person mends it: what moves a memory out
+    # is not proposed either (an apply would refuse it); the next run after the mend does it.
+    stuck = held is not None and work.snapshot.index.error is not None \
+        and work.ctx.trigger != "apply"
+    wanted, unproposed = [], set()
+    for i, action in enumerate(plan.actions):
         want = chosen(action, work.mode)
-        if want and held is not None and leaving([action]):
-            why, then = held
-            work.skipped.append(f"{action.file}: left as it is, {why}, so its pointers could "
-                                f"not follow a memory moved out; {then}")
+        if held is not None and leaving([action]) and (want or stuck):
+            if stuck:
+                unproposed.add(i)
+            else:
+                why, then = held
+                work.skipped.append(f"{action.file}: left as it is, {why}, so its pointers "
+                                    f"could not follow a memory moved out; {then}")
             want = False
         wanted.append(want)
+    if unproposed:
+        why, then = held or ("", "")
+        n = len(unproposed)
+        note = (f"{why}: {n} {'change' if n == 1 else 'changes'} moving a memory out "
+                f"not proposed (listed as not applied), as its pointers could not follow; "
+                f"{then}")
+        work.plan = plan = dataclasses.replace(plan, notes=plan.notes + (note,))
     applied = work.executor.apply(plan.actions, wanted)
-    work.proposed = tuple(i for i, w in enumerate(wanted) if not w)
+    work.proposed = tuple(i for i, w in enumerate(wanted) if not w and i not in unproposed)
     work.plan = dataclasses.replace(plan, applied=tuple(applied))
     # The links are planned on the root as the applied actions leave it, worked out from
     # them; the root is read again once, when the round's steps are all done.

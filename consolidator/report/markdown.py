@@ -308,8 +308,9 @@ def _plan_md(report: RunReport, root: RootReport, mask: Mask, actions: _Actions)
         out.append("none")
     if actions.left:
         out += ["", "### Planned, not applied" if dry else "### Not applied", "",
-                "Neither applied nor proposed: a step whose files changed (see Skipped), or "
-                "one this run's `apply` setting leaves to a later run.", ""]
+                "Neither applied nor proposed: a step left alone (see why below), one held "
+                "while the index cannot be read (see Notes), or one this run's `apply` setting "
+                "leaves to a later run.", ""]
         out += _actions_md(actions.left, mask, numbered=False)
     return out
 
@@ -481,7 +482,7 @@ def markdown(report: RunReport, *, verbose: bool = False) -> str:
         if plan.notes:
             out += ["", "### Notes", ""] + [f"- {_inline(mask(n))}" for n in plan.notes]
         if root.skipped:
-            out += ["", "### Skipped (changed on disk during the run)", ""]
+            out += ["", "### Left alone (each with its reason)", ""]
             out += [f"- {_inline(mask(s))}" for s in root.skipped]
         if root.status != "skipped":
             out += _memories_md(plan, mask, verbose)

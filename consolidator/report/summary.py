@@ -33,7 +33,7 @@ def summary_of(counts: MutableMapping[str, Any], dry: bool = False, past: bool =
                      else f"{n} proposed for review" if past
                      else f"{n} wait for review (consolidator proposals)")
     if counts.get("skipped"):
-        parts.append(f"{counts['skipped']} left alone (changed on disk)")
+        parts.append(f"{counts['skipped']} left alone (see why below)")
     if dry and parts:
         return "nothing changed; would make " + ", ".join(parts)
     return ", ".join(parts) or "nothing to change"

@@ -81,6 +81,8 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "links [x](": _repeat("[x]("),
     "angle links [x](<": _repeat("[x](<"),
     "wiki links [[x#": _repeat("[[x#"),
+    "reference definitions [x]: ": _repeat("[x]: a.md \"t "),
+    "reference labels [\\]": _repeat("[\\]"),
     "escaped brackets": _repeat("\\["),
     "spaces": _repeat(" ", "# a", "b"),
     "tabs and spaces": _repeat(" \t", "- status: a", "b"),

@@ -1,5 +1,5 @@
 """Links in memory bodies and the index: which memories link where, and repointing
-``[t](old.md)`` and ``[[old-name]]`` to a survivor.
+``[t](old.md)``, ``[label]: old.md`` and ``[[old-name]]`` to a survivor.
 
 A ``[[key]]`` link names a memory by its name, file stem or file (see :func:`name_table`);
 in the index, a key that names no memory names the file ``key.md``, as a Markdown link to
@@ -11,7 +11,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 
-from consolidator.store.links import LINK_RE, WIKI_RE, relink, resolve_link
+from consolidator.store.links import WIKI_RE, link_matches, relink, resolve_link, sub_links
 from consolidator.store.model import Memory, Snapshot
 from consolidator.store.names import TOPIC_PREFIX
 
@@ -51,7 +51,7 @@ def repoint(
         )
         return match.group(0).replace(match.group(1), new_name, 1)
 
-    body = LINK_RE.sub(file_link, body)
+    body = sub_links(file_link, body)
     body = WIKI_RE.sub(wiki_link, body)
     return body, changed
 
@@ -105,7 +105,7 @@ def links_of(memory: Memory, names: dict[str, Memory], body: str | None = None) 
     folder = posixpath.dirname(memory.file)
     out: set[str] = set()
     body = memory.body if body is None else body
-    for match in LINK_RE.finditer(body):
+    for match in link_matches(body):
         target = resolve_link(match.group(2), folder)
         if target:
             out.add(target)
@@ -129,7 +129,7 @@ def named_anywhere(snapshot: Snapshot) -> frozenset[str]:
     """Every memory file the index or another memory links to, by file or by name."""
     names = name_table(list(snapshot.memories))
     index = snapshot.index.text or ""
-    out = {t for m in LINK_RE.finditer(index) if (t := resolve_link(m.group(2), ""))}
+    out = {t for m in link_matches(index) if (t := resolve_link(m.group(2), ""))}
     out.update(names[m.group(1).strip()].file for m in WIKI_RE.finditer(index)
                if m.group(1).strip() in names)
     for memory in snapshot.memories:

@@ -17,7 +17,7 @@ from consolidator.index.parse import IndexLine, classify
 from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.shrink import MAX_TOPICS, Fitter
 from consolidator.index.window import Limits, within
-from consolidator.store.links import LINK_RE, WIKI_RE, resolve_link
+from consolidator.store.links import WIKI_RE, link_matches, resolve_link
 from consolidator.store.model import Memory
 
 UNLISTED_TITLE = "Memories not listed in the index"
@@ -101,7 +101,7 @@ def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
     while frontier:
         memory = live[frontier.pop()]
         folder = memory.file.rpartition("/")[0]
-        targets = {t for m in LINK_RE.finditer(memory.body)
+        targets = {t for m in link_matches(memory.body)
                    if (t := resolve_link(m.group(2), folder)) is not None}
         if "[[" in memory.body:
             if names is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable, Iterator
 from urllib.parse import quote, unquote
 
 _DRIVE = re.compile(r"[A-Za-z]:")  # a Windows drive: never a memory of the root
@@ -28,6 +29,11 @@ LINK_RE = re.compile(
     r"(?<!\\)\[((?:" + _FLAT + "|" + _NESTED + r")*)\]"
     r"\(\s*(<[^<>\n]*>|[^)\s\[]+)(\s+\"[^\"\n]*\")?\s*\)")
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
+# A reference definition ("[1]: notes.md" on a line of its own; "[t][1]" elsewhere uses it):
+# groups as LINK_RE's (label, target, title). A footnote ("[^1]: ...") is no link.
+REF_RE = re.compile(
+    r"^ {0,3}\[(?!\^)((?:[^\[\]\\\n]|\\.){1,999})\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)"
+    r"([ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$", re.MULTILINE)
 _LINK_UNSAFE = set(" ()<>[]#%\\\"'`")
 
 
@@ -68,7 +74,24 @@ def relink(match: re.Match[str], new_path: str) -> str:
     inner = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
     anchor = "#" + inner.split("#", 1)[1] if "#" in inner else ""
     title = match.group(3) or ""
+    if match.re is REF_RE:
+        indent = match.group(0)[:match.group(0).index("[")]
+        return f"{indent}[{match.group(1)}]: {link_path(new_path)}{anchor}{title}"
     return f"[{match.group(1)}]({link_path(new_path)}{anchor}{title})"
+
+
+def link_matches(text: str) -> Iterator[re.Match[str]]:
+    """Every Markdown link in ``text``, inline and reference definitions (groups: text or
+    label, target, title)."""
+    yield from LINK_RE.finditer(text)
+    if "]:" in text:
+        yield from REF_RE.finditer(text)
+
+
+def sub_links(swap: Callable[[re.Match[str]], str], text: str) -> str:
+    """``text`` with every link (inline or reference definition) replaced by ``swap``."""
+    text = LINK_RE.sub(swap, text)
+    return REF_RE.sub(swap, text) if "]:" in text else text
 
 
 def retarget(text: str, old: str, new: str) -> str:
@@ -79,7 +102,7 @@ def retarget(text: str, old: str, new: str) -> str:
             return match.group(0)
         return relink(match, new)
 
-    return LINK_RE.sub(swap, text)
+    return sub_links(swap, text)
 
 
 def unlink(text: str, targets: set[str], mark: str) -> str:
@@ -92,6 +115,8 @@ def unlink(text: str, targets: set[str], mark: str) -> str:
             return match.group(0)
         title = match.group(1).replace("\\[", "[").replace("\\]", "]").strip()
         note = f"({target} {mark})"
+        if match.re is REF_RE:  # the label's uses stay words: "[t][1]" shows as written
+            return f"{title}: {note}{match.group(3) or ''}"
         return f"{title} {note}" if title else note
 
-    return LINK_RE.sub(plain, text)
+    return sub_links(plain, text)

@@ -15,6 +15,7 @@ from consolidator.store import links as markdown_links
 from consolidator.store.links import (
     LINK_RE,
     WIKI_RE,
+    link_matches,
     link_path,
     local_target,
     relink,
@@ -61,6 +62,19 @@ def test_retarget_and_unlink_touch_only_links_to_the_files_named() -> None:
     assert retarget(text, "a.md", "c.md") == "[a](c.md), [b](b.md) and [[a]]"
     assert unlink(text, {"a.md"}, "archived") == "a (a.md archived), [b](b.md) and [[a]]"
     assert unlink("[](a.md)", {"a.md"}, "missing") == "(a.md missing)"
+
+
+def test_reference_definitions_are_links_and_footnotes_are_not() -> None:
+    text = ('See [the rule][1] and [setup].\n\n[1]: old.md#why "Old rule"\n'
+            '  [setup]: <set up.md>\n[^1]: old.md\n[web]: https://example.com/old.md\n')
+
+    found = [(m.group(1), local_target(m.group(2))) for m in link_matches(text)]
+    assert found == [("1", "old.md"), ("setup", "set up.md"), ("web", None)]
+    assert retarget(text, "old.md", "new note.md") == text.replace(
+        '[1]: old.md#why', '[1]: <new note.md>#why')
+    assert unlink(text, {"old.md"}, "archived") == text.replace(
+        '[1]: old.md#why "Old rule"', '1: (old.md archived) "Old rule"'), \
+        "the definition's words stay; the label's uses read as written"
 
 
 def test_wiki_links_name_a_memory_without_their_heading_or_alias() -> None:

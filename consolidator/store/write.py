@@ -2,8 +2,8 @@
 make first are in :mod:`consolidator.store.recheck`).
 
 Nothing here unlinks a memory. A rewrite goes to a temp file beside the target (never named
-``*.md``, so Claude Code never reads it), is fsynced, takes the old file's mode and the
-planned mtime, and replaces the target by rename. Before any change the file on disk is
+``*.md``, so Claude Code never reads it), is fsynced, takes the old file's mode, owner and
+extended attributes and the planned mtime, and replaces the target by rename. Before any change the file on disk is
 compared with what the scan saw; a file a live session touched meanwhile is left alone. A new
 file never takes a name that an existing one already has on a case-insensitive or
 normalising file system (``MEMORY.md`` beside ``memory.md``).
@@ -19,6 +19,7 @@ file (temp, partial copy) fits in 255 bytes, whatever the file's own name.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
@@ -158,6 +159,42 @@ def _side_file(folder: Folder, name: str, data: bytes, mode: int, mtime_ns: int 
     return side
 
 
+def _carry_over(held: Held, folder: Folder, tmp: str) -> None:
+    """The old file's owner and extended attributes onto its replacement ``tmp``, as far as
+    this process may set them: a rename keeps the new file's own (the mode is set as it is
+    written). An attribute the file system or the user's rights refuse is left behind."""
+    owner = (held.st.st_uid, held.st.st_gid)
+    names = _xattr_names(held.fd)
+    if not names and owner == (os.geteuid(), os.getegid()):
+        return
+    try:
+        fd = os.open(folder.at(tmp), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     dir_fd=folder.dir_fd)
+    except OSError:
+        return
+    try:
+        st = os.fstat(fd)
+        if (st.st_uid, st.st_gid) != owner:
+            with contextlib.suppress(OSError):
+                os.fchown(fd, *owner)
+        for attr in names:
+            with contextlib.suppress(OSError):
+                os.setxattr(fd, attr, os.getxattr(held.fd, attr))
+    finally:
+        os.close(fd)
+
+
+def _xattr_names(fd: int) -> list[str]:
+    """The extended attributes of the open file ``fd`` (none where the platform or the file
+    system has none)."""
+    if not hasattr(os, "listxattr"):
+        return []
+    try:
+        return os.listxattr(fd)
+    except OSError:
+        return []
+
+
 def _unlink_quietly(folder: Folder, name: str) -> None:
     """Remove one of the store's own side files."""
     try:
@@ -294,6 +331,8 @@ def write_in(
         folder.verify()
         if held is not None and not held.still_at(folder, name):
             raise FileChanged(f"{label}: replaced on disk while being written")
+        if held is not None:
+            _carry_over(held, folder, tmp)
         if exclusive or was_missing:
             # link() fails if the target exists: no window in which a new file could be lost.
             try:

@@ -339,3 +339,50 @@ def test_history_says_what_a_pass_proposed_not_that_it_still_waits(
     first = capsys.readouterr().out.splitlines()[1]
     assert "proposed for review" in first
     assert "wait for review" not in first
+
+
+def _xattrs(path: Path) -> dict[str, bytes]:
+    return {k: os.getxattr(path, k) for k in os.listxattr(path)}
+
+
+def test_a_rewrite_and_its_undo_keep_the_files_extended_attributes(
+    setup: Setup, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A rename swaps in a new inode: tags a user set (a Finder label, a backup tool's mark)
+    must move over to it, and come back with the undo."""
+    if not hasattr(os, "listxattr"):
+        pytest.skip("no extended attributes on this platform")
+    rewritten = ("project_api.md", "project_demo.md", "project_clients.md", "MEMORY.md")
+    try:
+        for rel in rewritten:
+            os.setxattr(setup.root / rel, "user.tag", rel.encode())
+    except OSError as exc:
+        pytest.skip(f"this file system keeps no user attributes: {exc}")
+    before = setup.tree()
+
+    report = setup.run(capsys)
+
+    written = {a["file"] for a in report["actions"] if a["op"] in ("merge", "rewrite")}
+    assert set(rewritten) - {"MEMORY.md"} <= written
+    for rel in rewritten:
+        assert _xattrs(setup.root / rel) == {"user.tag": rel.encode()}, rel
+    code, _out, err = setup.undo(capsys)
+    assert code == 0, err
+    assert setup.tree() == before
+    for rel in rewritten:
+        assert _xattrs(setup.root / rel) == {"user.tag": rel.encode()}, rel
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="only root may give a file another owner")
+def test_a_rewrite_run_as_root_keeps_the_files_owner(
+    setup: Setup, capsys: pytest.CaptureFixture[str]
+) -> None:
+    demo = setup.root / "project_demo.md"
+    os.chown(demo, 4321, 4322)
+
+    report = setup.run(capsys)
+
+    assert ("rewrite", "project_demo.md") in {(a["op"], a["file"]) for a in report["actions"]}
+    st = demo.stat()
+    assert (st.st_uid, st.st_gid) == (4321, 4322), "the user's file stays the user's"

@@ -173,8 +173,9 @@ def _ready(items: Sequence[Item], work: Work, done: Answered, found: Proposal) -
     assert work.snapshot is not None
     ready = []
     states = proposal.states_of(work.snapshot)
+    unreadable = proposal.unreadable_of(work.snapshot)
     for item in items:
-        problem = found.blocked(item) or proposal.moved_on(item.action, states)
+        problem = found.blocked(item) or proposal.moved_on(item.action, states, unreadable)
         if problem is None:
             ready.append(item)
         else:

@@ -46,6 +46,13 @@ def handler(command: str) -> Handler:
     return found
 
 
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pipes.stdout_closed()
+
+
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     """Run the command line; return the exit code (never raises for an expected error)."""
     env = os.environ if env is None else env
@@ -56,7 +63,9 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         if args.command is None:
             build_parser().print_help(sys.stdout)  # bare `consolidator`: what it can do
             return EXIT_OK
-        return handler(args.command)(args, env)
+        code = handler(args.command)(args, env)
+        _flush_stdout()  # here, not at exit: a reader gone by now changes no exit code
+        return code
     except ConfigError as exc:
         print(f"consolidator: config error in {exc.source}:", file=sys.stderr)
         for problem in exc.problems:

@@ -12,6 +12,7 @@ from consolidator.plan import SAFE, Action, Declined, Plan
 from consolidator.session import Session
 from consolidator.state.usage import Usage
 from consolidator.store.model import Snapshot
+from consolidator.store.scan import SYMLINK
 
 __all__ = ["RootContext", "Work", "chosen", "index_held"]
 
@@ -91,7 +92,9 @@ def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
     Either way no memory may leave the root, or the index would point at a file that is gone."""
     index = snapshot.index
     if index.error is not None:
-        return f"{index.name} cannot be read ({index.error})", "mend it and run again"
+        mend = ("replace the link with a copy of the file it points at"
+                if index.error == SYMLINK else "mend it")
+        return f"{index.name} cannot be read ({index.error})", f"{mend} and run again"
     # A person's `apply` is no background run: what they answer, they answer now.
     busy = None if ctx.settled or ctx.trigger == "apply" else busy_index(ctx)
     if busy is not None:

@@ -32,6 +32,9 @@ def summary_of(counts: MutableMapping[str, Any], dry: bool = False, past: bool =
         parts.append(f"{n} for review (a dry run keeps no proposal)" if dry
                      else f"{n} proposed for review" if past
                      else f"{n} wait for review (consolidator proposals)")
+    if counts.get("held"):
+        parts.append(f"{counts['held']} held, neither applied nor proposed (the report's notes "
+                     "say why)")
     if counts.get("skipped"):
         parts.append(f"{counts['skipped']} left alone (see why below)")
     if dry and parts:

@@ -66,10 +66,21 @@ def counts(report: RootReport) -> dict[str, int]:
         # Still over Claude Code's limits after the pass: its own memory writes fail.
         "index_over": int(bool(plan.index and not plan.index.within_limits)),
         "skipped": len(report.skipped),
+        "held": held(plan, len(report.skipped)),
         "llm_calls": report.llm.calls,
         "llm_input_tokens": report.llm.input_tokens,
         "llm_output_tokens": report.llm.output_tokens,
     }
+
+
+def held(plan: Plan, skipped: int) -> int:
+    """The plan's actions neither applied nor proposed, past those a step left alone as it
+    ran (each of those says why on its own): what waits for a person to mend something first
+    (an index that cannot be read)."""
+    done = plan.applied + (False,) * (len(plan.actions) - len(plan.applied))
+    waiting = set(plan.proposal.at) if plan.proposal is not None else set()
+    left = sum(1 for i, ok in enumerate(done) if not ok and i not in waiting)
+    return max(0, left - skipped)
 
 
 # ----------------------------------------------------------------------------- time and order

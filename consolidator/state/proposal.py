@@ -150,14 +150,17 @@ def build(run_id: str, root: Path, created_at: str, actions: Sequence[Action],
     return Proposal(run_id, str(root), created_at, tuple(items)), kept, notes
 
 
-def moved_on(action: Action, states: Mapping[str, FileStat]) -> str | None:
+def moved_on(action: Action, states: Mapping[str, FileStat],
+             unreadable: Mapping[str, str] | None = None) -> str | None:
     """Why ``action`` can no longer be applied to the root whose files are in ``states``
-    (see :func:`states_of`), or ``None``: a file it touches changed (or went) since the
-    state it recorded, or a file it creates exists."""
+    (see :func:`states_of`), or ``None``: a file it touches changed (or went, or is there
+    but cannot be read: ``unreadable``, see :func:`unreadable_of`) since the state it
+    recorded, or a file it creates exists."""
     for before in action.before:
         now = states.get(before.rel)
         if now is None:
-            return f"{before.rel} is gone"
+            why = (unreadable or {}).get(before.rel)
+            return f"{before.rel} cannot be read now ({why})" if why else f"{before.rel} is gone"
         if (now.size, now.mtime_ns, now.sha256) != (before.size, before.mtime_ns, before.sha256):
             return f"{before.rel} changed since"
     if not action.before and action.file in states:
@@ -171,6 +174,14 @@ def states_of(snapshot: Snapshot) -> dict[str, FileStat]:
     out.update({u.rel: u.stat for u in snapshot.unparsed if u.stat is not None})
     if snapshot.index.stat is not None:
         out[snapshot.index.name] = snapshot.index.stat
+    return out
+
+
+def unreadable_of(snapshot: Snapshot) -> dict[str, str]:
+    """The files of ``snapshot`` that are there but could not be read, each with why."""
+    out = {u.rel: u.error for u in snapshot.unparsed if u.stat is None}
+    if snapshot.index.error is not None:
+        out[snapshot.index.name] = snapshot.index.error
     return out
 
 

@@ -78,9 +78,12 @@ def read_regular(
         os.close(fd)
 
 
+SYMLINK = "symbolic link, not followed"
+
+
 def _why(exc: OSError) -> str:
     if exc.errno == errno.ELOOP:
-        return "symbolic link, not followed"
+        return SYMLINK
     return exc.strerror or str(exc)
 
 
@@ -147,7 +150,7 @@ def walk(
                 continue  # the index, read (or reported) by read_index: never a memory
             if entry.is_symlink():
                 if entry.name.endswith(".md"):
-                    yield rel, entry, "symbolic link, not followed"
+                    yield rel, entry, SYMLINK
                 continue
             if entry.is_dir(follow_symlinks=False):
                 if entry.name.startswith(".") or (depth == 0 and entry.name in APART):

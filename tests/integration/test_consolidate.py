@@ -261,12 +261,39 @@ def test_nothing_leaves_the_root_while_its_index_cannot_be_read(
     (held,) = [n for n in report["notes"] if "not proposed" in n]
     assert held.startswith("MEMORY.md cannot be read (")
     assert "1 change moving a memory out not proposed" in held
-    assert held.endswith("mend it and run again")
+    assert held.endswith("replace the link with a copy of the file it points at and run again"
+                         if index == "symlink" else "mend it and run again")
+    assert main(["history", "--state-dir", str(world.state)]) == 0
+    assert "1 held, neither applied nor proposed" in capsys.readouterr().out, \
+        "the run's line in history does not read as if nothing was found"
     assert main(["proposals", "--json", "--state-dir", str(world.state),
                  "--memory-dir", str(world.root)]) == 0
     waiting = json.loads(capsys.readouterr().out)
     assert "project_api_notes.md" not in json.dumps(waiting), \
         "no proposal an apply would refuse while the index stays as it is"
+
+
+def test_an_apply_names_an_index_that_became_a_symlink_as_unreadable_not_gone(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    index = world.raw("MEMORY.md", b"- [API](project_api.md) \xe2\x80\x94 the API\n"
+                                   b"- [API notes](project_api_notes.md) \xe2\x80\x94 notes\n")
+    world.put("user_role.md", "A data engineer who reviews every migration.\n", mtype="user")
+    world.run(capsys, "--apply", "none")  # the merge and the index's new pointer wait
+    target = world.root.parent / "elsewhere.md"
+    index.rename(target)
+    index.symlink_to(target)
+    before = world.tree()
+
+    code = main(["apply", "--memory-dir", str(world.root), "--state-dir", str(world.state)])
+
+    out = capsys.readouterr().out
+    assert code == 1, out  # nothing applied
+    assert world.tree() == before
+    assert "refused, MEMORY.md cannot be read now (symbolic link" in out, out
+    assert "MEMORY.md is gone" not in out
 
 
 @pytest.mark.parametrize("guard", ["write-protected", "hard link"])

@@ -177,6 +177,9 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
             "before": {"lines": index.before[0], "bytes": index.before[1]} if index else None,
             "over": index.over if index else "",
             "why": mask.all(index.why) if index else [],
+            # Not planned, as it could not be read: its figures above are no measurement.
+            **({"unreadable": snapshot.index.error}
+               if snapshot is not None and snapshot.index.error is not None else {}),
         },
         "skipped": mask.all(root.skipped),
         "notes": mask.all(plan.notes),

@@ -258,6 +258,7 @@ def test_nothing_leaves_the_root_while_its_index_cannot_be_read(
     assert world.tree() == before, "the merge waits: the index's pointer could not follow it"
     assert report["status"] == "consolidated"
     assert report["skipped"] == []
+    assert report["index"]["unreadable"], "the index's zero figures are no measurement"
     (held,) = [n for n in report["notes"] if "not proposed" in n]
     assert held.startswith("MEMORY.md cannot be read (")
     assert "1 change moving a memory out not proposed" in held

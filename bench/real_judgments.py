@@ -438,7 +438,10 @@ def main() -> None:
         return
     splits = sorted(table)
     print("| measure | " + " | ".join(splits) + " |\n|---|" + "---|" * len(splits))
-    for measure in table[splits[0]] if splits else ():
+    # Every split's measures, in the order they first come: a split may lack some (a language
+    # it has no phrase of, citations where no tree was listed).
+    measures = dict.fromkeys(m for split in splits for m in table[split])
+    for measure in measures:
         print(f"| {measure} | " + " | ".join(table[s].get(measure, "-") for s in splits) + " |")
     if args.verbose:
         for split, score in sorted(scores.items()):

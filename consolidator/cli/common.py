@@ -17,7 +17,7 @@ from consolidator.cli import pipes
 from consolidator.errors import UsageError
 from consolidator.report import metrics
 from consolidator.roots import paths, stores
-from consolidator.state import statedir, unusable
+from consolidator.state import statedir, statefiles, unusable
 from consolidator.store.journal import crash_after
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def writable_state(state: Path) -> None:
     """The state dir exists (made private if need be) and can be written: else one line,
     exit 2, before any root is touched (a journal must be writable before any change)."""
     try:
-        statedir.private_dir(state)
+        statefiles.private_dir(state)
         probe = state / f".write-probe.{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()

@@ -12,7 +12,7 @@ from consolidator import clock
 from consolidator.clock import MINUTE_NS, NS
 from consolidator.context import RootContext
 from consolidator.roots.layout import is_session_transcript
-from consolidator.state import lock, statedir
+from consolidator.state import lock, statedir, statefiles
 from consolidator.store.model import INDEX_NAME
 from consolidator.store.names import fold
 from consolidator.store.scan import find_index, walk
@@ -211,7 +211,7 @@ def record_scan(ctx: RootContext) -> None:
     last = lock.last_consolidated_ns(ctx.root, ctx.now_ns, ctx.state) or 0
     counted = ctx.memo.get("sessions_since")  # G6's own count, when it ran on this context
     seen = counted[1] if counted is not None and counted[0] == last else _since(ctx, last)[0]
-    statedir.replace(path, json.dumps(seen, sort_keys=True).encode())
+    statefiles.replace(path, json.dumps(seen, sort_keys=True).encode())
     os.utime(path, ns=(ctx.now_ns, ctx.now_ns))
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from consolidator.clock import NS, epoch_ns
-from consolidator.state import history, statedir
+from consolidator.state import history, statedir, statefiles
 from consolidator.state.lock import last_consolidated_ns
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def write_textfile(path: Path, report: RunReport, now: datetime, state_dir: Path
     except OSError:
         previous = ""
     text = render(report, now, state_dir, previous)
-    statedir.write_whole(Path(path), text.encode("utf-8"), MODE)
+    statefiles.write_whole(Path(path), text.encode("utf-8"), MODE)
 
 
 # A sample of one root: its metric name, then its root labels (as this module writes them).

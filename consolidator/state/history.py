@@ -26,7 +26,7 @@ from consolidator.errors import UsageError
 if TYPE_CHECKING:
     from consolidator.plan import Plan
     from consolidator.report.outcome import RootReport
-from consolidator.state import runfolders, statedir
+from consolidator.state import runfolders, statedir, statefiles
 from consolidator.store.model import INDEX_NAME
 
 log = structlog.get_logger("consolidator.state.history")
@@ -152,7 +152,7 @@ def record(state: Path, entry: dict[str, Any], durable: bool = True) -> None:
     files; a closed gate's line is not worth a disk flush on the service's hot path). The
     append holds the file's lock, so it never lands inside a retention rewrite."""
     line = json.dumps(entry, ensure_ascii=False) + "\n"
-    statedir.append_locked(statedir.history(state), line.encode("utf-8"), durable=durable)
+    statefiles.append_locked(statedir.history(state), line.encode("utf-8"), durable=durable)
 
 
 def closed_by(entry: dict[str, Any]) -> str | None:

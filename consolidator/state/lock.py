@@ -27,7 +27,7 @@ from filelock import FileLock, Timeout
 from consolidator import clock
 from consolidator.clock import MINUTE_NS, NS
 from consolidator.errors import LockHeld
-from consolidator.state import statedir
+from consolidator.state import statedir, statefiles
 
 CLAUDE_LOCK = ".consolidate-lock"
 MAX_PID = 1 << 22  # Linux's pid_max ceiling; anything larger is garbage
@@ -192,7 +192,7 @@ class RootLock:
         if self.state is not None:
             record = {"pid": os.getpid(), "mtime_ns": self._previous.mtime_ns
                       if self._previous.exists else None}
-            statedir.replace(statedir.lock_previous(self.state), json.dumps(record).encode())
+            statefiles.replace(statedir.lock_previous(self.state), json.dumps(record).encode())
         self._write(str(os.getpid()).encode("ascii"), None)
 
     @property
@@ -210,7 +210,7 @@ class RootLock:
 
     def _forget(self) -> None:
         if self.state is not None:
-            statedir.remove(statedir.lock_previous(self.state))
+            statefiles.remove(statedir.lock_previous(self.state))
 
     def rollback(self) -> None:
         """Put the marker back as it was, so the next run is not delayed."""

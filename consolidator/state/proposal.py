@@ -21,7 +21,7 @@ from typing import Any
 
 from consolidator.errors import ConsolidatorError, UsageError
 from consolidator.plan import Action, BadAction, Declined, action_from_json, declined_key
-from consolidator.state import statedir
+from consolidator.state import statedir, statefiles
 from consolidator.state.statedir import APPLIED, DECLINED, REFUSED, WAITING
 from consolidator.store.model import FileStat, Snapshot
 
@@ -192,18 +192,18 @@ def save(state: Path, proposal: Proposal | None) -> None:
     """Keep ``proposal`` as the root's proposal (``None``: nothing waits any more)."""
     path = statedir.proposal(state)
     if proposal is None:
-        statedir.remove(path)
+        statefiles.remove(path)
         return
     data = json.dumps(proposal.to_json(), ensure_ascii=True, indent=1) + "\n"
-    statedir.replace(path, data.encode("ascii"))
+    statefiles.replace(path, data.encode("ascii"))
 
 
 def load(state: Path) -> Proposal | None:
     """The root's proposal, or ``None``; :class:`ProposalDamaged` for one not to trust."""
     path = statedir.proposal(state)
     try:
-        raw = statedir.read_private(path)
-    except statedir.Foreign as exc:
+        raw = statefiles.read_private(path)
+    except statefiles.Foreign as exc:
         raise ProposalDamaged(f"proposal refused: {exc}") from None
     if raw is None:
         return None
@@ -230,7 +230,7 @@ def decline(state: Path, items: Iterable[Item]) -> None:
     lines = [json.dumps(list(_key_json(declined_key(i.action))), ensure_ascii=True) + "\n"
              for i in items]
     if lines:
-        statedir.append(statedir.declined(state), "".join(lines).encode("ascii"))
+        statefiles.append(statedir.declined(state), "".join(lines).encode("ascii"))
 
 
 def declined(state: Path) -> frozenset[Declined]:
@@ -239,8 +239,8 @@ def declined(state: Path) -> frozenset[Declined]:
     raw = b""
     for path in (statedir.declined(state), statedir.declined_before(state)):
         try:
-            raw += (statedir.read_private(path) or b"") + b"\n"
-        except (statedir.Foreign, OSError):
+            raw += (statefiles.read_private(path) or b"") + b"\n"
+        except (statefiles.Foreign, OSError):
             continue
     out = set()
     for line in raw.splitlines():

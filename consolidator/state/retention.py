@@ -18,7 +18,7 @@ from typing import Any
 
 from consolidator.clock import DAY_NS
 from consolidator.config import StateSection
-from consolidator.state import runfolders, statedir
+from consolidator.state import runfolders, statedir, statefiles
 from consolidator.state.history import closed_by, entry_ns, last_recorded, log, parsed, record
 from consolidator.state.lock import own_lock
 from consolidator.store.journal import is_closed
@@ -33,7 +33,7 @@ def retain(state: Path, keep_days: int, keep_runs: int, now_ns: int,
     dropped = 0
     try:
         dropped = trim(state, keep_days, now_ns)
-    except (OSError, statedir.Foreign) as exc:
+    except (OSError, statefiles.Foreign) as exc:
         log.warning("history not trimmed", state=str(state), error=str(exc))
     removed = retire_runs(state, keep_days, keep_runs, now_ns, current)
     if dropped or removed:
@@ -66,7 +66,7 @@ def trim(state: Path, keep_days: int, now_ns: int) -> int:
                 kept.append(raw)
         return b"".join(kept) if dropped else None
 
-    statedir.rewrite_locked(path, edit)
+    statefiles.rewrite_locked(path, edit)
     return dropped
 
 
@@ -97,11 +97,11 @@ def proposal_run(state: Path) -> str | None:
     when its run was undone); raises :class:`_Unknown` when the file is there but cannot be
     read or trusted."""
     try:
-        raw = statedir.read_private(statedir.proposal(state))
+        raw = statefiles.read_private(statedir.proposal(state))
         if raw is None:
             return None
         data = json.loads(raw)
-    except (OSError, ValueError, statedir.Foreign) as exc:
+    except (OSError, ValueError, statefiles.Foreign) as exc:
         raise _Unknown(str(exc)) from None
     run_id = data.get("run_id") if isinstance(data, dict) else None
     if not isinstance(run_id, str):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from consolidator.state import statedir
+from consolidator.state import statefiles
 
 MAX_BYTES = 4096  # a reason is one line; anything longer is not ours
 
@@ -27,8 +27,8 @@ class Change(NamedTuple):
 def remembered(file: Path) -> str | None:
     """The reason the last warning gave, or ``None`` (none given, or a file not to trust)."""
     try:
-        data = statedir.read_private(file, MAX_BYTES)
-    except (OSError, statedir.Foreign):
+        data = statefiles.read_private(file, MAX_BYTES)
+    except (OSError, statefiles.Foreign):
         return None
     return None if data is None else data.decode("utf-8", "replace")
 
@@ -36,9 +36,9 @@ def remembered(file: Path) -> str | None:
 def remember(file: Path, reason: str | None) -> None:
     """Keep ``reason`` as the one last warned of; ``None`` forgets it. Raises ``OSError``."""
     if reason is None:
-        statedir.remove(file)
+        statefiles.remove(file)
     else:
-        statedir.replace(file, reason.encode("utf-8", "replace"))
+        statefiles.replace(file, reason.encode("utf-8", "replace"))
 
 
 def note(file: Path, reason: str | None) -> Change:

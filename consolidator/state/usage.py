@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from consolidator.roots.transcripts import opened, transcripts
-from consolidator.state import statedir
+from consolidator.state import statedir, statefiles
 
 UNUSED_AFTER = 30  # sessions: a memory none of the last this many opened is reported
 
@@ -58,7 +58,7 @@ def load(state: Path) -> Usage:
 
 def save(state: Path, usage: Usage) -> None:
     data = {"sessions": usage.sessions, "seen": usage.seen, "opened": usage.opened}
-    statedir.replace(statedir.usage(state), (json.dumps(data, ensure_ascii=False) + "\n").encode())
+    statefiles.replace(statedir.usage(state), (json.dumps(data, ensure_ascii=False) + "\n").encode())
 
 
 def counted(usage: Usage, folders: Iterable[Path], root: Path) -> Usage:

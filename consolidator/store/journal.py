@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from consolidator.errors import ConsolidatorError
-from consolidator.state import statedir
+from consolidator.state import statedir, statefiles
 from consolidator.store.model import FileStat
 
 
@@ -59,7 +59,7 @@ class Journal:
         self._after_record = after_record
 
     def open(self, meta: dict[str, Any]) -> None:
-        statedir.private_dir(self.run_dir)
+        statefiles.private_dir(self.run_dir)
         self._append({"meta": meta})
 
     def next_step(self) -> int:
@@ -86,7 +86,7 @@ class Journal:
         self._append({"closed": outcome})
 
     def _append(self, record: dict[str, Any]) -> None:
-        statedir.append(self.path, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+        statefiles.append(self.path, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
         if self._after_record is not None:
             self._after_record()
 

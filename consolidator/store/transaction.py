@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any
 
 from consolidator.errors import FileChanged
-from consolidator.state import statedir
+from consolidator.state import statedir, statefiles
 from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.journal import AfterRecord, Journal
 from consolidator.store.model import FileStat
@@ -88,7 +88,7 @@ class Transaction:
             original = read_checked(folder, name, stat)
             step = self.journal.next_step()
             dest = statedir.backup(self.run_dir, step, stat.rel)
-            statedir.private_dir(dest.parent)
+            statefiles.private_dir(dest.parent)
             atomic_write(dest, original, mode=0o600)
             self.journal.intent(step, "write", stat.rel, stat, _sha(data), reason, mtime_ns)
             write_in(folder, name, data, mtime_ns=mtime_ns, mode=stat.mode, expected=stat)
@@ -120,7 +120,7 @@ class Transaction:
             step = self.journal.next_step()
             self.journal.intent(step, "archive", stat.rel, stat, stat.sha256, reason)
             dest = statedir.archived(self.run_dir, stat.rel)
-            statedir.private_dir(dest.parent)
+            statefiles.private_dir(dest.parent)
             with open_folder(dest.parent) as into:
                 move_in(folder, name, into, dest.name, stat)
             self.journal.done(step, "archive", stat.rel)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from consolidator.errors import ConsolidatorError, FileChanged
-from consolidator.state import statedir
+from consolidator.state import statedir, statefiles
 from consolidator.state.lock import RootLock, forget_run
 from consolidator.store.dirfd import RootDir, open_folder
 from consolidator.store.journal import (
@@ -136,7 +136,7 @@ def _take_out(rd: RootDir, rel: str, dest: Path, expected: FileStat | None = Non
             if now == OTHER:
                 raise NotRegular([rel])
         assert isinstance(now, FileStat)
-        statedir.private_dir(dest.parent)
+        statefiles.private_dir(dest.parent)
         target = _free(dest)
         try:
             move_file(path, target, now, source_root=rd)

@@ -24,7 +24,7 @@ import pytest
 from freezegun import freeze_time
 
 from consolidator.cli import main
-from consolidator.state import statedir
+from consolidator.state import statedir, statefiles
 from tests.conftest import snapshot_tree
 
 NS = 1_000_000_000
@@ -86,7 +86,7 @@ class World:
 
     def write_lines(self, *entries: dict[str, Any], root: Path | None = None) -> None:
         path = statedir.history(self.rstate(root))
-        statedir.private_dir(path.parent)
+        statefiles.private_dir(path.parent)
         with open(path, "a", encoding="utf-8") as fh:
             for e in entries:
                 fh.write(json.dumps(e) + "\n")
@@ -103,7 +103,7 @@ class World:
         asked, an archive; ``damaged``: a journal with a line no run writes."""
         run_id = run_id_at(started_ns, suffix)
         run = statedir.run_dir(self.rstate(), run_id)
-        statedir.private_dir(run)
+        statefiles.private_dir(run)
         meta = {"meta": {"run_id": run_id, "memory_dir": str(self.root),
                          "started_at": at(started_ns), "started_ns": started_ns}}
         records = [json.dumps(meta)]
@@ -122,7 +122,7 @@ class World:
 
     def propose(self, run_id: str) -> None:
         """Leave a proposal of ``run_id`` waiting for review."""
-        statedir.replace(statedir.proposal(self.rstate()), json.dumps(
+        statefiles.replace(statedir.proposal(self.rstate()), json.dumps(
             {"format": 1, "run_id": run_id, "memory_dir": str(self.root),
              "created_at": "2026-01-01T00:00:00Z",
              "actions": [{"number": 1, "status": "waiting"}]}).encode())
@@ -132,7 +132,7 @@ class World:
         path = statedir.proposal(self.rstate())
         data = json.loads(path.read_text())
         data["actions"] = [{**a, "status": status} for a in data["actions"]]
-        statedir.replace(path, json.dumps(data).encode())
+        statefiles.replace(path, json.dumps(data).encode())
 
 
 def run_id_at(ns: int, suffix: str = "abcd") -> str:

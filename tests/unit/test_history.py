@@ -18,7 +18,7 @@ import pytest
 
 from consolidator.config import StateSection
 from consolidator.errors import UsageError
-from consolidator.state import history, retention, runfolders, statedir
+from consolidator.state import history, retention, runfolders, statedir, statefiles
 
 NS = 1_000_000_000
 DAY = 86400 * NS
@@ -197,7 +197,7 @@ def test_trim_reads_only_the_first_line_when_nothing_is_old(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_lines(tmp_path, entry(NOW_NS - DAY), entry(NOW_NS - 100 * DAY))
     before = path.read_bytes(), path.stat().st_ino
-    monkeypatch.setattr(statedir, "rewrite_locked", lambda *_a, **_k: pytest.fail("rewrote"))
+    monkeypatch.setattr(statefiles, "rewrite_locked", lambda *_a, **_k: pytest.fail("rewrote"))
     assert retention.trim(tmp_path, 30, NOW_NS) == 0
     assert (path.read_bytes(), path.stat().st_ino) == before
     assert retention.trim(tmp_path / "nothing", 30, NOW_NS) == 0
@@ -212,7 +212,7 @@ def test_retention_removes_only_closed_runs_of_the_tools_own_files(tmp_path: Pat
     archived = make_run(tmp_path, run_id_at(old, "0002"), old, archive={"a.md": b"memory\n"})
     interrupted = make_run(tmp_path, run_id_at(old, "0003"), old, closed=False)
     proposed = make_run(tmp_path, run_id_at(old, "0004"), old)
-    statedir.replace(statedir.proposal(tmp_path), json.dumps(
+    statefiles.replace(statedir.proposal(tmp_path), json.dumps(
         {"format": 1, "run_id": proposed.name,
          "actions": [{"number": 1, "status": "waiting"}]}).encode())
     displaced = make_run(tmp_path, run_id_at(old, "0005"), old)

@@ -48,8 +48,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # leaves every layer may use
     ("consolidator", "consolidator.clock", "consolidator.errors", "consolidator.stop",
      "consolidator.cli.codes", "consolidator.cli.pipes"),
-    # settings, where the state dir keeps what, what a terminal shows
-    ("consolidator.config", "consolidator.state.statedir", "consolidator.report.progress"),
+    # settings, where the state dir keeps what and how it writes, what a terminal shows
+    ("consolidator.config", "consolidator.state.statedir", "consolidator.state.statefiles",
+     "consolidator.report.progress"),
     # the store: memory files, journaled writes, undo (under the root's lock)
     ("consolidator.store", "consolidator.state.lock"),
     # Claude Code's layout, the state dir, one root's fixed facts

@@ -44,14 +44,19 @@ def append(path: Path, data: bytes, *, durable: bool = True) -> None:
     flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags, 0o600)
     try:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data
-        os.write(fd, data)
-        if durable:
-            os.fsync(fd)
+        _append_to(fd, data, durable)
     finally:
         os.close(fd)
+
+
+def _append_to(fd: int, data: bytes, durable: bool) -> None:
+    """Append ``data`` to the open file ``fd`` as whole lines (see :func:`append`)."""
+    size = os.fstat(fd).st_size
+    if size and os.pread(fd, 1, size - 1) != b"\n":
+        data = b"\n" + data
+    os.write(fd, data)
+    if durable:
+        os.fsync(fd)
 
 
 def replace(path: Path, data: bytes) -> None:
@@ -175,12 +180,7 @@ def exclusive(path: Path, *, create: bool = True) -> Iterator[int]:
 def append_locked(path: Path, data: bytes, *, durable: bool = True) -> None:
     """:func:`append`, under the file's lock (see :func:`exclusive`)."""
     with exclusive(path) as fd:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data
-        os.write(fd, data)
-        if durable:
-            os.fsync(fd)
+        _append_to(fd, data, durable)
 
 
 def rewrite_locked(path: Path, edit: Callable[[bytes], bytes | None],

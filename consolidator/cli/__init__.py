@@ -47,6 +47,8 @@ def handler(command: str) -> Handler:
 
 
 def _flush_stdout() -> None:
+    if sys.stdout is None:  # started with stdout closed (`>&-`): nothing was written
+        return
     try:
         sys.stdout.flush()
     except BrokenPipeError:

@@ -23,6 +23,7 @@ from consolidator.detect.links import wiki_target, wiki_title
 from consolidator.store.links import (
     LINK_RE,
     WIKI_RE,
+    link_matches,
     link_path,
     local_target,
     relink,
@@ -85,9 +86,10 @@ Names = Mapping[str, Memory]  # what a [[key]] may name: see consolidator.detect
 
 
 def _link_targets(text: str, names: Names) -> list[tuple[int, str]]:
-    """(position, file) of every link in ``text`` to a local memory file, Markdown and wiki;
-    a ``[[key]]`` inside a Markdown link's text is part of that link."""
-    found = [(m.start(), t) for m in LINK_RE.finditer(text)
+    """(position, file) of every link in ``text`` to a local memory file, Markdown (inline, or
+    a reference definition: "[b]: b.md") and wiki; a ``[[key]]`` inside a Markdown link's
+    text is part of that link."""
+    found = [(m.start(), t) for m in link_matches(text)
              if (t := local_target(m.group(2))) is not None]
     if "[[" in text:
         spans = [m.span() for m in LINK_RE.finditer(text)] if found else []

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 
+import structlog
+
 from consolidator.decide.follow import moves, relinks
 from consolidator.execute import imagine
 from consolidator.phases.context import Work, chosen
 from consolidator.plan import leaving
+
+log = structlog.get_logger("consolidator.phases")
 
 
 def run(work: Work) -> None:
@@ -45,6 +49,8 @@ def run(work: Work) -> None:
                 f"not proposed (listed as not applied), as its pointers could not follow; "
                 f"{then}")
         work.plan = plan = dataclasses.replace(plan, notes=plan.notes + (note,))
+        # A background run keeps no report: its log says it (a report's too, on stderr).
+        log.warning(f"{n} change(s) held: {why}", held=n, then=then)
     applied = work.executor.apply(plan.actions, wanted)
     work.proposed = tuple(i for i, w in enumerate(wanted) if not w and i not in unproposed)
     work.plan = dataclasses.replace(plan, applied=tuple(applied))

@@ -33,7 +33,7 @@ WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
 # groups as LINK_RE's (label, target, title). A footnote ("[^1]: ...") is no link.
 REF_RE = re.compile(
     r"^ {0,3}\[(?!\^)((?:[^\[\]\\\n]|\\.){1,999})\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)"
-    r"([ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$", re.MULTILINE)
+    r"([ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*(?=\r?$)", re.MULTILINE)
 _LINK_UNSAFE = set(" ()<>[]#%\\\"'`")
 
 
@@ -74,10 +74,15 @@ def relink(match: re.Match[str], new_path: str) -> str:
     inner = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
     anchor = "#" + inner.split("#", 1)[1] if "#" in inner else ""
     title = match.group(3) or ""
+    target = link_path(new_path)
+    if target.startswith("<"):  # the anchor belongs inside the brackets: <a b.md#why>
+        target = f"{target[:-1]}{anchor}>"
+    else:
+        target += anchor
     if match.re is REF_RE:
         indent = match.group(0)[:match.group(0).index("[")]
-        return f"{indent}[{match.group(1)}]: {link_path(new_path)}{anchor}{title}"
-    return f"[{match.group(1)}]({link_path(new_path)}{anchor}{title})"
+        return f"{indent}[{match.group(1)}]: {target}{title}"
+    return f"[{match.group(1)}]({target}{title})"
 
 
 def link_matches(text: str) -> Iterator[re.Match[str]]:

@@ -163,10 +163,8 @@ def _carry_over(held: Held, folder: Folder, tmp: str) -> None:
     """The old file's owner and extended attributes onto its replacement ``tmp``, as far as
     this process may set them: a rename keeps the new file's own (the mode is set as it is
     written). An attribute the file system or the user's rights refuse is left behind."""
-    owner = (held.st.st_uid, held.st.st_gid)
+    owner = (held.st.st_uid, held.st.st_gid)  # a setgid folder gives a new file its group
     names = _xattr_names(held.fd)
-    if not names and owner == (os.geteuid(), os.getegid()):
-        return
     try:
         fd = os.open(folder.at(tmp), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC,
                      dir_fd=folder.dir_fd)

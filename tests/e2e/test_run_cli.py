@@ -475,6 +475,20 @@ def test_listings_into_a_closed_pipe_exit_quietly(tmp_path: Path, command: list[
     assert "Traceback" not in err and "Broken pipe" not in err
 
 
+@pytest.mark.parametrize("command", [["history"], ["run", "--force"]])
+def test_a_command_started_with_stdout_closed_exits_as_it_would(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`consolidator run >&-` from a cron line: no stdout at all is no failure."""
+    root = make_project(tmp_path, "p", sessions=5)
+    proc = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "consolidator", *command,
+         "--memory-dir", str(root), "--state-dir", str(tmp_path / "st")],
+        stderr=subprocess.PIPE, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 # --------------------------------------------------------------------------- where logs go
 
 

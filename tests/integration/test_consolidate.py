@@ -351,6 +351,37 @@ def test_wiki_pointers_in_the_index_count_and_follow_merges_and_archives(
     )
 
 
+def test_reference_definitions_in_the_index_count_and_follow_merges_and_archives(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    world.put("project_launch.md", "The launch plan moved.\n", days=30, name="Old launch",
+              description="The launch plan (SUPERSEDED)")
+    world.put("user_role.md", "A data engineer.\n", days=30, mtype="user")
+    world.raw("MEMORY.md", (
+        "# Memory\n\n"
+        "- [API][a] — how the public API is versioned\n"
+        "- [API notes][n] — short notes on the API\n"
+        "- [Launch][l] — the launch plan\n"
+        "- [Role][r] — who the user is\n\n"
+        "[a]: project_api.md\n"
+        "[n]: project_api_notes.md\n"
+        "[l]: project_launch.md\n"
+        "[r]: user_role.md\n"
+    ).encode(), days=5)
+
+    report = world.run(capsys)
+
+    assert ("merge", "project_api.md") in ops(report)
+    assert ("archive", "project_launch.md") in ops(report)
+    assert report["index"]["added"] == [], "every memory has its definition: no second pointer"
+    index = (world.root / "MEMORY.md").read_text()
+    assert "[n]: project_api.md\n" in index, "the merged-away memory's definition follows"
+    assert "l: (project_launch.md archived)" in index, "no definition names a file that is gone"
+    assert "[r]: user_role.md\n" in index
+
+
 def test_chinese_duplicates_merge_and_chinese_relative_dates_are_rewritten(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -386,3 +386,20 @@ def test_a_rewrite_run_as_root_keeps_the_files_owner(
     assert ("rewrite", "project_demo.md") in {(a["op"], a["file"]) for a in report["actions"]}
     st = demo.stat()
     assert (st.st_uid, st.st_gid) == (4321, 4322), "the user's file stays the user's"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="only root may give a folder a group it is not in")
+def test_a_rewrite_in_a_setgid_folder_keeps_the_files_own_group(
+    setup: Setup, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new file in a setgid folder takes the folder's group: the replacement of a memory
+    must keep the group the memory had."""
+    demo = setup.root / "project_demo.md"
+    group = demo.stat().st_gid
+    os.chown(setup.root, -1, group + 4321)
+    setup.root.chmod(0o2755)
+
+    setup.run(capsys)
+
+    assert demo.stat().st_gid == group

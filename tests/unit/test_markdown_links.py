@@ -53,7 +53,7 @@ def test_relink_keeps_the_text_the_anchor_and_the_title() -> None:
     match = LINK_RE.search('see [the rule](old.md#why "Old rule") here')
     assert match is not None
 
-    assert relink(match, "new note.md") == '[the rule](<new note.md>#why "Old rule")'
+    assert relink(match, "new note.md") == '[the rule](<new note.md#why> "Old rule")'
 
 
 def test_retarget_and_unlink_touch_only_links_to_the_files_named() -> None:
@@ -71,10 +71,17 @@ def test_reference_definitions_are_links_and_footnotes_are_not() -> None:
     found = [(m.group(1), local_target(m.group(2))) for m in link_matches(text)]
     assert found == [("1", "old.md"), ("setup", "set up.md"), ("web", None)]
     assert retarget(text, "old.md", "new note.md") == text.replace(
-        '[1]: old.md#why', '[1]: <new note.md>#why')
+        '[1]: old.md#why', '[1]: <new note.md#why>')
     assert unlink(text, {"old.md"}, "archived") == text.replace(
         '[1]: old.md#why "Old rule"', '1: (old.md archived) "Old rule"'), \
         "the definition's words stay; the label's uses read as written"
+
+
+def test_a_link_rewritten_into_angle_brackets_is_read_back_as_the_same_file() -> None:
+    for text in ("[t](old.md#why)", '[1]: old.md#why "T"', "[1]: old.md\r\n[2]: old.md\r\n"):
+        rewritten = retarget(text, "old.md", "new note.md")
+        found = [local_target(m.group(2)) for m in link_matches(rewritten)]
+        assert found and set(found) == {"new note.md"}, (text, rewritten)
 
 
 def test_wiki_links_name_a_memory_without_their_heading_or_alias() -> None:

@@ -121,7 +121,8 @@ def unlink(text: str, targets: set[str], mark: str) -> str:
         title = match.group(1).replace("\\[", "[").replace("\\]", "]").strip()
         note = f"({target} {mark})"
         if match.re is REF_RE:  # the label's uses stay words: "[t][1]" shows as written
-            return f"{title}: {note}{match.group(3) or ''}"
+            indent = match.group(0)[:match.group(0).index("[")]
+            return f"{indent}{title}: {note}{match.group(3) or ''}"
         return f"{title} {note}" if title else note
 
     return sub_links(plain, text)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from consolidator.errors import FileChanged
-from consolidator.plan import Action, Archive, Create, Merge, Rewrite, Written
+from consolidator.plan import MERGED_INTO, Action, Archive, Create, Merge, Rewrite, Written
 from consolidator.state import proposal as proposals
 from consolidator.state.proposal import Proposal
 from consolidator.stop import StopToken
@@ -113,7 +113,7 @@ class Executor:
                 continue
             self._stop.check()
             try:
-                tx.archive(_before(action, source), f"merged into {action.file}")
+                tx.archive(_before(action, source), f"{MERGED_INTO}{action.file}")
             except FileChanged as exc:
                 self.skipped.append(str(exc))  # it stays live: nothing of it is lost
                 self.kept.append(source)

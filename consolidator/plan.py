@@ -195,6 +195,9 @@ def redirects(actions: Iterable[Action]) -> dict[str, str]:
     return out
 
 
+MERGED_INTO = "merged into "  # the reason a merged-away source is archived with, + survivor
+
+
 def leaving(actions: Iterable[Action]) -> dict[str, str]:
     """Files these actions move into the archive -> why (merged-away or stale)."""
     out: dict[str, str] = {}
@@ -202,7 +205,7 @@ def leaving(actions: Iterable[Action]) -> dict[str, str]:
         if isinstance(action, Archive):
             out[action.file] = action.reason
         elif isinstance(action, Merge):
-            out.update({s: f"merged into {action.file}" for s in action.sources
+            out.update({s: f"{MERGED_INTO}{action.file}" for s in action.sources
                         if s != action.file})
     return out
 

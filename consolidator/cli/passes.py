@@ -113,7 +113,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     try:
         result = runner.run_all(roots, cfg, opts, clock.now())
     except Stopped as exc:
-        print(f"consolidator: stopped by signal {exc.signum}; rolled back", file=sys.stderr)
+        print(f"consolidator: stopped by signal {exc.signum}: the lock is as it was, the steps "
+              "already made stay (`consolidator undo latest` takes them back), and the next "
+              "run follows their links", file=sys.stderr)
         return 128 + exc.signum
     finally:
         restore()

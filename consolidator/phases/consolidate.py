@@ -67,6 +67,7 @@ def follow_through(work: Work) -> None:
     memory, kept as text), planned on ``work.after``."""
     assert work.after is not None
     moved, archived = moves(work.plan.done(), work.after.existing_files())
+    moved = work.earlier_merges(work.after, moved)
     before = work.snapshot.memories if work.snapshot is not None else ()
     steps = relinks(work.after, moved, archived, work.ctx.hot_after_ns,
                     [m for m in before if m.file in moved or m.file in archived])

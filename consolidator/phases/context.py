@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 
 from consolidator.context import RootContext
 from consolidator.detect.findings import LlmUsage
+from consolidator.detect.links import named_anywhere
 from consolidator.execute import Executor
 from consolidator.gates.checks import busy_index
 from consolidator.plan import SAFE, Action, Declined, Plan
 from consolidator.session import Session
+from consolidator.state import runs
 from consolidator.state.usage import Usage
 from consolidator.store.model import Snapshot
 from consolidator.store.scan import SYMLINK
@@ -50,6 +52,26 @@ class Work:
         if usage is not None:
             self._llm_start = (usage.calls, usage.input_tokens, usage.output_tokens,
                                len(usage.notes))
+
+    def earlier_merges(self, snapshot: Snapshot, moved: dict[str, str]) -> dict[str, str]:
+        """``moved`` (this run's merged-away files -> survivors), and the links in
+        ``snapshot``'s memories and index to a file an earlier run merged away that is gone
+        (a run stopped by a signal before it repointed them), each at its survivor if that is
+        there: what such a link surely means, so following it is as safe as this run's own."""
+        present = snapshot.existing_files()
+        gone = named_anywhere(snapshot) - present - moved.keys()
+        if not gone:
+            return moved
+        earlier = runs.merged_away(self.ctx.state)
+        out = dict(moved)
+        for file in sorted(gone & earlier.keys()):
+            survivor, seen = earlier[file], {file}
+            while survivor not in present and survivor in earlier and survivor not in seen:
+                seen.add(survivor)
+                survivor = earlier[survivor]  # merged away in its turn
+            if survivor in present:
+                out[file] = survivor
+        return out
 
     @property
     def skipped(self) -> list[str]:

@@ -31,6 +31,7 @@ from consolidator.store.transaction import root_mode
 def plan(work: Work, snapshot: Snapshot, scope: str = ALL) -> IndexPlan:
     """The rebuilt index for ``snapshot``, repointing what this run's applied actions moved."""
     moved, archived = moves(work.plan.done(), snapshot.existing_files())
+    moved = work.earlier_merges(snapshot, moved)
     text = snapshot.index.text
     limits = work.ctx.cfg.index
     return plan_index(

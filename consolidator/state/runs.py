@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from consolidator.errors import ConsolidatorError, UsageError
+from consolidator.plan import MERGED_INTO
 from consolidator.state import history, proposal, runfolders, statedir
 from consolidator.store.journal import JournalDamaged, load
 
@@ -151,6 +152,31 @@ def newest(state: Path) -> Path | None:
         if journal.intents and not journal.undone and journal.closed != "rolled back":
             return folder
     return None
+
+
+RECENT_RUNS = 20  # the runs whose merges a pointer to a file that is gone is looked up in
+
+
+def merged_away(state: Path) -> dict[str, str]:
+    """Files the root's recent runs merged away (archived as merged into a survivor; the run
+    neither undone nor rolled back), each with its survivor, the newest run's word first:
+    what a link to a file that is gone surely means, when a run was stopped before it
+    repointed the links (see :func:`consolidator.phases.context.Work.earlier_merges`)."""
+    started = sorted(((runfolders.run_started_ns(statedir.run_dir(state, name)) or 0, name)
+                      for name in statedir.run_ids(state)), reverse=True)
+    out: dict[str, str] = {}
+    for _when, name in started[:RECENT_RUNS]:
+        try:
+            journal = load(statedir.run_dir(state, name))
+        except Exception:  # noqa: BLE001 - a damaged journal is only not read here
+            continue
+        if journal.undone or journal.closed == "rolled back":
+            continue
+        for entry in journal.intents:
+            if entry.op == "archive" and entry.step in journal.done \
+                    and entry.reason.startswith(MERGED_INTO):
+                out.setdefault(entry.file, entry.reason[len(MERGED_INTO):])
+    return out
 
 
 def root_of(run_dir: Path) -> Path:

@@ -351,6 +351,36 @@ def test_wiki_pointers_in_the_index_count_and_follow_merges_and_archives(
     )
 
 
+def test_links_a_stopped_run_left_at_a_merged_away_memory_are_repointed_by_the_next(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run stopped by a signal between a merge and the links it calls for leaves the
+    index and other memories pointing at the file it archived: the next run repoints them,
+    as safe as the merge's own follow-through (not a judgment to unlink a missing file)."""
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    clients = ("Client SDKs follow [the API notes](project_api_notes.md).\n"
+               "They are generated from the OpenAPI spec on every release.\n")
+    other = world.put("project_clients.md", clients, days=40)
+    index = ("# Memory\n\n- [API](project_api.md) — the public API\n"
+             "- [API notes](project_api_notes.md) — short notes on it\n"
+             "- [Clients](project_clients.md) — client SDKs\n")
+    world.raw("MEMORY.md", index.encode(), days=5)
+    first = world.run(capsys, "--apply", "safe")
+    assert ("merge", "project_api.md") in ops(first)
+    # What a stop right after the merge leaves: the links not yet followed.
+    world.raw("MEMORY.md", index.encode(), days=5)
+    other.write_bytes(other.read_bytes().replace(b"project_api.md", b"project_api_notes.md"))
+    age(other, 40)
+
+    second = world.run(capsys, "--apply", "safe")
+
+    assert "project_api_notes.md" not in (world.root / "MEMORY.md").read_text()
+    assert "[API notes](project_api.md)" in (world.root / "MEMORY.md").read_text()
+    assert "[the API notes](project_api.md)" in body_of(other)
+    assert second["proposal"] is None, "nothing about those links waits for review"
+
+
 def test_reference_definitions_in_the_index_count_and_follow_merges_and_archives(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -321,26 +321,30 @@ def test_a_memory_its_owner_guards_is_left_as_it_is(
                for s in report["skipped"]), report["skipped"]
 
 
-def test_wiki_pointers_in_the_index_count_and_follow_merges_and_archives(
-    world: World, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _merged_and_archived(world: World, capsys: pytest.CaptureFixture[str],
+                         index: str) -> dict[str, Any]:
+    """A run over a pair to merge, a superseded memory and a user memory, under ``index``."""
     world.put("project_api.md", text_of(API_LINES), days=20)
     world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
     world.put("project_launch.md", "The launch plan moved.\n", days=30, name="Old launch",
               description="The launch plan (SUPERSEDED)")
     world.put("user_role.md", "A data engineer.\n", days=30, mtype="user")
-    world.raw("MEMORY.md", (
+    world.raw("MEMORY.md", index.encode(), days=5)
+    report = world.run(capsys)
+    assert ("merge", "project_api.md") in ops(report)
+    assert ("archive", "project_launch.md") in ops(report)
+    return report
+
+
+def test_wiki_pointers_in_the_index_count_and_follow_merges_and_archives(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _merged_and_archived(world, capsys, (
         "# Memory\n\n"
         "- [[project_api]] — how the public API is versioned\n"
         "- [[project_api_notes|API notes]] — short notes on the API\n"
         "- [[Old launch]] — the launch plan\n"
-        "- [[user_role]] — who the user is\n"
-    ).encode(), days=5)
-
-    report = world.run(capsys)
-
-    assert ("merge", "project_api.md") in ops(report)
-    assert ("archive", "project_launch.md") in ops(report)
+        "- [[user_role]] — who the user is\n"))
     assert report["index"]["added"] == []
     assert (world.root / "MEMORY.md").read_text() == (
         "# Memory\n\n"
@@ -384,12 +388,7 @@ def test_links_a_stopped_run_left_at_a_merged_away_memory_are_repointed_by_the_n
 def test_reference_definitions_in_the_index_count_and_follow_merges_and_archives(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    world.put("project_api.md", text_of(API_LINES), days=20)
-    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
-    world.put("project_launch.md", "The launch plan moved.\n", days=30, name="Old launch",
-              description="The launch plan (SUPERSEDED)")
-    world.put("user_role.md", "A data engineer.\n", days=30, mtype="user")
-    world.raw("MEMORY.md", (
+    report = _merged_and_archived(world, capsys, (
         "# Memory\n\n"
         "- [API][a] — how the public API is versioned\n"
         "- [API notes][n] — short notes on the API\n"
@@ -398,13 +397,7 @@ def test_reference_definitions_in_the_index_count_and_follow_merges_and_archives
         "[a]: project_api.md\n"
         "[n]: project_api_notes.md\n"
         "[l]: project_launch.md\n"
-        "[r]: user_role.md\n"
-    ).encode(), days=5)
-
-    report = world.run(capsys)
-
-    assert ("merge", "project_api.md") in ops(report)
-    assert ("archive", "project_launch.md") in ops(report)
+        "[r]: user_role.md\n"))
     assert report["index"]["added"] == [], "every memory has its definition: no second pointer"
     index = (world.root / "MEMORY.md").read_text()
     assert "[n]: project_api.md\n" in index, "the merged-away memory's definition follows"

@@ -186,6 +186,10 @@ def interval(ctx: RootContext) -> tuple[bool, str]:
     since = ctx.now_ns - last
     if since >= need:
         return True, f"last consolidation {_ago(since)} ago"
+    # A consolidation under way stamped the lock as it started: say so, not "0 s ago".
+    held = lock.live_holder(ctx.root, ctx.now_ns, ctx.cfg.gates.lock_stale_minutes, ctx.state)
+    if held is not None:
+        return False, f"a consolidation is under way (the lock is {held})"
     return False, f"last consolidation {_ago(since)} ago; needs {ctx.cfg.gates.min_hours} h"
 
 

@@ -405,6 +405,16 @@ def test_interval_gate_reads_the_lock_mtime_not_its_body(root: Path) -> None:
     assert checks.interval(make_ctx(root))[0] is False
 
 
+def test_interval_gate_names_a_consolidation_under_way_rather_than_one_just_done(
+    root: Path,
+) -> None:
+    # A live run stamps the lock as it starts: a second pass must not read that as done.
+    write_lock(root, NOW_NS - 5 * NS, body=str(os.getppid()).encode())
+    passed, reason = checks.interval(make_ctx(root))
+    assert passed is False
+    assert reason.startswith("a consolidation is under way (the lock is held by PID "), reason
+
+
 # --------------------------------------------------------------------------- G5 scan-throttle
 
 

@@ -293,7 +293,9 @@ def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         last_run = row["last_run"]
         # History keeps one line per streak of passes a gate closed: the gates below are now.
         print("  last recorded run: "
-              + (f"{last_run['run_id']} {last_run['status']}" if last_run else "none"))
+              + (f"{last_run['run_id']} {last_run['status']}"
+                 f"{' (dry run: nothing changed)' if last_run.get('dry_run') else ''}"
+                 if last_run else "none"))
         if row["waiting"]:
             print(f"  waiting for review: {row['waiting']} change(s) (consolidator proposals)")
         for g in row["gates"]:

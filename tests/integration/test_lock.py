@@ -435,8 +435,14 @@ def test_status_shows_each_gate_and_the_last_run(tmp_path: Path) -> None:
         assert any(re.match(rf"\s+{gid} {re.escape(name)}\s+(pass|FAIL)\s", ln) for ln in lines), (
             gid, proc.stdout)
     assert re.search(r"G4 interval\s+FAIL", proc.stdout)  # just consolidated
-    assert f"last recorded run: {run_id} consolidated" in proc.stdout
+    assert f"last recorded run: {run_id} consolidated\n" in proc.stdout
     assert "last consolidated: never" not in proc.stdout
+    dry = consolidator("run", "--dry-run", "--force", "--json", "--memory-dir", str(root),
+                       "--state-dir", str(state))
+    assert dry.returncode == 0, dry.stderr
+    again = consolidator("status", "--memory-dir", str(root), "--state-dir", str(state))
+    assert f"{json.loads(dry.stdout)['run_id']} planned (dry run: nothing changed)" \
+        in again.stdout, "a dry run never reads as the last real one"
 
 
 def test_status_json_names_the_last_consolidation_and_records_no_scan(tmp_path: Path) -> None:

@@ -44,6 +44,7 @@ class Work:
     session: Session | None = None  # the root's lifecycle (default: a session of ctx)
     _llm_start: tuple[int, int, int, int] = (0, 0, 0, 0)
     _held: tuple[tuple[str, str] | None] | None = None  # index_held, once worked out
+    _cut_short: dict[str, str] | None = None  # runs.merged_away, once read
 
     def __post_init__(self) -> None:
         if self.session is None:
@@ -55,14 +56,17 @@ class Work:
 
     def earlier_merges(self, snapshot: Snapshot, moved: dict[str, str]) -> dict[str, str]:
         """``moved`` (this run's merged-away files -> survivors), and the links in
-        ``snapshot``'s memories and index to a file an earlier run merged away that is gone
-        (a run stopped by a signal before it repointed them), each at its survivor if that is
-        there: what such a link surely means, so following it is as safe as this run's own."""
+        ``snapshot``'s memories and index to a file the root's previous run merged away and
+        was then cut short before it repointed them (see :func:`runs.merged_away`), each at
+        its survivor if that is there: what such a link surely means, so following it is as
+        safe as this run's own follow-through."""
         present = snapshot.existing_files()
         gone = named_anywhere(snapshot) - present - moved.keys()
         if not gone:
             return moved
-        earlier = runs.merged_away(self.ctx.state)
+        if self._cut_short is None:  # read once a run, and only when a link dangles
+            self._cut_short = runs.merged_away(self.ctx.state)
+        earlier = self._cut_short
         out = dict(moved)
         for file in sorted(gone & earlier.keys()):
             survivor, seen = earlier[file], {file}

@@ -154,29 +154,29 @@ def newest(state: Path) -> Path | None:
     return None
 
 
-RECENT_RUNS = 20  # the runs whose merges a pointer to a file that is gone is looked up in
+CUT_SHORT = ("stopped", "failed")  # how a run's journal closes when it ended part way
 
 
 def merged_away(state: Path) -> dict[str, str]:
-    """Files the root's recent runs merged away (archived as merged into a survivor; the run
-    neither undone nor rolled back), each with its survivor, the newest run's word first:
-    what a link to a file that is gone surely means, when a run was stopped before it
-    repointed the links (see :func:`consolidator.phases.context.Work.earlier_merges`)."""
+    """What the root's newest run merged away (archived as merged into a survivor), each
+    file with its survivor, when that run was cut short (stopped by a signal, or failed)
+    after its merges and before the links they call for; empty otherwise. Only the newest
+    run counts: the first run after it repoints those links, and later a link to the name
+    may be the user's own, to a file of the same name since removed. A run a crash left
+    open is rolled back by recovery, not followed."""
     started = sorted(((runfolders.run_started_ns(statedir.run_dir(state, name)) or 0, name)
                       for name in statedir.run_ids(state)), reverse=True)
-    out: dict[str, str] = {}
-    for _when, name in started[:RECENT_RUNS]:
-        try:
-            journal = load(statedir.run_dir(state, name))
-        except Exception:  # noqa: BLE001 - a damaged journal is only not read here
-            continue
-        if journal.undone or journal.closed == "rolled back":
-            continue
-        for entry in journal.intents:
-            if entry.op == "archive" and entry.step in journal.done \
-                    and entry.reason.startswith(MERGED_INTO):
-                out.setdefault(entry.file, entry.reason[len(MERGED_INTO):])
-    return out
+    if not started:
+        return {}
+    try:
+        journal = load(statedir.run_dir(state, started[0][1]))
+    except Exception:  # noqa: BLE001 - a damaged journal is only not read here
+        return {}
+    if journal.undone or journal.closed not in CUT_SHORT:
+        return {}
+    return {entry.file: entry.reason[len(MERGED_INTO):] for entry in journal.intents
+            if entry.op == "archive" and entry.step in journal.done
+            and entry.reason.startswith(MERGED_INTO)}
 
 
 def root_of(run_dir: Path) -> Path:

@@ -9,14 +9,16 @@ is never changed, so a fresh file would make every test vacuous.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib.util
 import io
 import json
 import os
 import re
+import signal
 import tempfile
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +28,11 @@ from hypothesis import strategies as st
 
 import consolidator.store.transaction as transaction_mod
 from consolidator.cli import main
+from consolidator.config import Config
 from consolidator.detect.text import normal_line, normal_set
+from consolidator.runner import RunOptions, run_all
 from consolidator.state.statedir import root_key
+from consolidator.stop import Stopped
 from consolidator.store.frontmatter import parse
 from tests.conftest import EXAMPLES, snapshot_tree
 
@@ -355,6 +360,24 @@ def test_wiki_pointers_in_the_index_count_and_follow_merges_and_archives(
     )
 
 
+def _stopped_after_the_merge(world: World) -> None:
+    """A real run, stopped as a SIGTERM stops it, right after its merge archived the memory
+    merged away and before the links that merge calls for."""
+    opts = RunOptions(state_dir=world.state, project_root=str(world.project), dry_run=False,
+                      force=True, trigger="run")
+    records = 0
+
+    def count() -> None:  # the journal's meta, the merge, its write and its archive
+        nonlocal records
+        records += 1
+        if records == 6:
+            opts.stop.request(signal.SIGTERM)
+
+    opts = dataclasses.replace(opts, after_record=count)
+    with pytest.raises(Stopped):
+        run_all([world.root], Config(), opts, datetime.now(UTC))
+
+
 def test_links_a_stopped_run_left_at_a_merged_away_memory_are_repointed_by_the_next(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -363,26 +386,39 @@ def test_links_a_stopped_run_left_at_a_merged_away_memory_are_repointed_by_the_n
     as safe as the merge's own follow-through (not a judgment to unlink a missing file)."""
     world.put("project_api.md", text_of(API_LINES), days=20)
     world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
-    clients = ("Client SDKs follow [the API notes](project_api_notes.md).\n"
-               "They are generated from the OpenAPI spec on every release.\n")
-    other = world.put("project_clients.md", clients, days=40)
-    index = ("# Memory\n\n- [API](project_api.md) — the public API\n"
-             "- [API notes](project_api_notes.md) — short notes on it\n"
-             "- [Clients](project_clients.md) — client SDKs\n")
-    world.raw("MEMORY.md", index.encode(), days=5)
-    first = world.run(capsys, "--apply", "safe")
-    assert ("merge", "project_api.md") in ops(first)
-    # What a stop right after the merge leaves: the links not yet followed.
-    world.raw("MEMORY.md", index.encode(), days=5)
-    other.write_bytes(other.read_bytes().replace(b"project_api.md", b"project_api_notes.md"))
-    age(other, 40)
+    other = world.put("project_clients.md",
+                      "Client SDKs follow [the API notes](project_api_notes.md).\n"
+                      "They are generated from the OpenAPI spec on every release.\n", days=40)
+    world.raw("MEMORY.md", b"# Memory\n\n- [API](project_api.md) \xe2\x80\x94 the public API\n"
+                           b"- [API notes](project_api_notes.md) \xe2\x80\x94 notes on it\n"
+                           b"- [Clients](project_clients.md) \xe2\x80\x94 client SDKs\n", days=5)
+    _stopped_after_the_merge(world)
+    capsys.readouterr()  # what the stopped run printed
+    assert not (world.root / "project_api_notes.md").exists()
+    assert "project_api_notes.md" in (world.root / "MEMORY.md").read_text(), "left dangling"
 
     second = world.run(capsys, "--apply", "safe")
 
-    assert "project_api_notes.md" not in (world.root / "MEMORY.md").read_text()
-    assert "[API notes](project_api.md)" in (world.root / "MEMORY.md").read_text()
+    index = (world.root / "MEMORY.md").read_text()
+    assert "project_api_notes.md" not in index and "[API notes](project_api.md)" in index
     assert "[the API notes](project_api.md)" in body_of(other)
     assert second["proposal"] is None, "nothing about those links waits for review"
+
+
+def test_a_link_to_a_name_a_finished_run_merged_away_is_not_taken_for_its_survivor(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The name of a memory merged away long ago may be the user's again, for another
+    memory since removed: a link to it is a missing file, for review, not the old survivor."""
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    world.run(capsys, "--apply", "safe")
+    world.raw("MEMORY.md", b"- [API](project_api.md) \xe2\x80\x94 the public API\n"
+                           b"- [Billing](project_api_notes.md) \xe2\x80\x94 invoices\n", days=5)
+
+    world.run(capsys, "--apply", "safe")
+
+    assert "[Billing](project_api_notes.md)" in (world.root / "MEMORY.md").read_text()
 
 
 def test_reference_definitions_in_the_index_count_and_follow_merges_and_archives(

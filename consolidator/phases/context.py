@@ -60,13 +60,13 @@ class Work:
         was then cut short before it repointed them (see :func:`runs.merged_away`), each at
         its survivor if that is there: what such a link surely means, so following it is as
         safe as this run's own follow-through."""
+        if self._cut_short is None:  # read once a run: as a rule one journal line
+            self._cut_short = runs.merged_away(self.ctx.state, self.ctx.run_id)
+        earlier = self._cut_short
+        if not earlier:
+            return moved
         present = snapshot.existing_files()
         gone = named_anywhere(snapshot) - present - moved.keys()
-        if not gone:
-            return moved
-        if self._cut_short is None:  # read once a run, and only when a link dangles
-            self._cut_short = runs.merged_away(self.ctx.state)
-        earlier = self._cut_short
         out = dict(moved)
         for file in sorted(gone & earlier.keys()):
             survivor, seen = earlier[file], {file}

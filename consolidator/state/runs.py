@@ -14,7 +14,7 @@ from typing import Any
 from consolidator.errors import ConsolidatorError, UsageError
 from consolidator.plan import MERGED_INTO
 from consolidator.state import history, proposal, runfolders, statedir
-from consolidator.store.journal import JournalDamaged, load
+from consolidator.store.journal import JournalDamaged, closed_as, load
 
 LATEST = "latest"  # ``undo latest``: each root's newest run with something to undo
 
@@ -157,19 +157,25 @@ def newest(state: Path) -> Path | None:
 CUT_SHORT = ("stopped", "failed")  # how a run's journal closes when it ended part way
 
 
-def merged_away(state: Path) -> dict[str, str]:
+def merged_away(state: Path, current: str = "") -> dict[str, str]:
     """What the root's newest run merged away (archived as merged into a survivor), each
     file with its survivor, when that run was cut short (stopped by a signal, or failed)
     after its merges and before the links they call for; empty otherwise. Only the newest
     run counts: the first run after it repoints those links, and later a link to the name
     may be the user's own, to a file of the same name since removed. A run a crash left
-    open is rolled back by recovery, not followed."""
-    started = sorted(((runfolders.run_started_ns(statedir.run_dir(state, name)) or 0, name)
-                      for name in statedir.run_ids(state)), reverse=True)
-    if not started:
+    open is rolled back by recovery, not followed. ``current``: the run asking, never its
+    own newest."""
+    names = [name for name in statedir.run_ids(state) if name != current]
+    if not names:
+        return {}
+    if all(_RUN_ID_FORM.fullmatch(name) for name in names):  # the ids begin with the second
+        names = [name for name in names if name[:16] == names[-1][:16]]  # each run began
+    newest = max((statedir.run_dir(state, name) for name in names),
+                 key=lambda run: runfolders.run_started_ns(run) or 0)
+    if closed_as(newest) not in CUT_SHORT:  # as a rule "ok": its last line alone is read
         return {}
     try:
-        journal = load(statedir.run_dir(state, started[0][1]))
+        journal = load(newest)
     except Exception:  # noqa: BLE001 - a damaged journal is only not read here
         return {}
     if journal.undone or journal.closed not in CUT_SHORT:

@@ -299,6 +299,21 @@ def _has_mark(run_dir: Path, key: str) -> bool:
     return False
 
 
+def closed_as(run_dir: Path) -> str | None:
+    """How the run's journal closed ("ok", "stopped", ...), read from its last line alone;
+    ``None`` while it is open or when the last line is no close mark."""
+    try:
+        with open(statedir.journal(run_dir), "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 4096))
+            tail = fh.read()
+    except OSError:
+        return None
+    record = _parse(tail.rstrip(b"\n").rpartition(b"\n")[2])
+    closed = record.get("closed") if _is_mark(record) and record is not None else None
+    return closed if isinstance(closed, str) else None
+
+
 def is_closed(run_dir: Path) -> bool:
     """True when the run's journal says it finished (an interrupted run never says so)."""
     return _has_mark(run_dir, "closed")

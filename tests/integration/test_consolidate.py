@@ -396,8 +396,14 @@ def test_links_a_stopped_run_left_at_a_merged_away_memory_are_repointed_by_the_n
     capsys.readouterr()  # what the stopped run printed
     assert not (world.root / "project_api_notes.md").exists()
     assert "project_api_notes.md" in (world.root / "MEMORY.md").read_text(), "left dangling"
+    rules = "- Run the linter before every commit.\n- Write the why in the body.\n"
+    world.put("feedback_lint.md", rules, days=10, mtype="feedback")
+    world.put("feedback_lint_copy.md", rules, days=4, mtype="feedback")  # merged first
 
     second = world.run(capsys, "--apply", "safe")
+
+    assert ("merge", "feedback_lint_copy.md") in ops(second) or \
+        ("merge", "feedback_lint.md") in ops(second), "this run's own journal is the newest"
 
     index = (world.root / "MEMORY.md").read_text()
     assert "project_api_notes.md" not in index and "[API notes](project_api.md)" in index

@@ -3,10 +3,10 @@ make first are in :mod:`consolidator.store.recheck`).
 
 Nothing here unlinks a memory. A rewrite goes to a temp file beside the target (never named
 ``*.md``, so Claude Code never reads it), is fsynced, takes the old file's mode, owner and
-extended attributes and the planned mtime, and replaces the target by rename. Before any change the file on disk is
-compared with what the scan saw; a file a live session touched meanwhile is left alone. A new
-file never takes a name that an existing one already has on a case-insensitive or
-normalising file system (``MEMORY.md`` beside ``memory.md``).
+extended attributes and the planned mtime, and replaces the target by rename. Before any
+change the file on disk is compared with what the scan saw; a file a live session touched
+meanwhile is left alone. A new file never takes a name that an existing one already has on
+a case-insensitive or normalising file system (``MEMORY.md`` beside ``memory.md``).
 
 Every name is looked up in a folder held open (see :mod:`consolidator.store.dirfd`): inside
 a root, a folder swapped for a symbolic link between the check and the change cannot send

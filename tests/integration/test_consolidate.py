@@ -326,38 +326,60 @@ def test_a_memory_its_owner_guards_is_left_as_it_is(
                for s in report["skipped"]), report["skipped"]
 
 
-def _merged_and_archived(world: World, capsys: pytest.CaptureFixture[str],
-                         index: str) -> dict[str, Any]:
-    """A run over a pair to merge, a superseded memory and a user memory, under ``index``."""
+# The index before and after a run that merges project_api_notes.md into project_api.md and
+# archives project_launch.md, by the way its pointers link: wiki links, reference definitions.
+POINTER_FORMS = {
+    "wiki": (
+        "# Memory\n\n"
+        "- [[project_api]] — how the public API is versioned\n"
+        "- [[project_api_notes|API notes]] — short notes on the API\n"
+        "- [[Old launch]] — the launch plan\n"
+        "- [[user_role]] — who the user is\n",
+        "# Memory\n\n"
+        "- [[project_api]] — how the public API is versioned\n"
+        "- [[project_api|API notes]] — short notes on the API\n"
+        "- Old launch (project_launch.md archived) — the launch plan\n"
+        "- [[user_role]] — who the user is\n",
+    ),
+    "reference": (
+        "# Memory\n\n"
+        "- [API][a] — how the public API is versioned\n"
+        "- [API notes][n] — short notes on the API\n"
+        "- [Launch][l] — the launch plan\n"
+        "- [Role][r] — who the user is\n\n"
+        "[a]: project_api.md\n[n]: project_api_notes.md\n[l]: project_launch.md\n"
+        "[r]: user_role.md\n",
+        "# Memory\n\n"
+        "- [API][a] — how the public API is versioned\n"
+        "- [API notes][n] — short notes on the API\n"
+        "- [Launch][l] — the launch plan\n"
+        "- [Role][r] — who the user is\n\n"
+        "[a]: project_api.md\n[n]: project_api.md\nl: (project_launch.md archived)\n"
+        "[r]: user_role.md\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(POINTER_FORMS))
+def test_pointers_in_the_index_count_and_follow_merges_and_archives(
+    world: World, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    """Every memory has a pointer (none is added), the merged-away one's follows its
+    survivor, and no link names a file that is gone (an archived one's turns into words)."""
+    before, after = POINTER_FORMS[form]
     world.put("project_api.md", text_of(API_LINES), days=20)
     world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
     world.put("project_launch.md", "The launch plan moved.\n", days=30, name="Old launch",
               description="The launch plan (SUPERSEDED)")
     world.put("user_role.md", "A data engineer.\n", days=30, mtype="user")
-    world.raw("MEMORY.md", index.encode(), days=5)
+    world.raw("MEMORY.md", before.encode(), days=5)
+
     report = world.run(capsys)
+
     assert ("merge", "project_api.md") in ops(report)
     assert ("archive", "project_launch.md") in ops(report)
-    return report
-
-
-def test_wiki_pointers_in_the_index_count_and_follow_merges_and_archives(
-    world: World, capsys: pytest.CaptureFixture[str]
-) -> None:
-    report = _merged_and_archived(world, capsys, (
-        "# Memory\n\n"
-        "- [[project_api]] — how the public API is versioned\n"
-        "- [[project_api_notes|API notes]] — short notes on the API\n"
-        "- [[Old launch]] — the launch plan\n"
-        "- [[user_role]] — who the user is\n"))
     assert report["index"]["added"] == []
-    assert (world.root / "MEMORY.md").read_text() == (
-        "# Memory\n\n"
-        "- [[project_api]] — how the public API is versioned\n"
-        "- [[project_api|API notes]] — short notes on the API\n"
-        "- Old launch (project_launch.md archived) — the launch plan\n"
-        "- [[user_role]] — who the user is\n"
-    )
+    assert (world.root / "MEMORY.md").read_text() == after
 
 
 def _stopped_after_the_merge(world: World) -> None:
@@ -425,26 +447,6 @@ def test_a_link_to_a_name_a_finished_run_merged_away_is_not_taken_for_its_surviv
     world.run(capsys, "--apply", "safe")
 
     assert "[Billing](project_api_notes.md)" in (world.root / "MEMORY.md").read_text()
-
-
-def test_reference_definitions_in_the_index_count_and_follow_merges_and_archives(
-    world: World, capsys: pytest.CaptureFixture[str]
-) -> None:
-    report = _merged_and_archived(world, capsys, (
-        "# Memory\n\n"
-        "- [API][a] — how the public API is versioned\n"
-        "- [API notes][n] — short notes on the API\n"
-        "- [Launch][l] — the launch plan\n"
-        "- [Role][r] — who the user is\n\n"
-        "[a]: project_api.md\n"
-        "[n]: project_api_notes.md\n"
-        "[l]: project_launch.md\n"
-        "[r]: user_role.md\n"))
-    assert report["index"]["added"] == [], "every memory has its definition: no second pointer"
-    index = (world.root / "MEMORY.md").read_text()
-    assert "[n]: project_api.md\n" in index, "the merged-away memory's definition follows"
-    assert "l: (project_launch.md archived)" in index, "no definition names a file that is gone"
-    assert "[r]: user_role.md\n" in index
 
 
 def test_chinese_duplicates_merge_and_chinese_relative_dates_are_rewritten(

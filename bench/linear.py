@@ -89,6 +89,8 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "punctuation": _repeat(".-:;,!?"),
     "emphasis **": _repeat("**"),
     "backticks": _repeat("`"),
+    "code spans of every length": _repeat("`` ` [x](a.md) ```` "),
+    "fences ```": _repeat("```\n[x](a.md)\n~~~~\n"),
     "dates-like digits": _repeat("2026-01-"),
     "numbers 1:": _repeat("1:"),
     "CJK": _repeat("密码パスワード明天截止已完成"),

@@ -75,8 +75,8 @@ from consolidator.store.scan import scan  # noqa: E402
 SOURCES = BENCH / "real_judgments.tsv"
 LABELS = BENCH / "real_judgments_labels.tsv"
 NO_DATE = date(2026, 6, 1)
-KINDS = ("archive", "stale", "stale, project under git", "relative-date", "conflict",
-         "duplicate")
+KINDS = ("archive", "stale", "stale, about the whole memory", "stale, project under git",
+         "relative-date", "conflict", "duplicate")
 
 
 @dataclass(frozen=True)
@@ -285,12 +285,32 @@ def project_tree(listing: Path, dest: Path) -> Path | None:
     return dest
 
 
-def stale_found(plan: Any) -> set[str]:
-    """The files with a stale finding, leaving out findings that rest only on a symbol found
-    nowhere in the project: the benchmark's project holds empty files, so no symbol is ever
-    found in them (a checkout's files would be searched)."""
+def stale_found(plan: Any, whole: bool = False) -> set[str]:
+    """The files with a stale finding (``whole``: one about the memory as a whole), leaving
+    out findings that rest only on a symbol found nowhere in the project: the benchmark's
+    project holds empty files, so no symbol is ever found in them (a checkout's files would
+    be searched)."""
     return {s.file for s in plan.stale
-            if any("— found nowhere in the project" not in reason for reason in s.reasons)}
+            if (s.archivable or not whole)
+            and any("— found nowhere in the project" not in reason for reason in s.reasons)}
+
+
+def stale_by_kind(plan: Any) -> dict[str, set[str]]:
+    """The files with a stale finding, by each class of evidence the finding holds (a
+    diagnostic: which class misleads)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for s in plan.stale:
+        for reason in s.reasons:
+            kind = next((k for k, start in _EVIDENCE if reason.startswith(start)), None)
+            if kind:
+                out[kind].add(s.file)
+    return out
+
+
+# How each class of evidence's reason starts (``consolidator.detect.stale``).
+_EVIDENCE = (("marker", "status marker"), ("marker", "finished work"),
+             ("marker", "set aside"), ("deadline", "deadline passed"), ("path", "cites `"),
+             ("branch", "names branch"), ("command", "runs `"))
 
 
 def commit_all(project: Path) -> bool:
@@ -359,6 +379,10 @@ def evaluate_folder(text_root: Path, source: Source, labels: list[Label], score:
     archived = {a.file for a in plan.actions if a.op == "archive" and not a.successor}
     _score(score.tally("archive"), where, archived, archive)
     _score(score.tally("stale"), where, stale_found(plan) | archived, stale)
+    _score(score.tally("stale, about the whole memory"), where,
+           stale_found(plan, whole=True) | archived, stale)
+    for evidence, files in stale_by_kind(plan).items():
+        _score(score.tally(f"stale, evidence {evidence}"), where, files, stale)
     if project is not None and commit_all(project):  # as a checkout under git would show it
         again = plan_root(root, project, work / f"{source.folder}-state-git", now)
         gone = {a.file for a in again.actions if a.op == "archive" and not a.successor}
@@ -400,6 +424,9 @@ def figures(score: Score) -> dict[str, str]:
         tally = score.tally(kind)
         out[f"{kind} precision"] = _ratio(tally.hits, tally.hits + len(tally.false))
         out[f"{kind} recall"] = _ratio(tally.hits, tally.hits + len(tally.missed))
+    for kind in sorted(k for k in score.tallies if k.startswith("stale, evidence ")):
+        tally = score.tally(kind)
+        out[f"{kind} precision"] = _ratio(tally.hits, tally.hits + len(tally.false))
     out["false archives"] = str(len(score.tally("archive").false))
     maybe = score.maybe
     out["duplicate: of which pairs that may say the same thing (a line of each sharing rare "

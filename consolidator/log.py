@@ -17,7 +17,7 @@ import structlog
 
 from consolidator.cli import pipes
 from consolidator.report import progress
-from consolidator.report.summary import CHANGES, summary_of
+from consolidator.report.summary import CHANGES, command, summary_of
 
 BRIDGED = ("apscheduler", "filelock", "httpx", "httpx2", "httpcore", "anthropic")
 
@@ -91,7 +91,7 @@ def plain_summary(_logger: Any, _name: str, event: MutableMapping[str, Any]
     else:
         text = f"{status}: {summary_of(event, dry=status == 'planned')}"
         if status == "consolidated" and any(event.get(k) for k in CHANGES):
-            text += f"; undo: consolidator undo {event.get('run_id', 'RUN_ID')}"
+            text += f"; undo: {command('undo ' + str(event.get('run_id', 'RUN_ID')))}"
     kept = {k: event[k] for k in _KEPT if k in event}
     return {**kept, "event": f"{root}: {text}"}
 

@@ -24,6 +24,7 @@ from consolidator.decide.follow import rebased
 from consolidator.phases.context import Work
 from consolidator.plan import Waiting
 from consolidator.report import progress
+from consolidator.report.summary import command
 from consolidator.state import proposal
 from consolidator.state.proposal import declined
 
@@ -83,5 +84,5 @@ def propose(work: Work, bound: BoundLogger) -> None:
     work.plan = dataclasses.replace(work.plan, proposal=waiting,
                                     notes=work.plan.notes + tuple(notes))
     if saved and made is not None:
-        bound.info(f"{len(made.items)} change(s) wait for review: consolidator proposals",
+        bound.info(f"{len(made.items)} change(s) wait for review: {command('proposals')}",
                    proposal=ctx.run_id, waiting=len(made.items))

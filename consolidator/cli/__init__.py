@@ -55,6 +55,18 @@ def _flush_stdout() -> None:
         pipes.stdout_closed()
 
 
+def _with_options(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """The command's handler, every command it prints for a person to paste carrying this
+    one's ``--config`` and ``--state-dir``."""
+    from consolidator.report import summary
+
+    summary.use_options(getattr(args, "config", None), getattr(args, "state_dir", None))
+    try:
+        return handler(args.command)(args, env)
+    finally:
+        summary.use_options(None, None)
+
+
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     """Run the command line; return the exit code (never raises for an expected error)."""
     env = os.environ if env is None else env
@@ -65,7 +77,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         if args.command is None:
             build_parser().print_help(sys.stdout)  # bare `consolidator`: what it can do
             return EXIT_OK
-        code = handler(args.command)(args, env)
+        code = _with_options(args, env)
         _flush_stdout()  # here, not at exit: a reader gone by now changes no exit code
         return code
     except ConfigError as exc:

@@ -27,6 +27,7 @@ from consolidator.cli.common import (
 )
 from consolidator.errors import UsageError
 from consolidator.llm import make_backend
+from consolidator.report.summary import command
 from consolidator.roots import hooks, paths
 from consolidator.stop import Stopped, StopToken
 
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         result = runner.run_all(roots, cfg, opts, clock.now())
     except Stopped as exc:
         print(f"consolidator: stopped by signal {exc.signum}: the lock is as it was, the steps "
-              "already made stay (`consolidator undo latest` takes them back), and the next "
+              f"already made stay (`{command('undo latest')}` takes them back), and the next "
               "run follows their links", file=sys.stderr)
         return 128 + exc.signum
     finally:

@@ -21,6 +21,7 @@ from consolidator.cli.common import (
 )
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
 from consolidator.report.json import Mask
+from consolidator.report.summary import command, options
 from consolidator.roots import paths, stores
 from consolidator.session import Session
 from consolidator.state import proposal, statedir
@@ -63,16 +64,8 @@ def proposals(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if not found:
         print("nothing waits for review")
         return EXIT_OK
-    write_out(lambda out: out.write(proposals_text(found, same_options(args))))
+    write_out(lambda out: out.write(proposals_text(found, options())))
     return EXIT_OK
-
-
-def same_options(args: argparse.Namespace) -> str:
-    """The options a printed command needs to find the same state: ``--config`` and
-    ``--state-dir`` as given to this one (quoted for a shell)."""
-    given = [(flag, value) for flag, value in (("--config", args.config),
-                                               ("--state-dir", args.state_dir)) if value]
-    return "".join(f" {flag} {shlex.quote(str(value))}" for flag, value in given)
 
 
 def proposals_text(found: list[tuple[Path, Any]], options: str = "") -> str:
@@ -139,7 +132,7 @@ def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print(f"{root}: applied {listed(done.applied)} of run {found.run_id}"
               + (f", then {done.follow_ups} safe step(s) they call for (links repointed, "
                  "the index rebuilt)" if done.follow_ups else "")
-              + (f"; undo: consolidator undo {run_id}" if done.applied or done.follow_ups
+              + (f"; undo: {command(f'undo {run_id}')}" if done.applied or done.follow_ups
                  else ""))
         for number, why in sorted(done.refused.items()):
             print(f"  {number}: refused, {why}")

@@ -18,7 +18,7 @@ from consolidator.cli.review import waiting_count
 from consolidator.detect.dates.freshness import iso
 from consolidator.errors import ConsolidatorError, LockHeld, UsageError
 from consolidator.gates import evaluate
-from consolidator.report.summary import summary_of
+from consolidator.report.summary import command, summary_of
 from consolidator.roots import paths, stores
 from consolidator.runner import new_run_id
 from consolidator.session import Session
@@ -73,8 +73,8 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             if later:  # --force puts back over edits made outside the tool, never over a
                 # later run's: undoing that run after this one would put its bytes back
                 print(f"consolidator: {root}: run {run_id} not undone: run {later[-1]} "
-                      f"changed the same files since; undo it first (consolidator undo "
-                      f"{later[-1]}; runs undo newest first)", file=sys.stderr)
+                      f"changed the same files since; undo it first "
+                      f"({command(f'undo {later[-1]}')}; runs undo newest first)", file=sys.stderr)
                 failed = True
                 continue
             if args.run_id == LATEST:
@@ -94,7 +94,7 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             if later:
                 text = text.replace(" (use --force)", "") + (
                     f"; run {later[-1]} changed them since: undo it first "
-                    f"(consolidator undo {later[-1]}; runs undo newest first)")
+                    f"({command(f'undo {later[-1]}')}; runs undo newest first)")
             print(f"consolidator: {text if text.startswith(where) else where + ': ' + text}",
                   file=sys.stderr)
             failed = True
@@ -116,7 +116,7 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         back = reopened(statedir.state_of_run(run_dir), run_id)
         if back:
             print(f"  {_actions(back)} of its proposal {'waits' if len(back) == 1 else 'wait'} "
-                  "for review again (consolidator proposals)")
+                  f"for review again ({command('proposals')})")
         for rel, kept in sorted(result.displaced.items()):
             print(f"  the newer bytes of {rel} are kept in {kept}")
     if failed:
@@ -297,7 +297,7 @@ def status(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                  f"{' (dry run: nothing changed)' if last_run.get('dry_run') else ''}"
                  if last_run else "none"))
         if row["waiting"]:
-            print(f"  waiting for review: {row['waiting']} change(s) (consolidator proposals)")
+            print(f"  waiting for review: {row['waiting']} change(s) ({command('proposals')})")
         for g in row["gates"]:
             mark = {True: "pass", False: "FAIL", None: "-"}[g["passed"]]
             print(f"  {g['id']} {g['name']:<14} {mark:<5} {g['reason']}")

@@ -11,7 +11,14 @@ import posixpath
 import re
 from collections.abc import Mapping
 
-from consolidator.store.links import WIKI_RE, link_matches, relink, resolve_link, sub_links
+from consolidator.store.links import (
+    link_matches,
+    relink,
+    resolve_link,
+    sub_links,
+    sub_wiki,
+    wiki_matches,
+)
 from consolidator.store.model import Memory, Snapshot
 from consolidator.store.names import TOPIC_PREFIX
 
@@ -52,7 +59,7 @@ def repoint(
         return match.group(0).replace(match.group(1), new_name, 1)
 
     body = sub_links(file_link, body)
-    body = WIKI_RE.sub(wiki_link, body)
+    body = sub_wiki(wiki_link, body)
     return body, changed
 
 
@@ -84,7 +91,7 @@ def unwiki(text: str, targets: set[str], mark: str, names: Mapping[str, Memory])
             return match.group(0)
         return f"{wiki_title(match)} ({target} {mark})"
 
-    return WIKI_RE.sub(plain, text)
+    return sub_wiki(plain, text)
 
 
 def name_table(memories: list[Memory]) -> dict[str, Memory]:
@@ -109,7 +116,7 @@ def links_of(memory: Memory, names: dict[str, Memory], body: str | None = None) 
         target = resolve_link(match.group(2), folder)
         if target:
             out.add(target)
-    for match in WIKI_RE.finditer(body):
+    for match in wiki_matches(body):
         named = names.get(match.group(1).strip())
         if named is not None:
             out.add(named.file)
@@ -130,7 +137,7 @@ def named_anywhere(snapshot: Snapshot) -> frozenset[str]:
     names = name_table(list(snapshot.memories))
     index = snapshot.index.text or ""
     out = {t for m in link_matches(index) if (t := resolve_link(m.group(2), ""))}
-    out.update(names[m.group(1).strip()].file for m in WIKI_RE.finditer(index)
+    out.update(names[m.group(1).strip()].file for m in wiki_matches(index)
                if m.group(1).strip() in names)
     for memory in snapshot.memories:
         out.update(links_of(memory, names))

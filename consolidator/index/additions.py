@@ -17,7 +17,7 @@ from consolidator.index.parse import IndexLine, classify
 from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.shrink import MAX_TOPICS, Fitter
 from consolidator.index.window import Limits, within
-from consolidator.store.links import WIKI_RE, link_matches, resolve_link
+from consolidator.store.links import link_matches, resolve_link, wiki_matches
 from consolidator.store.model import Memory
 
 UNLISTED_TITLE = "Memories not listed in the index"
@@ -109,7 +109,7 @@ def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
                 for m in live.values():
                     names.setdefault(m.stem.casefold(), m.file)
                     names.setdefault(m.name.casefold(), m.file)
-            targets |= {names[key] for w in WIKI_RE.finditer(memory.body)
+            targets |= {names[key] for w in wiki_matches(memory.body)
                         if (key := w.group(1).strip().casefold()) in names}
         for target in targets - out:
             out.add(target)

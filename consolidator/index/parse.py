@@ -30,6 +30,7 @@ from consolidator.store.links import (
     resolve_link,
     retarget,
     unlink,
+    wiki_matches,
 )
 from consolidator.store.model import Memory
 
@@ -93,7 +94,7 @@ def _link_targets(text: str, names: Names) -> list[tuple[int, str]]:
              if (t := local_target(m.group(2))) is not None]
     if "[[" in text:
         spans = [m.span() for m in LINK_RE.finditer(text)] if found else []
-        found += [(m.start(), t) for m in WIKI_RE.finditer(text)
+        found += [(m.start(), t) for m in wiki_matches(text)
                   if not any(a <= m.start() < b for a, b in spans)
                   and (t := wiki_target(m.group(1), names)) is not None]
         found.sort()

@@ -23,6 +23,7 @@ from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
 from consolidator.index.window import Limits
 from consolidator.phases.context import Work
 from consolidator.plan import JUDGMENT, SAFE, Action, Create, Rewrite
+from consolidator.report.summary import command
 from consolidator.store.frontmatter import BOM
 from consolidator.store.model import Snapshot
 from consolidator.store.transaction import root_mode
@@ -182,11 +183,11 @@ def _apply(work: Work, snapshot: Snapshot, index: IndexPlan, kind: str,
 def _proposed(full: IndexPlan) -> tuple[str, ...]:
     """The report's words for the index changes waiting for review."""
     if not full.over_limits:
-        return (f"waiting for review (consolidator proposals): {_what(full)}",)
+        return (f"waiting for review ({command('proposals')}): {_what(full)}",)
     result = (f"within limits at {full.lines} lines, {full.bytes} bytes" if
               full.within_limits else f"still {full.over}")
     return (f"fitting it moves lines Claude Code loads today, so it waits for review "
-            f"(consolidator proposals): {result}", *full.why)
+            f"({command('proposals')}): {result}", *full.why)
 
 
 def _what(index: IndexPlan) -> str:

@@ -17,6 +17,7 @@ from consolidator.index.rebuild import IndexPlan
 from consolidator.plan import JUDGMENT, Action, Archive, Create, Merge, Plan, Rewrite
 from consolidator.report.json import Mask, applied_flags, mask_for
 from consolidator.report.outcome import RootReport, RunReport
+from consolidator.report.summary import command
 
 
 def _cell(text: str) -> str:
@@ -281,10 +282,10 @@ def _waiting_line(report: RunReport, plan: Plan, waiting: tuple[Action, ...],
     line = f"- {label}: {what} ({_changes(waiting, index_name)})"
     run_id = plan.proposal.run_id if plan.proposal is not None else None
     if report.dry_run or run_id is None:
-        return line + "; a run keeps them as its proposal: `consolidator proposals` lists " \
-                      "them, `consolidator apply` applies them"
-    return line + f" in proposal `{run_id}`: `consolidator proposals` lists them, " \
-                  f"`consolidator apply {run_id}` applies them"
+        return line + f"; a run keeps them as its proposal: `{command('proposals')}` " \
+                      f"lists them, `{command('apply')}` applies them"
+    return line + f" in proposal `{run_id}`: `{command('proposals')}` lists them, " \
+                  f"`{command(f'apply {run_id}')}` applies them"
 
 
 def _plan_md(report: RunReport, root: RootReport, mask: Mask, actions: _Actions) -> list[str]:
@@ -297,11 +298,11 @@ def _plan_md(report: RunReport, root: RootReport, mask: Mask, actions: _Actions)
         run_id = plan.proposal.run_id if plan.proposal is not None else None
         if dry or run_id is None:
             out += ["A real run would keep these as its proposal, numbered as here, replacing "
-                    "any proposal waiting now (`consolidator proposals` shows what waits and "
+                    f"any proposal waiting now (`{command('proposals')}` shows what waits and "
                     "its numbers; apply and reject go by those).", ""]
         else:
-            out += [f"Proposal `{run_id}`: `consolidator apply {run_id} [--only N,M | "
-                    f"--except N]` applies them, `consolidator reject {run_id} "
+            out += [f"Proposal `{run_id}`: `{command(f'apply {run_id}')} [--only N,M | "
+                    f"--except N]` applies them, `{command(f'reject {run_id}')} "
                     "[--only N,M]` declines them.", ""]
         out += _actions_md(actions.waiting, mask, numbered=True)
     else:

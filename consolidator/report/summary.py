@@ -3,10 +3,35 @@ what it changed, or in a dry run would change."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import MutableMapping
 from typing import Any
 
 # The counts that change files, each with its word.
+_options = ""  # --config and --state-dir as this command was given them (see ``command``)
+
+
+def use_options(config: object, state_dir: object) -> None:
+    """Set the options every command this process prints carries: ``--config`` and
+    ``--state-dir`` as this one was given them (shell-quoted), so a printed command pasted
+    back finds the same state."""
+    global _options
+    given = [(flag, value) for flag, value in (("--config", config),
+                                               ("--state-dir", state_dir)) if value]
+    _options = "".join(f" {flag} {shlex.quote(str(value))}" for flag, value in given)
+
+
+def options() -> str:
+    """The options set by :func:`use_options` (each with its leading space)."""
+    return _options
+
+
+def command(words: str) -> str:
+    """A command to print for a person to run next: ``consolidator undo RUN`` with the
+    options this one was given."""
+    return f"consolidator {words}{_options}"
+
+
 CHANGES = {"merges": "merged", "archives": "archived", "rewrites": "rewritten",
            "creates": "created"}
 
@@ -31,7 +56,7 @@ def summary_of(counts: MutableMapping[str, Any], dry: bool = False, past: bool =
         n = counts["proposed"]
         parts.append(f"{n} for review (a dry run keeps no proposal)" if dry
                      else f"{n} proposed for review" if past
-                     else f"{n} wait for review (consolidator proposals)")
+                     else f"{n} wait for review ({command('proposals')})")
     if counts.get("held"):
         parts.append(f"{counts['held']} held, neither applied nor proposed (the report's notes "
                      "say why)")

@@ -5,6 +5,9 @@ memories link where, repointing ``[t](old.md)`` and ``[[old-name]]`` to a surviv
 what a link is and which file it names. A link's target is a root-relative ``.md`` file, or it
 is not a link to a memory at all (URLs, absolute paths, other files, ``..`` out of the root).
 
+Text in code is not a link: a fenced code block or an inline code span holding
+``[t](old.md)`` is an example or a command, kept as written (see :func:`code_spans`).
+
 The patterns run in time linear in their text, however hostile (a line of ten thousand
 ``[x](``): a match can only start at a ``[`` that is not escaped, and each part of a link stops
 at the character that could start the next one (a link's text at the next bracket, its target
@@ -14,6 +17,7 @@ is scanned again from each possible start.
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from collections.abc import Callable, Iterator
@@ -35,6 +39,65 @@ REF_RE = re.compile(
     r"^ {0,3}\[(?!\^)((?:[^\[\]\\\n]|\\.){1,999})\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)"
     r"([ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*(?=\r?$)", re.MULTILINE)
 _LINK_UNSAFE = set(" ()<>[]#%\\\"'`")
+# A fence opening or closing a code block: three or more backticks or tildes, indented at
+# most three spaces.
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_TICKS = re.compile(r"`+")
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every stretch of ``text`` that is code, in order: each fenced block
+    (its fences included; one left open runs to the end) and each inline code span (a run
+    of backticks up to the next run of as many, on one line)."""
+    if "`" not in text and "~~~" not in text:
+        return []
+    spans: list[tuple[int, int]] = []
+    fence = ""  # the open block's fence
+    opened = 0
+    at = 0
+    for line in text.splitlines(keepends=True):
+        found = _FENCE.match(line)
+        if fence:
+            if found and found.group(1)[0] == fence[0] and len(found.group(1)) >= len(fence) \
+                    and not line[found.end():].strip():
+                spans.append((opened, at + len(line)))
+                fence = ""
+        elif found and not (found.group(1)[0] == "`" and "`" in line[found.end():]):
+            fence, opened = found.group(1), at
+        elif "`" in line:
+            spans += _inline_code(line, at)
+        at += len(line)
+    if fence:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _inline_code(line: str, at: int) -> list[tuple[int, int]]:
+    """The inline code spans of one line (offsets from ``at``): a run of backticks closes at
+    the next run of the same length; one that never closes is a plain backtick."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
+    ahead: dict[int, list[int]] = {}  # run length -> indices of the runs of that length
+    for i, (start, end) in enumerate(runs):
+        ahead.setdefault(end - start, []).append(i)
+    spans = []
+    i = 0
+    while i < len(runs):
+        start, end = runs[i]
+        same = ahead[end - start]
+        k = bisect.bisect_right(same, i)
+        if k < len(same):
+            close = runs[same[k]]
+            spans.append((at + start, at + close[1]))
+            i = same[k] + 1
+        else:
+            i += 1
+    return spans
+
+
+def _in_code(spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether position ``at`` lies in one of ``spans`` (sorted, not overlapping)."""
+    k = bisect.bisect_right(spans, (at + 1, 0)) - 1  # the last span starting at or before
+    return k >= 0 and at < spans[k][1]
 
 
 def local_target(raw: str) -> str | None:
@@ -86,17 +149,41 @@ def relink(match: re.Match[str], new_path: str) -> str:
 
 
 def link_matches(text: str) -> Iterator[re.Match[str]]:
-    """Every Markdown link in ``text``, inline and reference definitions (groups: text or
-    label, target, title)."""
-    yield from LINK_RE.finditer(text)
+    """Every Markdown link in ``text`` outside code, inline and reference definitions
+    (groups: text or label, target, title)."""
+    code = code_spans(text)
+    yield from (m for m in LINK_RE.finditer(text) if not _in_code(code, m.start()))
     if "]:" in text:
-        yield from REF_RE.finditer(text)
+        yield from (m for m in REF_RE.finditer(text) if not _in_code(code, m.start()))
+
+
+def wiki_matches(text: str) -> Iterator[re.Match[str]]:
+    """Every ``[[key]]`` link in ``text`` outside code."""
+    if "[[" not in text:
+        return
+    code = code_spans(text)
+    yield from (m for m in WIKI_RE.finditer(text) if not _in_code(code, m.start()))
+
+
+def _outside_code(pattern: re.Pattern[str], swap: Callable[[re.Match[str]], str],
+                  text: str) -> str:
+    """``text`` with every match of ``pattern`` outside code replaced by ``swap``."""
+    code = code_spans(text)
+    if not code:
+        return pattern.sub(swap, text)
+    return pattern.sub(lambda m: m.group(0) if _in_code(code, m.start()) else swap(m), text)
 
 
 def sub_links(swap: Callable[[re.Match[str]], str], text: str) -> str:
-    """``text`` with every link (inline or reference definition) replaced by ``swap``."""
-    text = LINK_RE.sub(swap, text)
-    return REF_RE.sub(swap, text) if "]:" in text else text
+    """``text`` with every link outside code (inline or reference definition) replaced by
+    ``swap``."""
+    text = _outside_code(LINK_RE, swap, text)
+    return _outside_code(REF_RE, swap, text) if "]:" in text else text
+
+
+def sub_wiki(swap: Callable[[re.Match[str]], str], text: str) -> str:
+    """``text`` with every ``[[key]]`` link outside code replaced by ``swap``."""
+    return _outside_code(WIKI_RE, swap, text) if "[[" in text else text
 
 
 def retarget(text: str, old: str, new: str) -> str:

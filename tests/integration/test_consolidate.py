@@ -215,7 +215,8 @@ def test_links_to_a_merged_away_memory_are_repointed_in_memories_and_the_index(
         "project_clients.md",
         "Client SDKs follow [the API notes](project_api_notes.md) and [[project_api_notes]].\n"
         "They are generated from the OpenAPI spec on every release ([spec][s]).\n\n"
-        "[s]: project_api_notes.md#spec\n",
+        "[s]: project_api_notes.md#spec\n\n"
+        "```markdown\n- [Example](project_api_notes.md) — a pointer as written\n```\n",
         days=40,
     )
     other_mtime = mtime_ns(other)
@@ -233,7 +234,9 @@ def test_links_to_a_merged_away_memory_are_repointed_in_memories_and_the_index(
     assert "[the API notes](project_api.md)" in text
     assert "[[project_api]]" in text
     assert "[s]: project_api.md#spec" in text, "a reference definition follows too"
-    assert "project_api_notes" not in text
+    assert "- [Example](project_api_notes.md) — a pointer as written" in text, \
+        "a link in a code example is no link: it stays as written"
+    assert text.count("project_api_notes") == 1
     assert mtime_ns(other) == other_mtime, "repointing a link does not make a memory fresh"
     index = (world.root / "MEMORY.md").read_text()
     assert "project_api_notes.md" not in links_in(index)

@@ -15,13 +15,16 @@ from consolidator.store import links as markdown_links
 from consolidator.store.links import (
     LINK_RE,
     WIKI_RE,
+    code_spans,
     link_matches,
     link_path,
     local_target,
     relink,
     resolve_link,
     retarget,
+    sub_wiki,
     unlink,
+    wiki_matches,
 )
 
 
@@ -118,3 +121,52 @@ def test_a_link_text_with_balanced_brackets_is_still_a_link() -> None:
         "- [[[maybe_unused]] is not dead code](feedback_unused.md) — count callers first")]
 
     assert found == ["feedback_unused.md"]
+
+
+CODE = (
+    "Use [the notes](a.md) and [[a]].\n"
+    "```markdown\n"
+    "- [Old](a.md) — a pointer line, as an example\n"
+    "[1]: a.md\n"
+    "```\n"
+    "Inline: `[Old](a.md)`, ``a ` [[a]] tick``, then [again](a.md).\n"
+    "   ~~~~\n"
+    "[[a]] in a tilde block\n"
+    "   ~~~~\n"
+    "[2]: a.md\n"
+)
+
+
+def test_code_spans_are_fenced_blocks_and_inline_code() -> None:
+    spans = code_spans(CODE)
+
+    assert [CODE[a:b] for a, b in spans] == [
+        "```markdown\n- [Old](a.md) — a pointer line, as an example\n[1]: a.md\n```\n",
+        "`[Old](a.md)`",
+        "``a ` [[a]] tick``",
+        "   ~~~~\n[[a]] in a tilde block\n   ~~~~\n",
+    ]
+    assert code_spans("no code, one ` tick") == []
+    open_block = "```\nnever closed [x](a.md)\n"
+    assert code_spans(open_block) == [(0, len(open_block))], "one never closed runs to the end"
+
+
+def test_a_link_in_code_is_no_link_and_is_never_rewritten() -> None:
+    found = [(m.start(), m.group(2)) for m in link_matches(CODE)]
+
+    assert [target for _at, target in found] == ["a.md", "a.md", "a.md"]
+    assert [m.group(1) for m in wiki_matches(CODE)] == ["a"]
+    moved = retarget(CODE, "a.md", "b.md")
+    assert moved.count("(b.md)") == 2 and "[2]: b.md" in moved
+    assert moved.count("(a.md)") == 2 and "[1]: a.md" in moved, "the examples stay as written"
+    plain = unlink(CODE, {"a.md"}, "archived")
+    assert "- [Old](a.md) — a pointer line" in plain and "`[Old](a.md)`" in plain
+    assert sub_wiki(lambda m: "X", CODE).count("[[a]]") == 2
+
+
+def test_finding_code_spans_stays_linear_on_hostile_text() -> None:
+    hostile = "`" * 20_000 + " x " + "``" * 10_000 + "\n" + "```\n" * 5_000
+
+    spans = code_spans(hostile)  # quadratic pairing would take minutes here
+
+    assert spans and all(a < b for a, b in spans)

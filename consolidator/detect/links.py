@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from consolidator.store.links import (
     link_matches,
+    link_path,
     relink,
     resolve_link,
     sub_links,
@@ -51,16 +52,32 @@ def repoint(
         memory = names.get(key)
         if memory is None or memory.file not in redirects:
             return match.group(0)
-        survivor = names.get(redirects[memory.file]) or None
+        new = redirects[memory.file]
+        survivor = names.get(new)
         changed.append(memory.file)
-        new_name = redirects[memory.file][:-3] if key == memory.stem else (
-            survivor.name if survivor else redirects[memory.file][:-3]
-        )
-        return match.group(0).replace(match.group(1), new_name, 1)
+        stem = posixpath.splitext(new)[0]
+        # The key as it was written (by stem, else by name), if the survivor's reads back
+        # as that survivor: a name with "#" or "|" in it would name something else.
+        named = survivor.name if survivor is not None else stem
+        keys = [stem, named] if key == memory.stem else [named, stem]
+        for new_key in keys:
+            if _WIKI_KEY.fullmatch(new_key) and (names.get(new_key) or survivor) is survivor:
+                return match.group(0).replace(match.group(1), new_key, 1)
+        # No key names it: a Markdown link to its file, with the words the link showed.
+        return relink_to(wiki_title(match), posixpath.relpath(new, folder) if folder else new)
 
     body = sub_links(file_link, body)
     body = sub_wiki(wiki_link, body)
     return body, changed
+
+
+_WIKI_KEY = re.compile(r"[^\[\]|#\n]+")  # what a [[key]] may hold (see WIKI_RE)
+
+
+def relink_to(title: str, path: str) -> str:
+    """A Markdown link showing ``title`` that points at ``path``."""
+    shown = title.replace("[", "\\[").replace("]", "\\]")
+    return f"[{shown}]({link_path(path)})"
 
 
 def wiki_target(key: str, names: Mapping[str, Memory]) -> str | None:

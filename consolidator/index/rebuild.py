@@ -40,7 +40,7 @@ from consolidator.index.parse import (
     unlink,
 )
 from consolidator.index.pointers import pointer_line
-from consolidator.index.shrink import NON_WORD, Fitter, says
+from consolidator.index.shrink import NON_WORD, Fitter, said_form, says
 from consolidator.index.topic import TopicMemory
 from consolidator.index.window import TOPIC_MAX_BYTES, Limits, hide, loaded, measure, over_by
 from consolidator.store.model import INDEX_NAME, Memory
@@ -189,23 +189,23 @@ class _LiveText:
         self.seen: set[str] = set()
         firsts = {w.split(" ", 1)[0] for w in wanted if w}
         for memory in live.values():
-            description = _norm(memory.description)
+            description = said_form(memory.description)
             if description in wanted:
                 self.seen.add(description)
             folded = memory.body.casefold()
             if any(first in folded for first in firsts):
                 self.seen.update(n for line in memory.body.splitlines()
-                                 if (n := _norm(line)) in wanted)
+                                 if (n := said_form(line)) in wanted)
         self.says = [self._said(line) for line in lines]
         self.index = Counter(norm for said in self.says for norm in said)
 
     @staticmethod
     def _said(line: IndexLine) -> set[str]:
-        return {_norm(line.text), _norm(_kept_text(line))} - {""}
+        return {said_form(line.text), said_form(_kept_text(line))} - {""}
 
     def holds(self, text: str, at: int) -> bool:
         """Whether ``text`` of index line ``at`` is live elsewhere."""
-        norm = _norm(text)
+        norm = said_form(text)
         if not norm:
             return True
         return norm in self.seen or self.index[norm] - (norm in self.says[at]) > 0
@@ -364,7 +364,7 @@ def unlink_dead(
     unlinked: list[tuple[str, str]] = []
     if not dead_at:
         return out, removed, unlinked
-    live_text = _LiveText(live, original, {_norm(_kept_text(lines[i])) for i in dead_at})
+    live_text = _LiveText(live, original, {said_form(_kept_text(lines[i])) for i in dead_at})
     for i, dead in dead_at.items():
         line = lines[i]
         if line.target in dead:

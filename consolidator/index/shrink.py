@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from consolidator.index.parse import (
     IndexLine,
@@ -61,14 +62,39 @@ MAX_TOPICS = 3  # topic memories one plan may create or extend
 _INDENT = re.compile(r"^(\s*)")
 
 
-def _norm_words(text: str) -> set[str]:
-    return set(NON_WORD.sub(" ", text.casefold()).split())
+# Marks that dress words without changing them: emphasis, code, strike-through (an underscore
+# inside a word, as in snake_case, is part of it).
+_DECOR = re.compile(r"[*`~]+|(?<!\w)_+|_+(?!\w)")
+_ENDS = ".,;:!?()[]{}\"'“”‘’«»「」『』（）。，；：！？"  # what a word may be wrapped in or end on
+_DASHES = frozenset("-–—|>")  # a token that is only a separator
+
+
+def said_form(text: str) -> str:
+    """``text`` as words in their order, lower-cased, without Markdown's marks, brackets,
+    quotes or the punctuation a word ends on: two texts with one form say the same words in
+    the same order. Signs and operators inside a word stay (``-5`` is not ``+5``, ``!=`` is
+    not ``==``)."""
+    out = []
+    for token in _DECOR.sub("", text.casefold()).split():
+        token = token.strip(_ENDS)
+        if token and not set(token) <= _DASHES:
+            out.append(token)
+    return " ".join(out)
+
+
+@lru_cache(maxsize=512)
+def _said_in(name: str, description: str, body: str) -> str:
+    """Everything a memory says, as one run of :func:`said_form` words (a sentence wrapped
+    over two lines reads on)."""
+    return f" {said_form(name)} {said_form(description)} {said_form(body)} "
 
 
 def says(memory: Memory, text: str) -> bool:
-    """True when every word of ``text`` already stands in ``memory``."""
-    known = _norm_words(f"{memory.name} {memory.description} {memory.body}")
-    return _norm_words(text) <= known
+    """True when ``memory`` already says ``text``: its words, in their order, stand together
+    in the memory's name, description or body (the same words in another order may say the
+    opposite: "staging first, never prod" is not "prod first, never staging")."""
+    form = said_form(text)
+    return not form or f" {form} " in _said_in(memory.name, memory.description, memory.body)
 
 
 @dataclass

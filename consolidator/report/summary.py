@@ -49,6 +49,8 @@ def summary_of(counts: MutableMapping[str, Any], dry: bool = False, past: bool =
     added, removed = counts.get("index_added", 0), counts.get("index_removed", 0)
     if added or removed:
         parts.append(f"index +{added}/-{removed} pointers")
+    elif counts.get("index_rebuilt"):  # lines moved, shortened or repointed: still a change
+        parts.append("index rebuilt")
     if counts.get("index_over"):
         parts.append("index still over what Claude Code loads (its own memory writes fail "
                      "until it fits)")

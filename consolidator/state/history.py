@@ -63,6 +63,7 @@ def counts(report: RootReport) -> dict[str, int]:
         "proposed": plan.proposal.actions if plan.proposal else 0,
         "index_added": len(index.added) if index else 0,
         "index_removed": len(index.removed) if index else 0,
+        "index_rebuilt": int(index_done),
         # Still over Claude Code's limits after the pass: its own memory writes fail.
         "index_over": int(bool(plan.index and not plan.index.within_limits)),
         "skipped": len(report.skipped),

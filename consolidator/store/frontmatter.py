@@ -99,7 +99,12 @@ class Document:
         return (BOM if self.bom else b"") + (self.head + self.body).encode("utf-8")
 
     def with_body(self, body: str) -> Document:
-        return replace(self, body=body)
+        """This document with ``body``; a closing fence the file ended on (no newline after
+        it, no body) gets its newline first, so the new body never runs into the fence."""
+        head = self.head
+        if body and head and not head.endswith(("\n", "\r")):
+            head += self.newline
+        return replace(self, head=head, body=body)
 
     def with_field(self, key: str, value: str) -> Document:
         """Set a top-level scalar, keeping its quoting; a new key goes before the closing fence.

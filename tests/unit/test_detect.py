@@ -615,6 +615,22 @@ def test_wiki_links_by_name_or_by_stem_are_repointed() -> None:
     assert changed == ["old.md", "old.md", "old.md"]
 
 
+def test_a_wiki_link_is_repointed_by_a_key_that_reads_back_as_the_survivor() -> None:
+    old = memory("dotnet.md", lines("x"), name="Dotnet notes")
+    new = memory("csharp.md", lines("x"), name="C# tips")  # "#" would start an anchor
+    c = memory("c.md", lines("y"), name="C")
+    odd = memory("a#b.md", lines("x"), name="A | B")  # neither name nor stem can be a key
+    table = name_table([old, new, c, odd])
+
+    body, _ = repoint(lines("See [[Dotnet notes]] and [[dotnet|the DTO notes]]."), "c.md",
+                      {"dotnet.md": "csharp.md"}, table)
+    other, _ = repoint(lines("See [[Dotnet notes|the DTO notes]]."), "notes/x.md",
+                       {"dotnet.md": "a#b.md"}, table)
+
+    assert body == lines("See [[csharp]] and [[csharp|the DTO notes]].")
+    assert other == lines("See [the DTO notes](../a%23b.md)."), "a Markdown link instead"
+
+
 def test_links_to_other_memories_and_urls_stay_as_they_are() -> None:
     old, new = _link_world()
     text = lines("See [x](keep.md), [[keep]], [web](https://example.com/old.md) and `old.md`.")

@@ -220,6 +220,21 @@ def test_crlf_file_round_trips_byte_for_byte() -> None:
     assert parse(VARIANTS["flat-type"][0]).newline == "\n"
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_body_given_to_a_file_that_ends_on_its_closing_fence_starts_on_a_line_of_its_own(
+    newline: str,
+) -> None:
+    head = newline.join(["---", "name: all_head", "type: project", "---"])  # no final newline
+    doc = parse(head.encode())
+
+    written = doc.with_body("Index note: moved in" + newline).to_bytes()
+
+    assert written == (head + newline + "Index note: moved in" + newline).encode()
+    assert parse(written).body == "Index note: moved in" + newline
+    assert parse(written).fields["name"] == "all_head"
+    assert doc.with_body("").to_bytes() == head.encode(), "no body: nothing added"
+
+
 def test_bom_is_remembered_and_not_part_of_the_text() -> None:
     doc = parse(VARIANTS["bom"][0])
 

@@ -188,6 +188,12 @@ def test_a_link_to_a_merged_away_memory_is_repointed_not_unlinked() -> None:
             id="no-hook-title-said",
         ),
         pytest.param(
+            "- [Old](gone.md) — port -5 s\n",
+            [make_memory("a.md", body="Port +5 s\n")],
+            ["- Old (gone.md missing) — port -5 s", "- [a](a.md)"],
+            id="a-sign-is-a-word",
+        ),
+        pytest.param(
             "- [Old](gone.md) — same words\n- [Old](gone.md) — same words\n",
             [],
             ["- Old (gone.md missing) — same words"],
@@ -202,6 +208,38 @@ def test_a_dead_pointer_goes_only_when_its_words_are_live_elsewhere(
 
     assert lines_of(plan.text) == kept
     assert "gone.md" in plan.removed
+
+
+@pytest.mark.parametrize(
+    ("hook", "body", "said"),
+    [
+        ("Deploy to **prod** first, never to staging directly.",
+         "Deploy to staging first, never to prod directly.\n", False),
+        ("Deploy to staging first, never to prod directly",
+         "- **Deploy to staging first**, never to\n  prod directly.\n", True),
+        ("clock skew tolerance is -5 s", "The clock skew tolerance is +5 s.\n", False),
+        ("check `a != b` before merging", "Always check a == b before merging.\n", False),
+        ("use `snake_case` names", "Use snake_case names everywhere.\n", True),
+    ],
+    ids=["same-words-other-order", "same-words-wrapped-and-marked", "sign", "operator",
+         "code-marks"],
+)
+def test_a_hook_is_cut_as_already_said_only_when_its_memory_says_its_words_in_order(
+    hook: str, body: str, said: bool
+) -> None:
+    # The hook's tail leaves the index: the long part the memory says, then the claim.
+    text = over_the_byte_limit(f"## Project\n- [Deploys](project_deploy.md) — {LONG_HOOK} "
+                               f"{hook}\n")
+    memory = make_memory("project_deploy.md", description="Deploys",
+                         body=f"{LONG_HOOK}\n{body}")
+
+    plan = rebuild(text, [memory])
+
+    moved = plan.notes.get("project_deploy.md", ())
+    if said:
+        assert moved == () and any("already in the memory, cut" in m for m in plan.moved)
+    else:
+        assert [n for n in moved if hook in n], "the claim moves into its memory, not away"
 
 
 def test_a_dead_pointer_whose_words_are_only_partly_live_stays() -> None:

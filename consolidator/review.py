@@ -19,6 +19,7 @@ from pathlib import Path
 import structlog
 
 from consolidator.config import Config
+from consolidator.decide.follow import cannot_follow
 from consolidator.errors import ConsolidatorError, UsageError
 from consolidator.phases import consolidate, index
 from consolidator.phases.context import Work
@@ -175,7 +176,8 @@ def _ready(items: Sequence[Item], work: Work, done: Answered, found: Proposal) -
     states = proposal.states_of(work.snapshot)
     unreadable = proposal.unreadable_of(work.snapshot)
     for item in items:
-        problem = found.blocked(item) or proposal.moved_on(item.action, states, unreadable)
+        problem = found.blocked(item) or proposal.moved_on(item.action, states, unreadable) \
+            or cannot_follow(work.snapshot, item.action, work.ctx.hot_after_ns)
         if problem is None:
             ready.append(item)
         else:

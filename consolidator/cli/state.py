@@ -27,6 +27,7 @@ from consolidator.state import lock, retention, runfolders, statedir
 from consolidator.state.lock import own_lock
 from consolidator.state.runs import (
     LATEST,
+    applied_from,
     later_runs,
     latest,
     reopened,
@@ -69,12 +70,16 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             where = str(root)
             if wanted is not None and where not in wanted:
                 continue
+            applied = applied_from(statedir.state_of_run(run_dir), run_id)
             later = later_runs(run_dir) if args.force else []
-            if later:  # --force puts back over edits made outside the tool, never over a
-                # later run's: undoing that run after this one would put its bytes back
-                print(f"consolidator: {root}: run {run_id} not undone: run {later[-1]} "
-                      f"changed the same files since; undo it first "
-                      f"({command(f'undo {later[-1]}')}; runs undo newest first)", file=sys.stderr)
+            if applied or later:  # --force puts back over edits made outside the tool,
+                # never over a later run's: undoing that run after this one would put its
+                # bytes back; nor under an apply of this run's proposal
+                what = ("applied its proposal" if applied else "changed the same files")
+                last = (applied or later)[-1]
+                print(f"consolidator: {root}: run {run_id} not undone: run {last} {what} "
+                      f"since; undo it first ({command(f'undo {last}')}; runs undo newest "
+                      "first)", file=sys.stderr)
                 failed = True
                 continue
             if args.run_id == LATEST:

@@ -88,6 +88,11 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
     if hot:
         notes.insert(0, f"left alone, changed within {cfg.gates.idle_minutes} min: "
                      + ", ".join(sorted(hot)))
+    guarded = guarding(snapshot)
+    if guarded:
+        notes.append("guarded by their owner, so the memories they link to stay where they "
+                     "are (their links could not follow): " + ", ".join(
+                         f"{file} ({why})" for file, why in sorted(guarded.items())))
     merged, too_big = merges(found.clusters, by_file, hot, pinned)
     notes += too_big
     blocked = pinned | {f for c in found.clusters for f in c.files}
@@ -127,10 +132,22 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
 
 def hands_off(snapshot: Snapshot, hot_after_ns: int) -> tuple[set[str], set[str]]:
     """(hot, pinned): memories changed after ``hot_after_ns`` (a live session may hold
-    them), and those plus every memory they link to (their links cannot be repointed this
-    run, so what they link to stays where it is)."""
+    them), and those plus every memory they, or a memory its owner guards, link to (their
+    links cannot be repointed this run, so what they link to stays where it is)."""
     hot = {m.file for m in snapshot.memories if m.stat.mtime_ns > hot_after_ns}
-    return hot, hot | linked_from(snapshot, hot)
+    return hot, hot | linked_from(snapshot, hot | guarding(snapshot).keys())
+
+
+def guarding(snapshot: Snapshot) -> dict[str, str]:
+    """Memories their owner guards (write-protected, or sharing their bytes with another
+    name) that link to other memories, each with why: a run cannot rewrite their links, so
+    what they link to must stay where it is."""
+    guarded = {m.file: m.stat.guarded for m in snapshot.memories if m.stat.guarded}
+    if not guarded:
+        return {}
+    linking = linked_from(snapshot, set(guarded))
+    return {f: why for f, why in guarded.items()
+            if linking and linked_from(snapshot, {f}) - {f}}
 
 
 def merges(

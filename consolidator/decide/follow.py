@@ -4,7 +4,9 @@
 - :func:`relinks` - the safe steps they call for: links to a merged-away or superseded memory
   repointed at its survivor, a topic memory's links to an archived one kept as text;
 - :func:`rebased` - a relative-date rewrite judged again on the bytes this run's own safe
-  steps left in its memory.
+  steps left in its memory;
+- :func:`cannot_follow` - why the links to what an action moves out could not follow it now
+  (``apply`` asks it of each item: a run pins such memories as it decides).
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from dataclasses import replace
 
 from consolidator.decide import date_rewrites
 from consolidator.decide.bodies import changed_lines
-from consolidator.detect.links import is_topic, name_table, repoint
-from consolidator.plan import JUDGMENT, SAFE, Action, Rewrite, leaving, redirects
+from consolidator.detect.links import is_topic, linking_to, links_of, name_table, repoint
+from consolidator.plan import JUDGMENT, SAFE, Action, Archive, Rewrite, leaving, redirects
 from consolidator.store.links import unlink
 from consolidator.store.model import Memory, Snapshot
 
@@ -77,3 +79,31 @@ def rebased(action: Action, snapshot: Snapshot, hot_after_ns: int) -> Action | N
         return None
     fresh = date_rewrites(replace(snapshot, memories=(memory,)), {}, (), ())
     return fresh[0] if fresh else None
+
+
+def cannot_follow(snapshot: Snapshot, action: Action, hot_after_ns: int) -> str | None:
+    """Why moving out what ``action`` moves would leave a link pointing at nothing, as the
+    root is now; ``None`` when every link can follow. An archive with no successor is
+    refused while a memory staying behind links to it (a run keeps it for that reason); a
+    memory moved to a survivor, while a memory linking to it cannot be rewritten now: changed
+    since ``hot_after_ns`` (a live session may be writing it) or guarded by its owner."""
+    gone = set(leaving([action]))
+    if not gone:
+        return None
+    if isinstance(action, Archive) and not action.successor:
+        inbound = linking_to(snapshot, gone, gone, {})
+        if inbound:
+            sources = sorted({s for found in inbound.values() for s in found})
+            return (f"{', '.join(sources)} now {'links' if len(sources) == 1 else 'link'} to "
+                    "it: archived, it would leave that link pointing at nothing")
+    names = name_table(list(snapshot.memories))
+    for memory in snapshot.memories:
+        if memory.file in gone:
+            continue
+        why = ("it changed in the last minutes: a live session may be writing it"
+               if memory.stat.mtime_ns > hot_after_ns else memory.stat.guarded)
+        linked = sorted(links_of(memory, names) & gone) if why else []
+        if linked:
+            return (f"{memory.file} links to {', '.join(linked)} and cannot be rewritten now "
+                    f"({why}): its link could not follow; apply again once it can")
+    return None

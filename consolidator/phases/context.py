@@ -112,7 +112,8 @@ class Work:
 
 def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
     """Why this run must leave the index as it is, and what then to do; ``None`` when it
-    may change it. An index that is there but cannot be read cannot be repointed; one a
+    may change it. An index that is there but cannot be read, or that its owner guards
+    (write-protected, or sharing its bytes with another name), cannot be repointed; one a
     session changed within ``idle_minutes`` may be in its hands (unless that session has
     ended: see ``RootContext.settled``; an ``apply`` only re-checks the file as it writes).
     Either way no memory may leave the root, or the index would point at a file that is gone."""
@@ -121,6 +122,10 @@ def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
         mend = ("replace the link with a copy of the file it points at"
                 if index.error == SYMLINK else "mend it")
         return f"{index.name} cannot be read ({index.error})", f"{mend} and run again"
+    guarded = index.stat.guarded if index.stat is not None else ""
+    if guarded:
+        return (f"{index.name} cannot be rewritten ({guarded})",
+                "let its owner write it (one name, write permission) and run again")
     # A person's `apply` is no background run: what they answer, they answer now.
     busy = None if ctx.settled or ctx.trigger == "apply" else busy_index(ctx)
     if busy is not None:

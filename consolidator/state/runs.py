@@ -223,6 +223,30 @@ def later_runs(run_dir: Path, files: list[str] | None = None) -> list[str]:
     return [name for _when, name in sorted(out)]
 
 
+def applied_from(state: Path, run_id: str) -> list[str]:
+    """The ``apply`` runs, neither undone nor rolled back, that applied actions of
+    ``run_id``'s proposal, oldest first: what an undo of ``run_id`` must undo first, whatever
+    files they changed (undone, the run withdraws its proposal, and those actions would be
+    left standing with no run behind them)."""
+    try:
+        found = proposal.load(state)
+    except ConsolidatorError:
+        return []
+    if found is None or found.run_id != run_id:
+        return []
+    names = sorted({i.note.removeprefix("by run ") for i in found.items
+                    if i.status == statedir.APPLIED and i.note.startswith("by run ")})
+    out = []
+    for name in names:
+        try:
+            journal = load(statedir.run_dir(state, name))
+        except Exception:  # noqa: BLE001 - a damaged journal is only not named here
+            continue
+        if not journal.undone and journal.closed != "rolled back":
+            out.append(name)
+    return out
+
+
 def reopened(state: Path, run_id: str) -> list[int]:
     """After an ``apply`` run is undone: the actions of the root's proposal it had applied
     wait for review again (their files are back as the proposal recorded them). Returns

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,6 +35,25 @@ class FileStat:
     mtime_ns: int
     mode: int
     sha256: str
+    # Names the file has (hard links): what the scan saw, never part of "unchanged".
+    nlink: int = field(default=1, compare=False)
+
+    @property
+    def guarded(self) -> str:
+        """Why a run must not replace or move this file (see :func:`guard`), "" if it may."""
+        return guard(self.mode, self.nlink)
+
+
+def guard(mode: int, nlink: int) -> str:
+    """Why a run must not replace or move a file its owner guards ("" when it may): a
+    write-protected file (a rename needs only the folder's permission, so the tool would
+    step over the protection), or one with another hard link (a new file under one name would
+    silently split the two). Undo and rollback put bytes back whatever this says."""
+    if not mode & 0o200:  # the owner's write permission
+        return "write-protected (its owner may not write it)"
+    if nlink > 1:
+        return f"it has {nlink} hard links (another name shares its bytes)"
+    return ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from consolidator.errors import FileChanged, UnsafePath
 from consolidator.store.dirfd import FILE_FLAGS, LINK_ERRNOS, Folder, RootDir, identity, open_folder
-from consolidator.store.model import FileStat
+from consolidator.store.model import FileStat, guard
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
 
 # A program with the file open for writing is waited for this long before a change (then
@@ -248,15 +248,8 @@ def hold_scanned(folder: Folder, name: str, expected: FileStat) -> Held:
 
 
 def guarded(st: os.stat_result) -> str:
-    """Why a run must not replace or move a file its owner guards ("" when it may): a
-    write-protected file (a rename needs only the folder's permission, so the tool would
-    step over the protection), or one with another hard link (a new file under one name would
-    silently split the two). Undo and rollback put bytes back whatever this says."""
-    if not st.st_mode & stat_mod.S_IWUSR:
-        return "write-protected (its owner may not write it)"
-    if st.st_nlink > 1:
-        return f"it has {st.st_nlink} hard links (another name shares its bytes)"
-    return ""
+    """:func:`~consolidator.store.model.guard` of a file as it is now."""
+    return guard(st.st_mode, st.st_nlink)
 
 
 def read_checked(folder: Folder, name: str, expected: FileStat) -> bytes:

@@ -94,6 +94,7 @@ def file_stat(rel: str, data: bytes, st: os.stat_result) -> FileStat:
         mtime_ns=st.st_mtime_ns,
         mode=stat_mod.S_IMODE(st.st_mode),
         sha256=hashlib.sha256(data).hexdigest(),
+        nlink=st.st_nlink,
     )
 
 

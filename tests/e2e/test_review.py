@@ -921,12 +921,12 @@ def test_undo_of_a_run_an_apply_changed_since_names_the_apply_to_undo_first(
     code, out, err = cli_run(capsys, ex, "undo", rid)
     assert code == 1 and out == ""
     line = one_error_line(err)
-    assert f"run {apply_id} changed them since: undo it first" in line
+    assert f"run {apply_id} applied its proposal since; undo it first" in line
     assert "(use --force)" not in line
     assert _frozen(ex) == frozen
     code, out, err = cli_run(capsys, ex, "undo", rid, "--force")
     assert code == 1 and out == "", "--force puts back over edits, never over a later run"
-    assert f"run {apply_id} changed the same files since; undo it first" in one_error_line(err)
+    assert f"run {apply_id} applied its proposal since; undo it first" in one_error_line(err)
     assert _frozen(ex) == frozen
     assert cli_run(capsys, ex, "undo", apply_id)[0] == 0
     assert cli_run(capsys, ex, "undo", rid)[0] == 0

@@ -329,6 +329,109 @@ def test_a_memory_its_owner_guards_is_left_as_it_is(
                for s in report["skipped"]), report["skipped"]
 
 
+@pytest.mark.parametrize(("guarded", "guard"), [
+    ("project_clients.md", "write-protected"), ("project_clients.md", "hard link"),
+    ("MEMORY.md", "write-protected"), ("MEMORY.md", "hard link"),
+])
+def test_no_memory_moves_out_while_a_file_linking_to_it_is_one_its_owner_guards(
+    world: World, capsys: pytest.CaptureFixture[str], guarded: str, guard: str
+) -> None:
+    """Its link could not follow: the merge waits (the file is never written either)."""
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    notes = world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    world.put("project_clients.md", "Client SDKs follow [the notes](project_api_notes.md).\n",
+              days=40)
+    world.raw("MEMORY.md", b"# Memory\n- [API](project_api.md) \xe2\x80\x94 the API\n"
+                           b"- [API notes](project_api_notes.md) \xe2\x80\x94 notes\n"
+                           b"- [Clients](project_clients.md) \xe2\x80\x94 SDKs\n")
+    path = world.root / guarded
+    if guard == "write-protected":
+        path.chmod(0o444)
+    else:
+        os.link(path, world.root.parent / "elsewhere.md")
+    before = world.tree()
+
+    report = world.run(capsys)
+
+    assert notes.exists() and world.tree() == before
+    said = " ".join(report["notes"] + report["skipped"])
+    assert guarded in said and ("write-protected" if guard == "write-protected"
+                                else "2 hard links") in said, said
+
+
+def test_an_apply_refuses_an_archive_a_memory_now_links_to(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.put("project_old_plan.md", "The old plan used sessions for auth.\n",
+              description="SUPERSEDED - the old plan for auth", days=30)
+    current = world.put("project_auth.md", "Auth uses tokens now.\n", days=30)
+    world.run(capsys, "--apply", "none")  # the archive waits for review
+    with current.open("a") as out:
+        out.write("Why we moved: see [the old plan](project_old_plan.md).\n")
+    age(current, 1)
+    linking = current.read_bytes()
+
+    code = main(["apply", "--memory-dir", str(world.root), "--state-dir", str(world.state),
+                 "--only", "1"])
+
+    out = capsys.readouterr().out
+    assert code == 1, out  # nothing chosen applied
+    assert (world.root / "project_old_plan.md").exists() and current.read_bytes() == linking
+    assert "1: refused, project_auth.md now links to it" in out, out
+
+
+def test_an_apply_refuses_a_merge_while_a_memory_linking_to_it_is_in_a_session_s_hands(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    clients = world.put("project_clients.md",
+                        "Client SDKs follow [the notes](project_api_notes.md).\n", days=40)
+    world.run(capsys, "--apply", "none")  # the merge waits for review
+    age(clients, 1 / 24 / 60)  # a minute ago: a live session may be writing it
+    before = {k: v for k, v in world.tree().items() if k != "MEMORY.md"}
+
+    code = main(["apply", "--memory-dir", str(world.root), "--state-dir", str(world.state),
+                 "--only", "1"])
+
+    out = capsys.readouterr().out
+    assert code == 1, out  # nothing chosen applied (the index a run made safely is written)
+    assert {k: v for k, v in world.tree().items() if k != "MEMORY.md"} == before
+    assert "project_clients.md links to project_api_notes.md and cannot be rewritten now" \
+        in out, out
+
+
+def test_a_run_is_not_undone_while_an_apply_of_its_proposal_stands(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Even where the apply changed only files the run never touched: undone, the run would
+    withdraw its proposal and leave the applied action standing with no run behind it."""
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)  # a safe merge
+    old = world.put("project_old_plan.md", "The old plan used sessions for auth.\n",
+                    description="SUPERSEDED - the old plan for auth", days=30)  # a judgment
+    run_id = world.run(capsys, "--apply", "safe")["run_id"]
+    assert main(["apply", run_id, "--memory-dir", str(world.root),
+                 "--state-dir", str(world.state)]) == 0
+    hint = capsys.readouterr().out.rsplit("consolidator undo ", 1)[1]
+    apply_id = hint.split()[0]
+    assert hint.split()[1:3] == ["--state-dir", str(world.state)], hint
+    assert not old.exists()
+    before = world.tree()
+
+    code = main(["undo", run_id, "--state-dir", str(world.state)])
+
+    err = capsys.readouterr().err
+    assert code == 1 and world.tree() == before, err
+    assert f"run {apply_id} applied its proposal since; undo it first" in err
+    assert f"consolidator undo {apply_id} --state-dir {world.state}" in err, \
+        "the command to paste finds the same state"
+    assert main(["undo", apply_id, "--state-dir", str(world.state)]) == 0
+    assert main(["undo", run_id, "--state-dir", str(world.state)]) == 0
+    capsys.readouterr()
+    assert old.exists() and (world.root / "project_api_notes.md").exists()
+
+
 # The index before and after a run that merges project_api_notes.md into project_api.md and
 # archives project_launch.md, by the way its pointers link: wiki links, reference definitions.
 POINTER_FORMS = {

@@ -82,13 +82,11 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                       "first)", file=sys.stderr)
                 failed = True
                 continue
-            if args.run_id == LATEST:
-                print(f"{root}: undoing run {run_id}")
             done = undo_run(root, run_dir, force=args.force,
                             when=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
                             stale_minutes=cfg.gates.lock_stale_minutes)
         except LockHeld as exc:
-            print(f"consolidator: {exc}; not undone", file=sys.stderr)
+            print(f"consolidator: {exc}; run {run_id} not undone", file=sys.stderr)
             locked = True
             continue
         except (ConsolidatorError, OSError) as exc:
@@ -104,6 +102,8 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                   file=sys.stderr)
             failed = True
             continue
+        if args.run_id == LATEST:  # said once it is done: a held lock undoes nothing
+            print(f"{root}: undoing run {run_id}")
         result = done.result
         if result is None:
             print(f"{root}: run {run_id} was already undone")

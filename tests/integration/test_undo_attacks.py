@@ -241,8 +241,9 @@ def test_lines_a_live_session_appends_during_the_undo_of_a_1501_change_run_are_n
     _live_writes(tmp_path, capsys, mode, writes=901, archives=300, creates=300)
 
 
+@pytest.mark.parametrize("which", [RUN_ID, "latest"])
 def test_undo_waits_for_no_one_it_refuses_while_another_process_holds_the_lock(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], which: str
 ) -> None:
     run = Run(tmp_path)
     holder = subprocess.Popen(
@@ -252,13 +253,14 @@ def test_undo_waits_for_no_one_it_refuses_while_another_process_holds_the_lock(
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        code, out, err = run.undo(capsys)
+        code, out, err = run.undo(capsys, run_id=which)
     finally:
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=30)
     assert code == 75, out + err
-    assert "lock" in _one_line(err)
+    assert out == "", "nothing said to be undone"
+    assert "lock" in _one_line(err) and f"run {RUN_ID} not undone" in _one_line(err)
     assert run.tree() == run.after
     assert not load(run.run_dir).undone
 

@@ -69,6 +69,7 @@ _ENDS = ".,;:!?()[]{}\"'“”‘’«»「」『』（）。，；：！？"  #
 _DASHES = frozenset("-–—|>")  # a token that is only a separator
 
 
+@lru_cache(maxsize=4096)
 def said_form(text: str) -> str:
     """``text`` as words in their order, lower-cased, without Markdown's marks, brackets,
     quotes or the punctuation a word ends on: two texts with one form say the same words in

@@ -148,30 +148,42 @@ def relink(match: re.Match[str], new_path: str) -> str:
     return f"[{match.group(1)}]({target}{title})"
 
 
+class _Code:
+    """Whether a position of one text is in code, its code spans found on the first question
+    (most texts hold no link to ask about)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.spans: list[tuple[int, int]] | None = None
+
+    def holds(self, match: re.Match[str]) -> bool:
+        if self.spans is None:
+            self.spans = code_spans(self.text)
+        return _in_code(self.spans, match.start())
+
+
 def link_matches(text: str) -> Iterator[re.Match[str]]:
     """Every Markdown link in ``text`` outside code, inline and reference definitions
     (groups: text or label, target, title)."""
-    code = code_spans(text)
-    yield from (m for m in LINK_RE.finditer(text) if not _in_code(code, m.start()))
+    code = _Code(text)
+    yield from (m for m in LINK_RE.finditer(text) if not code.holds(m))
     if "]:" in text:
-        yield from (m for m in REF_RE.finditer(text) if not _in_code(code, m.start()))
+        yield from (m for m in REF_RE.finditer(text) if not code.holds(m))
 
 
 def wiki_matches(text: str) -> Iterator[re.Match[str]]:
     """Every ``[[key]]`` link in ``text`` outside code."""
     if "[[" not in text:
         return
-    code = code_spans(text)
-    yield from (m for m in WIKI_RE.finditer(text) if not _in_code(code, m.start()))
+    code = _Code(text)
+    yield from (m for m in WIKI_RE.finditer(text) if not code.holds(m))
 
 
 def _outside_code(pattern: re.Pattern[str], swap: Callable[[re.Match[str]], str],
                   text: str) -> str:
     """``text`` with every match of ``pattern`` outside code replaced by ``swap``."""
-    code = code_spans(text)
-    if not code:
-        return pattern.sub(swap, text)
-    return pattern.sub(lambda m: m.group(0) if _in_code(code, m.start()) else swap(m), text)
+    code = _Code(text)
+    return pattern.sub(lambda m: m.group(0) if code.holds(m) else swap(m), text)
 
 
 def sub_links(swap: Callable[[re.Match[str]], str], text: str) -> str:

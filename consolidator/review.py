@@ -176,13 +176,20 @@ def _ready(items: Sequence[Item], work: Work, done: Answered, found: Proposal) -
     states = proposal.states_of(work.snapshot)
     unreadable = proposal.unreadable_of(work.snapshot)
     for item in items:
-        problem = found.blocked(item) or proposal.moved_on(item.action, states, unreadable) \
-            or cannot_follow(work.snapshot, item.action, work.ctx.hot_after_ns)
+        problem = found.blocked(item) or proposal.moved_on(item.action, states, unreadable)
         if problem is None:
             ready.append(item)
         else:
             done.refused[item.number] = problem
-    return ready
+    # Links, read with every ready item applied: an item refused here keeps its memory, and
+    # what that memory links to, in place; asked again until none is refused.
+    while True:
+        stuck = cannot_follow(work.snapshot, [i.action for i in ready], work.ctx.hot_after_ns)
+        if not stuck:
+            return ready
+        for n, why in stuck.items():
+            done.refused[ready[n].number] = why
+        ready = [item for n, item in enumerate(ready) if n not in stuck]
 
 
 def _settle(work: Work, ready: Sequence[Item], done: Answered) -> None:

@@ -98,6 +98,8 @@ def undo(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                 text = text.replace(" (use --force)", "") + (
                     f"; run {later[-1]} changed them since: undo it first "
                     f"({command(f'undo {later[-1]}')}; runs undo newest first)")
+            if args.run_id == LATEST:  # which run that was
+                text = f"run {run_id}: {text.removeprefix(where + ': ')}"
             print(f"consolidator: {text if text.startswith(where) else where + ': ' + text}",
                   file=sys.stderr)
             failed = True

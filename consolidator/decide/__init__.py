@@ -33,7 +33,7 @@ from consolidator.detect.dates.freshness import age_days
 from consolidator.detect.dates.relative import relative_in, rewrite_relative
 from consolidator.detect.describe import describe
 from consolidator.detect.findings import Conflict, Duplicate, Similar, Stale
-from consolidator.detect.links import is_topic, linked_from, linking_to
+from consolidator.detect.links import is_topic, linked_from, linking_to, links_of, name_table
 from consolidator.detect.overlap.duplicates import Cluster
 from consolidator.detect.perfile import Findings
 from consolidator.llm.base import Answer
@@ -83,12 +83,12 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
     by_file = snapshot.by_file()
     hot_after = found.hot_after_ns if found.hot_after_ns is not None else \
         epoch_ns(now) - cfg.gates.idle_minutes * MINUTE_NS
-    hot, pinned = hands_off(snapshot, hot_after)
+    guarded = guarding(snapshot)
+    hot, pinned = hands_off(snapshot, hot_after, guarded)
     notes = list(found.notes)
     if hot:
         notes.insert(0, f"left alone, changed within {cfg.gates.idle_minutes} min: "
                      + ", ".join(sorted(hot)))
-    guarded = guarding(snapshot)
     if guarded:
         notes.append("guarded by their owner, so the memories they link to stay where they "
                      "are (their links could not follow): " + ", ".join(
@@ -130,12 +130,14 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
 # ----------------------------------------------------------------------------- steps
 
 
-def hands_off(snapshot: Snapshot, hot_after_ns: int) -> tuple[set[str], set[str]]:
+def hands_off(snapshot: Snapshot, hot_after_ns: int,
+              guarded: Collection[str] = ()) -> tuple[set[str], set[str]]:
     """(hot, pinned): memories changed after ``hot_after_ns`` (a live session may hold
-    them), and those plus every memory they, or a memory its owner guards, link to (their
-    links cannot be repointed this run, so what they link to stays where it is)."""
+    them), and those plus every memory they, or one of ``guarded`` (see :func:`guarding`),
+    link to (their links cannot be repointed this run, so what they link to stays where it
+    is)."""
     hot = {m.file for m in snapshot.memories if m.stat.mtime_ns > hot_after_ns}
-    return hot, hot | linked_from(snapshot, hot | guarding(snapshot).keys())
+    return hot, hot | linked_from(snapshot, hot | set(guarded))
 
 
 def guarding(snapshot: Snapshot) -> dict[str, str]:
@@ -145,9 +147,9 @@ def guarding(snapshot: Snapshot) -> dict[str, str]:
     guarded = {m.file: m.stat.guarded for m in snapshot.memories if m.stat.guarded}
     if not guarded:
         return {}
-    linking = linked_from(snapshot, set(guarded))
-    return {f: why for f, why in guarded.items()
-            if linking and linked_from(snapshot, {f}) - {f}}
+    names = name_table(list(snapshot.memories))
+    by_file = snapshot.by_file()
+    return {f: why for f, why in guarded.items() if links_of(by_file[f], names) - {f}}
 
 
 def merges(

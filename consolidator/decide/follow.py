@@ -11,12 +11,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from consolidator.decide import date_rewrites
 from consolidator.decide.bodies import changed_lines
-from consolidator.detect.links import is_topic, linking_to, links_of, name_table, repoint
+from consolidator.detect.links import is_topic, links_of, name_table, repoint
 from consolidator.plan import JUDGMENT, SAFE, Action, Archive, Rewrite, leaving, redirects
 from consolidator.store.links import unlink
 from consolidator.store.model import Memory, Snapshot
@@ -81,29 +81,41 @@ def rebased(action: Action, snapshot: Snapshot, hot_after_ns: int) -> Action | N
     return fresh[0] if fresh else None
 
 
-def cannot_follow(snapshot: Snapshot, action: Action, hot_after_ns: int) -> str | None:
-    """Why moving out what ``action`` moves would leave a link pointing at nothing, as the
-    root is now; ``None`` when every link can follow. An archive with no successor is
-    refused while a memory staying behind links to it (a run keeps it for that reason); a
-    memory moved to a survivor, while a memory linking to it cannot be rewritten now: changed
-    since ``hot_after_ns`` (a live session may be writing it) or guarded by its owner."""
-    gone = set(leaving([action]))
+def cannot_follow(snapshot: Snapshot, actions: Sequence[Action],
+                  hot_after_ns: int) -> dict[int, str]:
+    """Position -> why moving out what that one of ``actions`` (applied together) moves
+    would leave a link pointing at nothing, as the root is now. A memory one of them moves
+    out links to nothing after it. An archive with no successor is refused while a memory
+    staying behind links to it (a run keeps it for that reason); any move, while a memory
+    linking to what it moves cannot be rewritten now: changed since ``hot_after_ns`` (a live
+    session may be writing it) or guarded by its owner. The links are read once."""
+    out: dict[int, str] = {}
+    moving = [set(leaving([action])) for action in actions]
+    gone = set().union(*moving)
     if not gone:
-        return None
-    if isinstance(action, Archive) and not action.successor:
-        inbound = linking_to(snapshot, gone, gone, {})
-        if inbound:
-            sources = sorted({s for found in inbound.values() for s in found})
-            return (f"{', '.join(sources)} now {'links' if len(sources) == 1 else 'link'} to "
-                    "it: archived, it would leave that link pointing at nothing")
+        return out
     names = name_table(list(snapshot.memories))
+    inbound: dict[str, set[str]] = {}  # file moved out -> the memories staying that link to it
     for memory in snapshot.memories:
-        if memory.file in gone:
+        if memory.file not in gone:
+            for target in links_of(memory, names) & gone:
+                inbound.setdefault(target, set()).add(memory.file)
+    by_file = snapshot.by_file()
+    for i, action in enumerate(actions):
+        linkers = sorted({s for target in moving[i] for s in inbound.get(target, ())})
+        people = [s for s in linkers if not is_topic(s)]
+        if people and isinstance(action, Archive) and not action.successor:
+            out[i] = (f"{', '.join(people)} now {'links' if len(people) == 1 else 'link'} to "
+                      "it: archived, it would leave that link pointing at nothing (the next "
+                      "run keeps it)")
             continue
-        why = ("it changed in the last minutes: a live session may be writing it"
-               if memory.stat.mtime_ns > hot_after_ns else memory.stat.guarded)
-        linked = sorted(links_of(memory, names) & gone) if why else []
-        if linked:
-            return (f"{memory.file} links to {', '.join(linked)} and cannot be rewritten now "
-                    f"({why}): its link could not follow; apply again once it can")
-    return None
+        for linker in linkers:
+            stat = by_file[linker].stat
+            why = ("it changed in the last minutes: a live session may be writing it"
+                   if stat.mtime_ns > hot_after_ns else stat.guarded)
+            if why:
+                out[i] = (f"{linker} links to {', '.join(sorted(moving[i]))} and cannot be "
+                          f"rewritten now ({why}): its link could not follow; the next run "
+                          "proposes it again")
+                break
+    return out

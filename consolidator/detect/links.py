@@ -61,7 +61,8 @@ def repoint(
         named = survivor.name if survivor is not None else stem
         keys = [stem, named] if key == memory.stem else [named, stem]
         for new_key in keys:
-            if _WIKI_KEY.fullmatch(new_key) and (names.get(new_key) or survivor) is survivor:
+            if survivor is not None and _WIKI_KEY.fullmatch(new_key) \
+                    and names.get(new_key) is survivor:  # not ambiguous: it names the survivor
                 return match.group(0).replace(match.group(1), new_key, 1)
         # No key names it: a Markdown link to its file, with the words the link showed.
         return relink_to(wiki_title(match), posixpath.relpath(new, folder) if folder else new)

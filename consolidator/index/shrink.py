@@ -62,24 +62,38 @@ MAX_TOPICS = 3  # topic memories one plan may create or extend
 _INDENT = re.compile(r"^(\s*)")
 
 
-# Marks that dress words without changing them: emphasis, code, strike-through (an underscore
-# inside a word, as in snake_case, is part of it).
-_DECOR = re.compile(r"[*`~]+|(?<!\w)_+|_+(?!\w)")
-_ENDS = ".,;:!?()[]{}\"'“”‘’«»「」『』（）。，；：！？"  # what a word may be wrapped in or end on
-_DASHES = frozenset("-–—|>")  # a token that is only a separator
+# What dresses a word without changing it: emphasis and code marks at its ends, brackets and
+# quotes around it, the punctuation a word ends on; and what only separates words.
+_MARKS = "*_`"
+_BRACKETS = "()[]{}\"'“”‘’«»「」『』（）"
+_ENDS = ".,;:!?。，；：！？"
+_SEPARATORS = frozenset({"—", "–", "|"})
+_ITEM = re.compile(r"[-*+>]|\d{1,9}[.)]")  # a list item's or a quote's mark, opening a line
+
+
+def _word(token: str) -> str:
+    """``token`` without what dresses it (a token of signs alone, ``!=``, stays whole)."""
+    before = None
+    while token != before:
+        before = token
+        token = token.strip(_BRACKETS).strip(_MARKS)
+        if any(c.isalnum() for c in token):
+            token = token.rstrip(_ENDS)
+    return token
 
 
 @lru_cache(maxsize=4096)
 def said_form(text: str) -> str:
     """``text`` as words in their order, lower-cased, without Markdown's marks, brackets,
-    quotes or the punctuation a word ends on: two texts with one form say the same words in
-    the same order. Signs and operators inside a word stay (``-5`` is not ``+5``, ``!=`` is
-    not ``==``)."""
+    quotes, list marks or the punctuation a word ends on: two texts with one form say the
+    same words in the same order. A sign, an operator or a strike-through stays (``-5`` is
+    not ``+5``, ``!=`` is not ``=``, ``~~x~~`` is not ``x``)."""
     out = []
-    for token in _DECOR.sub("", text.casefold()).split():
-        token = token.strip(_ENDS)
-        if token and not set(token) <= _DASHES:
-            out.append(token)
+    for line in text.casefold().splitlines():
+        tokens = line.split()
+        if tokens and _ITEM.fullmatch(tokens[0]):
+            tokens = tokens[1:]
+        out += [w for token in tokens if (w := _word(token)) and w not in _SEPARATORS]
     return " ".join(out)
 
 

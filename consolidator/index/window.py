@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from consolidator.index.parse import IndexLine, parse_index
+from consolidator.store.links import closes_fence, opens_fence
 
 HIDDEN = "hidden"  # the kind of a line Claude Code does not count (frontmatter, a comment)
 CODE = "code"  # a line of a fenced code block: no heading, link or rule, and it moves whole
@@ -58,17 +59,16 @@ def hide(lines: Sequence[IndexLine]) -> list[IndexLine]:
 def fence(lines: list[IndexLine]) -> list[IndexLine]:
     """``lines`` with each fenced code block (```` ``` ```` or ``~~~``, markers included)
     re-kinded ``code``: a ``#`` inside is a comment, not a heading; a NEVER inside is code."""
-    marker: str | None = None
+    fence = ""
     for i, line in enumerate(lines):
         if line.kind == HIDDEN:
             continue
-        stripped = line.text.lstrip()
-        if marker is None and stripped.startswith(("```", "~~~")):
-            marker = stripped[:3]
-        elif marker is None:
-            continue
-        elif stripped.startswith(marker) and not stripped[3:].strip(marker[0] + " "):
-            marker = None
+        if not fence:
+            fence = opens_fence(line.text)
+            if not fence:
+                continue
+        elif closes_fence(line.text, fence):
+            fence = ""
         lines[i] = IndexLine(line.text, CODE)
     return lines
 

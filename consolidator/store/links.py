@@ -43,52 +43,92 @@ _LINK_UNSAFE = set(" ()<>[]#%\\\"'`")
 # most three spaces.
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _TICKS = re.compile(r"`+")
+_BLANK = re.compile(r"[ \t]*\r?\n?")
+# A line that starts a block of its own (a list item, a heading, a quote, a table row): an
+# inline code span never runs into it from the lines before.
+_BLOCK_START = re.compile(r" {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|#{1,6}[ \t]|>|\|)")
+
+
+def opens_fence(line: str) -> str:
+    """The fence ``line`` opens a code block with ("" if none): a backtick fence's info
+    string holds no backtick."""
+    found = _FENCE.match(line)
+    if found is None or (found.group(1)[0] == "`" and "`" in line[found.end():]):
+        return ""
+    return found.group(1)
+
+
+def closes_fence(line: str, fence: str) -> bool:
+    """Whether ``line`` closes the block ``fence`` opened: the same character, at least as
+    many of it, nothing after but spaces."""
+    found = _FENCE.match(line)
+    return found is not None and found.group(1)[0] == fence[0] \
+        and len(found.group(1)) >= len(fence) and not line[found.end():].strip()
 
 
 def code_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every stretch of ``text`` that is code, in order: each fenced block
     (its fences included; one left open runs to the end) and each inline code span (a run
-    of backticks up to the next run of as many, on one line)."""
+    of backticks up to the next run of as many in its paragraph; a backslash before a
+    backtick makes it a plain one). Lines end at ``\n`` alone, as Markdown's do."""
     if "`" not in text and "~~~" not in text:
         return []
     spans: list[tuple[int, int]] = []
     fence = ""  # the open block's fence
     opened = 0
+    paragraph = -1  # where the paragraph being read began (-1: none)
     at = 0
-    for line in text.splitlines(keepends=True):
-        found = _FENCE.match(line)
+    for line in text.split("\n"):
+        end = min(at + len(line) + 1, len(text))
         if fence:
-            if found and found.group(1)[0] == fence[0] and len(found.group(1)) >= len(fence) \
-                    and not line[found.end():].strip():
-                spans.append((opened, at + len(line)))
+            if closes_fence(line, fence):
+                spans.append((opened, end))
                 fence = ""
-        elif found and not (found.group(1)[0] == "`" and "`" in line[found.end():]):
-            fence, opened = found.group(1), at
-        elif "`" in line:
-            spans += _inline_code(line, at)
-        at += len(line)
+        elif (found := opens_fence(line)) or _BLANK.fullmatch(line):
+            if paragraph >= 0:
+                spans += _inline_code(text, paragraph, at)
+                paragraph = -1
+            if found:
+                fence, opened = found, at
+        elif paragraph < 0:
+            paragraph = at
+        elif _BLOCK_START.match(line):
+            spans += _inline_code(text, paragraph, at)
+            paragraph = at
+        at = end
     if fence:
         spans.append((opened, len(text)))
-    return spans
+    elif paragraph >= 0:
+        spans += _inline_code(text, paragraph, len(text))
+    return sorted(spans)
 
 
-def _inline_code(line: str, at: int) -> list[tuple[int, int]]:
-    """The inline code spans of one line (offsets from ``at``): a run of backticks closes at
-    the next run of the same length; one that never closes is a plain backtick."""
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
+def _inline_code(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The inline code spans of ``text[start:end]``, one paragraph: a run of backticks
+    closes at the next run of the same length; one that never closes is a plain backtick,
+    and so is a backtick after a backslash (the rest of its run may still open a span)."""
+    if "`" not in text[start:end]:
+        return []
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, start, end)]
     ahead: dict[int, list[int]] = {}  # run length -> indices of the runs of that length
-    for i, (start, end) in enumerate(runs):
-        ahead.setdefault(end - start, []).append(i)
+    for i, (a, b) in enumerate(runs):
+        ahead.setdefault(b - a, []).append(i)
+    opens = []  # where each run may open a span: past a tick a backslash escapes
+    for a, _b in runs:
+        slashes = 0
+        while a - slashes - 1 >= start and text[a - slashes - 1] == "\\":
+            slashes += 1
+        opens.append(a + slashes % 2)
     spans = []
     i = 0
     while i < len(runs):
-        start, end = runs[i]
-        same = ahead[end - start]
+        a, b = opens[i], runs[i][1]
+        same = ahead.get(b - a, []) if b > a else []
         k = bisect.bisect_right(same, i)
         if k < len(same):
-            close = runs[same[k]]
-            spans.append((at + start, at + close[1]))
-            i = same[k] + 1
+            j = same[k]
+            spans.append((a, runs[j][1]))
+            i = j + 1
         else:
             i += 1
     return spans

@@ -380,6 +380,24 @@ def test_an_apply_refuses_an_archive_a_memory_now_links_to(
     assert "1: refused, project_auth.md now links to it" in out, out
 
 
+def test_an_apply_archives_two_stale_memories_that_link_to_each_other_together(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Neither stays behind to link to the other: both go, in one answer."""
+    world.put("project_old_plan.md", "The old plan; see [the old API](project_old_api.md).\n",
+              description="SUPERSEDED - the old plan for auth", days=30)
+    world.put("project_old_api.md", "Sessions were kept in a cookie.\n",
+              description="SUPERSEDED - the old API", days=30)
+    world.run(capsys, "--apply", "none")
+
+    code = main(["apply", "--memory-dir", str(world.root), "--state-dir", str(world.state)])
+
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert not (world.root / "project_old_plan.md").exists()
+    assert not (world.root / "project_old_api.md").exists()
+
+
 def test_an_apply_refuses_a_merge_while_a_memory_linking_to_it_is_in_a_session_s_hands(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -631,6 +631,22 @@ def test_a_wiki_link_is_repointed_by_a_key_that_reads_back_as_the_survivor() -> 
     assert other == lines("See [the DTO notes](../a%23b.md)."), "a Markdown link instead"
 
 
+def test_a_wiki_link_is_never_repointed_by_a_key_two_memories_share() -> None:
+    old = memory("old-deploy.md", lines("x"), name="old deploy")
+    new = memory("deploy.md", lines("x"), name="deploy notes")
+    other = memory("notes/deploy.md", lines("y"), name="deploy")  # "deploy" names two
+    table = name_table([old, new, other])
+
+    body, _ = repoint(lines("See [[old-deploy]]."), "c.md", {"old-deploy.md": "deploy.md"},
+                      table)
+
+    assert body == lines("See [[deploy notes]].")
+    body, _ = repoint(lines("See [[old-deploy]]."), "c.md", {"old-deploy.md": "deploy.md"},
+                      name_table([old, new, other,
+                                  memory("x.md", lines("z"), name="deploy notes")]))
+    assert body == lines("See [old-deploy](deploy.md)."), "no key left: a Markdown link"
+
+
 def test_links_to_other_memories_and_urls_stay_as_they_are() -> None:
     old, new = _link_world()
     text = lines("See [x](keep.md), [[keep]], [web](https://example.com/old.md) and `old.md`.")

@@ -160,6 +160,16 @@ def test_a_link_to_a_merged_away_memory_is_repointed_not_unlinked() -> None:
     assert plan.unlinked == ()
 
 
+def test_a_pointer_in_a_code_example_of_the_index_is_never_repointed() -> None:
+    text = ("- [X](x.md) — h\n\nA pointer line looks like this:\n\n"
+            "````markdown\n```\n- [X](x.md) — h\n```\n````\n")
+
+    plan = rebuild(text, [make_memory("y.md")], redirects={"x.md": "y.md"}, archived={"x.md"})
+
+    assert lines_of(plan.text)[0] == "- [X](y.md) — h"
+    assert "- [X](x.md) — h" in lines_of(plan.text), "a longer fence holds the shorter one"
+
+
 @pytest.mark.parametrize(
     ("text", "memories", "kept"),
     [
@@ -219,10 +229,12 @@ def test_a_dead_pointer_goes_only_when_its_words_are_live_elsewhere(
          "- **Deploy to staging first**, never to\n  prod directly.\n", True),
         ("clock skew tolerance is -5 s", "The clock skew tolerance is +5 s.\n", False),
         ("check `a != b` before merging", "Always check a == b before merging.\n", False),
+        ("NODE_ENV != production on CI", "NODE_ENV = production on CI\n", False),
+        ("~~at most 3 retries~~", "At most 3 retries.\n", False),
         ("use `snake_case` names", "Use snake_case names everywhere.\n", True),
     ],
     ids=["same-words-other-order", "same-words-wrapped-and-marked", "sign", "operator",
-         "code-marks"],
+         "not-equal", "struck", "code-marks"],
 )
 def test_a_hook_is_cut_as_already_said_only_when_its_memory_says_its_words_in_order(
     hook: str, body: str, said: bool

@@ -164,6 +164,22 @@ def test_a_link_in_code_is_no_link_and_is_never_rewritten() -> None:
     assert sub_wiki(lambda m: "X", CODE).count("[[a]]") == 2
 
 
+@pytest.mark.parametrize(("text", "code"), [
+    ("Build with `make\nrelease` first, then [the rule](a.md) and `--dry-run`.",
+     ["`make\nrelease`", "`--dry-run`"]),
+    ("A literal \\` tick, then [the rule](a.md) and `make deploy`.", ["`make deploy`"]),
+    ("`a\\` ends at the escaped-looking tick: [the rule](a.md)", ["`a\\`"]),
+    ("- one `open\n- two [the rule](a.md) `x`", ["`x`"]),
+    ("one `open\n\ntwo [the rule](a.md) `x`", ["`x`"]),
+    ("a\u2028```\n[the rule](a.md)\n", []),
+], ids=["wrapped", "escaped", "backslash-inside", "list-items", "paragraphs", "not-a-newline"])
+def test_inline_code_pairs_its_ticks_within_a_paragraph_as_markdown_does(
+    text: str, code: list[str]
+) -> None:
+    assert [text[a:b] for a, b in code_spans(text)] == code
+    assert [m.group(2) for m in link_matches(text)] == ["a.md"], "the real link is a link"
+
+
 def test_finding_code_spans_stays_linear_on_hostile_text() -> None:
     hostile = "`" * 20_000 + " x " + "``" * 10_000 + "\n" + "```\n" * 5_000
 

@@ -62,54 +62,104 @@ MAX_TOPICS = 3  # topic memories one plan may create or extend
 _INDENT = re.compile(r"^(\s*)")
 
 
-# What dresses a word without changing it: emphasis and code marks at its ends, brackets and
-# quotes around it, the punctuation a word ends on; and what only separates words.
-_MARKS = "*_`"
+# What dresses words without changing them: emphasis around them (CommonMark's flanking
+# delimiter runs: "**bold**", "_it_", never the "_" of `_save` or the "*" of `*args`), brackets
+# and quotes around a word, the punctuation a word ends on; what only separates words; and
+# what ends a sentence (a cut counts as said only from a sentence's start, or after the word
+# that stood before it: "never deploy on fridays" does not say "deploy on fridays").
+_CODE = re.compile(r"(`+)(.+?)\1")
+_EMPHASIS = re.compile(r"(?<![\w*])(\*\*|\*|__|_)(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 _BRACKETS = "()[]{}\"'“”‘’«»「」『』（）"
 _ENDS = ".,;:!?。，；：！？"
+_STOPS = ".!?;:。！？；："
 _SEPARATORS = frozenset({"—", "–", "|"})
-_ITEM = re.compile(r"[-*+>]|\d{1,9}[.)]")  # a list item's or a quote's mark, opening a line
+_BULLET = frozenset({"-", "*", "+", ">"})  # a list item's or a quote's mark, opening a line
+BOUNDARY = "¶"  # where a sentence or a line starts, in a memory's said text
 
 
-def _word(token: str) -> str:
-    """``token`` without what dresses it (a token of signs alone, ``!=``, stays whole)."""
+def _word(token: str) -> tuple[str, bool]:
+    """``token`` without the brackets, quotes and end punctuation around it (a token of
+    signs alone, ``!=``, stays whole), and whether it ends a sentence."""
+    word = token.strip(_BRACKETS)
+    if not any(c.isalnum() for c in word):
+        return word, False
+    bare = word.rstrip(_ENDS)
+    return bare, bare != word and word[-1] in _STOPS
+
+
+def _words(text: str, stops: bool) -> list[str]:
+    """The words of ``text`` (see :func:`said_form`); ``stops``: with ``BOUNDARY`` where a
+    block starts (its first line, a line after a blank one, a list item) and after each
+    sentence."""
+    out: list[str] = []
+    block = True  # the next line starts a block (the first, or one after a blank line)
+    for line in text.casefold().splitlines():
+        if not line.strip():
+            block = True
+            continue
+        tokens: list[str] = []
+        at = 0
+        for code in _CODE.finditer(line):  # code's words stay exactly as written
+            tokens += _plain(line[at:code.start()]).split() + [f"\0{w}" for w in
+                                                                code.group(2).split()]
+            at = code.end()
+        tokens += _plain(line[at:]).split()
+        if tokens and tokens[0] in _BULLET:
+            tokens = tokens[1:]
+            block = True
+        if stops and block and (not out or out[-1] != BOUNDARY):
+            out.append(BOUNDARY)
+        block = False
+        for token in tokens:
+            if token.startswith("\0"):
+                out.append(token[1:])
+                continue
+            word, ends = _word(token)
+            if word and word not in _SEPARATORS:
+                out.append(word)
+            if ends and stops and out[-1] != BOUNDARY:
+                out.append(BOUNDARY)
+    return out
+
+
+def _plain(text: str) -> str:
+    """``text`` with emphasis taken off its words (nested emphasis too)."""
     before = None
-    while token != before:
-        before = token
-        token = token.strip(_BRACKETS).strip(_MARKS)
-        if any(c.isalnum() for c in token):
-            token = token.rstrip(_ENDS)
-    return token
+    while text != before:
+        before = text
+        text = _EMPHASIS.sub(r"\2", text)
+    return text
 
 
 @lru_cache(maxsize=4096)
 def said_form(text: str) -> str:
-    """``text`` as words in their order, lower-cased, without Markdown's marks, brackets,
-    quotes, list marks or the punctuation a word ends on: two texts with one form say the
-    same words in the same order. A sign, an operator or a strike-through stays (``-5`` is
-    not ``+5``, ``!=`` is not ``=``, ``~~x~~`` is not ``x``)."""
-    out = []
-    for line in text.casefold().splitlines():
-        tokens = line.split()
-        if tokens and _ITEM.fullmatch(tokens[0]):
-            tokens = tokens[1:]
-        out += [w for token in tokens if (w := _word(token)) and w not in _SEPARATORS]
-    return " ".join(out)
+    """``text`` as words in their order, lower-cased, without emphasis, brackets, quotes,
+    bullets or the punctuation a word ends on: two texts with one form say the same words in
+    the same order. A sign, an operator, a strike-through and code stay (``-5`` is not
+    ``+5``, ``!=`` is not ``=``, ``~~x~~`` is not ``x``, `` `_save` `` is not ``save``)."""
+    return " ".join(_words(text, stops=False))
 
 
 @lru_cache(maxsize=512)
 def _said_in(name: str, description: str, body: str) -> str:
-    """Everything a memory says, as one run of :func:`said_form` words (a sentence wrapped
-    over two lines reads on)."""
-    return f" {said_form(name)} {said_form(description)} {said_form(body)} "
+    """Everything a memory says, as one run of words with ``BOUNDARY`` where each block and
+    each sentence starts (a sentence wrapped over two lines reads on)."""
+    return " ".join(["", *_words(name, True), *_words(description, True),
+                     *_words(body, True), BOUNDARY, ""])
 
 
-def says(memory: Memory, text: str) -> bool:
+def says(memory: Memory, text: str, before: str = "") -> bool:
     """True when ``memory`` already says ``text``: its words, in their order, stand together
     in the memory's name, description or body (the same words in another order may say the
-    opposite: "staging first, never prod" is not "prod first, never staging")."""
+    opposite: "staging first, never prod" is not "prod first, never staging"), from the start
+    of a sentence, or, for the tail of a longer text, right after the word ``before`` ends
+    on ("never deploy on fridays" does not say "deploy on fridays")."""
     form = said_form(text)
-    return not form or f" {form} " in _said_in(memory.name, memory.description, memory.body)
+    if not form:
+        return True
+    left = _words(before, stops=True)
+    start = left[-1] if left else BOUNDARY
+    return f" {start} {form} " in _said_in(memory.name, memory.description, memory.body)
 
 
 @dataclass
@@ -189,7 +239,8 @@ class Fitter:
         memory = self.live.get(target or "")
         if memory is not None and self.editable is not None and memory.file not in self.editable:
             memory = None
-        if memory is not None and says(memory, cut):
+        if memory is not None and says(memory, cut, text[: len(text) - len(cut)]
+                                       if text.endswith(cut) else ""):
             self.moved.append(f"{why} of {memory.file}: already in the memory, cut")
             return
         if memory is not None:

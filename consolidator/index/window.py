@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from consolidator.index.parse import IndexLine, parse_index
-from consolidator.store.links import closes_fence, opens_fence
+from consolidator.store.links import closable, closes_fence, opens_fence
 
 HIDDEN = "hidden"  # the kind of a line Claude Code does not count (frontmatter, a comment)
 CODE = "code"  # a line of a fenced code block: no heading, link or rule, and it moves whole
@@ -58,14 +58,17 @@ def hide(lines: Sequence[IndexLine]) -> list[IndexLine]:
 
 def fence(lines: list[IndexLine]) -> list[IndexLine]:
     """``lines`` with each fenced code block (```` ``` ```` or ``~~~``, markers included)
-    re-kinded ``code``: a ``#`` inside is a comment, not a heading; a NEVER inside is code."""
+    re-kinded ``code``: a ``#`` inside is a comment, not a heading; a NEVER inside is code.
+    A fence never closed opens nothing (see :func:`~consolidator.store.links.closable`)."""
     fence = ""
+    closed = closable([line.text if line.kind != HIDDEN else "" for line in lines])
     for i, line in enumerate(lines):
         if line.kind == HIDDEN:
             continue
         if not fence:
             fence = opens_fence(line.text)
-            if not fence:
+            if not fence or not closed(i, fence):  # never closed: a plain line
+                fence = ""
                 continue
         elif closes_fence(line.text, fence):
             fence = ""

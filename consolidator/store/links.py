@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from urllib.parse import quote, unquote
 
 _DRIVE = re.compile(r"[A-Za-z]:")  # a Windows drive: never a memory of the root
@@ -44,9 +44,11 @@ _LINK_UNSAFE = set(" ()<>[]#%\\\"'`")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _TICKS = re.compile(r"`+")
 _BLANK = re.compile(r"[ \t]*\r?\n?")
-# A line that starts a block of its own (a list item, a heading, a quote, a table row): an
-# inline code span never runs into it from the lines before.
-_BLOCK_START = re.compile(r" {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|#{1,6}[ \t]|>|\|)")
+# A line that starts a block of its own, ending the paragraph before it (a list item, a
+# heading, a quote): an inline code span never runs into it. Only a list numbered 1 may
+# interrupt a paragraph; a quoted line after a quoted line goes on with its paragraph.
+_BLOCK_START = re.compile(r" {0,3}(?:[-*+][ \t]|1[.)][ \t]|#{1,6}(?:[ \t]|$)|>)")
+_QUOTED = re.compile(r" {0,3}>")
 
 
 def opens_fence(line: str) -> str:
@@ -66,41 +68,97 @@ def closes_fence(line: str, fence: str) -> bool:
         and len(found.group(1)) >= len(fence) and not line[found.end():].strip()
 
 
+def closable(lines: Sequence[str]) -> Callable[[int, str], bool]:
+    """For ``lines``, whether a fence opened at line ``i`` is closed by a line after it: one
+    never closed (a list item's, say, that the list's end closes) is read as a plain line,
+    so nothing after it is taken for code. Worked out in one pass from the end."""
+    after = [(0, 0)] * (len(lines) + 1)  # the longest ``` and ~~~ closers after each line
+    tick = tilde = 0
+    for i in range(len(lines) - 1, -1, -1):
+        after[i] = (tick, tilde)
+        found = _FENCE.match(lines[i])
+        if found is not None and not lines[i][found.end():].strip():
+            run = len(found.group(1))
+            if found.group(1)[0] == "`":
+                tick = max(tick, run)
+            else:
+                tilde = max(tilde, run)
+
+    def closed(i: int, fence: str) -> bool:
+        return after[i][0 if fence[0] == "`" else 1] >= len(fence)
+
+    return closed
+
+
 def code_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every stretch of ``text`` that is code, in order: each fenced block
-    (its fences included; one left open runs to the end) and each inline code span (a run
-    of backticks up to the next run of as many in its paragraph; a backslash before a
-    backtick makes it a plain one). Lines end at ``\n`` alone, as Markdown's do."""
+    (its fences included; a fence never closed is read as a plain line: see
+    :func:`closable`) and each inline code span. A run of backticks opens a span that the
+    next run of as many closes (a backslash before a backtick keeps it from opening one). Markdown pairs them within a paragraph, which a
+    heading, a rule or an HTML block may end where this reading does not see it: text counts
+    as inline code only where pairing within its paragraph and pairing within its line both
+    say so (a link taken for code would never follow a merge; an example taken for a link
+    is only rewritten)."""
     if "`" not in text and "~~~" not in text:
         return []
     spans: list[tuple[int, int]] = []
     fence = ""  # the open block's fence
     opened = 0
     paragraph = -1  # where the paragraph being read began (-1: none)
+    previous = ""  # the line before
     at = 0
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    closed = closable(lines)
+    for i, line in enumerate(lines):
         end = min(at + len(line) + 1, len(text))
         if fence:
             if closes_fence(line, fence):
                 spans.append((opened, end))
                 fence = ""
-        elif (found := opens_fence(line)) or _BLANK.fullmatch(line):
+        elif ((found := opens_fence(line)) and closed(i, found)) or _BLANK.fullmatch(line):
             if paragraph >= 0:
-                spans += _inline_code(text, paragraph, at)
+                spans += _prose_code(text, paragraph, at)
                 paragraph = -1
             if found:
                 fence, opened = found, at
         elif paragraph < 0:
             paragraph = at
-        elif _BLOCK_START.match(line):
-            spans += _inline_code(text, paragraph, at)
+        elif _BLOCK_START.match(line) and not (_QUOTED.match(line) and _QUOTED.match(previous)):
+            spans += _prose_code(text, paragraph, at)
             paragraph = at
         at = end
-    if fence:
-        spans.append((opened, len(text)))
-    elif paragraph >= 0:
-        spans += _inline_code(text, paragraph, len(text))
+        previous = line
+    if paragraph >= 0:
+        spans += _prose_code(text, paragraph, len(text))
     return sorted(spans)
+
+
+_LINE = re.compile(r"[^\r\n]+")  # a line, whatever ends it (\n, \r\n or \r)
+
+
+def _prose_code(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The inline code of the paragraph ``text[start:end]``: where pairing its backticks
+    within the paragraph and within each line agree."""
+    if "`" not in text[start:end]:
+        return []
+    by_line = [span for line in _LINE.finditer(text, start, end)
+               for span in _inline_code(text, line.start(), line.end())]
+    return _overlap(_inline_code(text, start, end), by_line)
+
+
+def _overlap(one: list[tuple[int, int]], other: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The stretches two sorted lists of disjoint spans share."""
+    out = []
+    i = j = 0
+    while i < len(one) and j < len(other):
+        a, b = max(one[i][0], other[j][0]), min(one[i][1], other[j][1])
+        if a < b:
+            out.append((a, b))
+        if one[i][1] < other[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
 
 
 def _inline_code(text: str, start: int, end: int) -> list[tuple[int, int]]:

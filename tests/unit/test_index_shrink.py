@@ -13,7 +13,7 @@ import pytest
 
 from consolidator.index.parse import classify, parse_index
 from consolidator.index.rebuild import IndexPlan, Limits
-from consolidator.index.shrink import NOTE_PREFIX
+from consolidator.index.shrink import NOTE_PREFIX, says
 from consolidator.index.topic import topic_file_name
 from consolidator.store import frontmatter
 from consolidator.store.model import FileStat, Memory
@@ -170,6 +170,14 @@ def test_a_pointer_in_a_code_example_of_the_index_is_never_repointed() -> None:
     assert "- [X](x.md) — h" in lines_of(plan.text), "a longer fence holds the shorter one"
 
 
+def test_a_fence_never_closed_in_the_index_opens_nothing() -> None:
+    plan = rebuild("- [A](a.md) — a\n  ```\n- [X](x.md) — h\n",
+                   [make_memory("a.md"), make_memory("y.md")],
+                   redirects={"x.md": "y.md"}, archived={"x.md"})
+
+    assert lines_of(plan.text)[2] == "- [X](y.md) — h", "the pointer after it is a pointer"
+
+
 @pytest.mark.parametrize(
     ("text", "memories", "kept"),
     [
@@ -226,7 +234,7 @@ def test_a_dead_pointer_goes_only_when_its_words_are_live_elsewhere(
         ("Deploy to **prod** first, never to staging directly.",
          "Deploy to staging first, never to prod directly.\n", False),
         ("Deploy to staging first, never to prod directly",
-         "- **Deploy to staging first**, never to\n  prod directly.\n", True),
+         "**Deploy to staging first**, never to\nprod directly.\n", True),
         ("clock skew tolerance is -5 s", "The clock skew tolerance is +5 s.\n", False),
         ("check `a != b` before merging", "Always check a == b before merging.\n", False),
         ("NODE_ENV != production on CI", "NODE_ENV = production on CI\n", False),
@@ -243,7 +251,7 @@ def test_a_hook_is_cut_as_already_said_only_when_its_memory_says_its_words_in_or
     text = over_the_byte_limit(f"## Project\n- [Deploys](project_deploy.md) — {LONG_HOOK} "
                                f"{hook}\n")
     memory = make_memory("project_deploy.md", description="Deploys",
-                         body=f"{LONG_HOOK}\n{body}")
+                         body=f"{LONG_HOOK} {body}")
 
     plan = rebuild(text, [memory])
 
@@ -252,6 +260,18 @@ def test_a_hook_is_cut_as_already_said_only_when_its_memory_says_its_words_in_or
         assert moved == () and any("already in the memory, cut" in m for m in plan.moved)
     else:
         assert [n for n in moved if hook in n], "the claim moves into its memory, not away"
+
+
+def test_text_is_said_from_a_sentence_s_start_or_after_the_word_it_followed() -> None:
+    memory = make_memory("project_deploy.md", description="Deploys",
+                         body="Never deploy on Fridays.\nDeploy on Mondays after review.\n"
+                              "- Call `_save` directly.\n")
+
+    assert not says(memory, "deploy on Fridays"), "the memory says the opposite"
+    assert says(memory, "deploy on Fridays", before="We never ")
+    assert not says(memory, "deploy on Fridays", before="It is fine to ")
+    assert says(memory, "Deploy on Mondays")
+    assert says(memory, "call `_save` directly") and not says(memory, "call save directly")
 
 
 def test_a_dead_pointer_whose_words_are_only_partly_live_stays() -> None:

@@ -147,8 +147,9 @@ def test_code_spans_are_fenced_blocks_and_inline_code() -> None:
         "   ~~~~\n[[a]] in a tilde block\n   ~~~~\n",
     ]
     assert code_spans("no code, one ` tick") == []
-    open_block = "```\nnever closed [x](a.md)\n"
-    assert code_spans(open_block) == [(0, len(open_block))], "one never closed runs to the end"
+    open_block = "- item\n  ```\nthe list ended, [x](a.md) is a link\n"
+    assert code_spans(open_block) == [], "a fence never closed opens nothing"
+    assert [m.group(2) for m in link_matches(open_block)] == ["a.md"]
 
 
 def test_a_link_in_code_is_no_link_and_is_never_rewritten() -> None:
@@ -165,18 +166,22 @@ def test_a_link_in_code_is_no_link_and_is_never_rewritten() -> None:
 
 
 @pytest.mark.parametrize(("text", "code"), [
-    ("Build with `make\nrelease` first, then [the rule](a.md) and `--dry-run`.",
-     ["`make\nrelease`", "`--dry-run`"]),
+    ("Build with `make\nrelease` first, then [the rule](a.md) and `--dry-run`.", None),
     ("A literal \\` tick, then [the rule](a.md) and `make deploy`.", ["`make deploy`"]),
     ("`a\\` ends at the escaped-looking tick: [the rule](a.md)", ["`a\\`"]),
     ("- one `open\n- two [the rule](a.md) `x`", ["`x`"]),
     ("one `open\n\ntwo [the rule](a.md) `x`", ["`x`"]),
     ("a\u2028```\n[the rule](a.md)\n", []),
-], ids=["wrapped", "escaped", "backslash-inside", "list-items", "paragraphs", "not-a-newline"])
-def test_inline_code_pairs_its_ticks_within_a_paragraph_as_markdown_does(
-    text: str, code: list[str]
-) -> None:
-    assert [text[a:b] for a, b in code_spans(text)] == code
+    ("A stray ` tick.\n---\nThen [the rule](a.md) and `make sdk`.", None),
+    ("# A ` heading\nThen [the rule](a.md) and `make sdk`.", None),
+    ("A stray ` tick.\rThen [the rule](a.md) and `make sdk`.", None),
+], ids=["wrapped", "escaped", "backslash-inside", "list-items", "paragraphs", "not-a-newline",
+        "after-a-rule", "after-a-heading", "cr-line-ends"])
+def test_inline_code_never_hides_a_link_markdown_sees(text: str, code: list[str] | None) -> None:
+    """Code is where pairing within the paragraph and within the line agree (``None``: they
+    disagree, and only the link is sure)."""
+    if code is not None:
+        assert [text[a:b] for a, b in code_spans(text)] == code
     assert [m.group(2) for m in link_matches(text)] == ["a.md"], "the real link is a link"
 
 

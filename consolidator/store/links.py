@@ -25,12 +25,14 @@ from urllib.parse import quote, unquote
 
 _DRIVE = re.compile(r"[A-Za-z]:")  # a Windows drive: never a memory of the root
 
-# A link's text may hold balanced brackets two deep ("[[[maybe_unused]] is not …](x.md)");
-# each alternative starts with its own character, so matching stays linear.
+# A link starts at a "[" no backslash escapes (one after an escaped backslash, `\\[`, is
+# not escaped). Its text may hold balanced brackets two deep
+# ("[[[maybe_unused]] is not …](x.md)"); each alternative starts with its own character, so
+# matching stays linear.
 _FLAT = r"(?:[^\[\]\\]|\\.)"
 _NESTED = r"\[(?:" + _FLAT + r"|\[" + _FLAT + r"*\])*\]"
 LINK_RE = re.compile(
-    r"(?<!\\)\[((?:" + _FLAT + "|" + _NESTED + r")*)\]"
+    r"(?:(?<!\\)|(?<=(?<!\\)\\\\))\[((?:" + _FLAT + "|" + _NESTED + r")*)\]"
     r"\(\s*(<[^<>\n]*>|[^)\s\[]+)(\s+\"[^\"\n]*\")?\s*\)")
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
 # A reference definition ("[1]: notes.md" on a line of its own; "[t][1]" elsewhere uses it):

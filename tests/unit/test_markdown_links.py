@@ -116,6 +116,11 @@ def test_the_index_parser_still_offers_the_grammar_under_its_old_names(name: str
     assert getattr(parse, name) is getattr(markdown_links, name)
 
 
+def test_a_bracket_after_an_escaped_backslash_opens_a_link() -> None:
+    assert [m.group(2) for m in LINK_RE.finditer(r"a path \\[t](a.md) and \[u](b.md)")] \
+        == ["a.md"], "an escaped backslash escapes nothing after it; an escaped [ is text"
+
+
 def test_a_link_text_with_balanced_brackets_is_still_a_link() -> None:
     found = [m.group(2) for m in LINK_RE.finditer(
         "- [[[maybe_unused]] is not dead code](feedback_unused.md) — count callers first")]

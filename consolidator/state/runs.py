@@ -223,16 +223,23 @@ def later_runs(run_dir: Path, files: list[str] | None = None) -> list[str]:
     return [name for _when, name in sorted(out)]
 
 
+def _proposal(state: Path, run_id: str | None = None) -> proposal.Proposal | None:
+    """The root's proposal (``run_id``: only if that run made it); ``None`` where there is
+    none, or it is damaged."""
+    try:
+        found = proposal.load(state)
+    except ConsolidatorError:
+        return None
+    return None if found is None or run_id not in (None, found.run_id) else found
+
+
 def applied_from(state: Path, run_id: str) -> list[str]:
     """The ``apply`` runs, neither undone nor rolled back, that applied actions of
     ``run_id``'s proposal, oldest first: what an undo of ``run_id`` must undo first, whatever
     files they changed (undone, the run withdraws its proposal, and those actions would be
     left standing with no run behind them)."""
-    try:
-        found = proposal.load(state)
-    except ConsolidatorError:
-        return []
-    if found is None or found.run_id != run_id:
+    found = _proposal(state, run_id)
+    if found is None:
         return []
     names = sorted({i.note.removeprefix("by run ") for i in found.items
                     if i.status == statedir.APPLIED and i.note.startswith("by run ")})
@@ -251,10 +258,7 @@ def reopened(state: Path, run_id: str) -> list[int]:
     """After an ``apply`` run is undone: the actions of the root's proposal it had applied
     wait for review again (their files are back as the proposal recorded them). Returns
     their numbers; a proposal that is gone, replaced or damaged is left as it is."""
-    try:
-        found = proposal.load(state)
-    except ConsolidatorError:
-        return []
+    found = _proposal(state)
     if found is None:
         return []
     mine = [i.number for i in found.items
@@ -268,11 +272,8 @@ def withdrawn(state: Path, run_id: str) -> list[int]:
     """After the run that made the root's proposal is undone: what still waited of it is
     withdrawn (refused, "its run was undone"), so that nothing the run judged applies to
     the files it put back. Returns their numbers."""
-    try:
-        found = proposal.load(state)
-    except ConsolidatorError:
-        return []
-    if found is None or found.run_id != run_id:
+    found = _proposal(state, run_id)
+    if found is None:
         return []
     waiting = [i.number for i in found.waiting()]
     if waiting:

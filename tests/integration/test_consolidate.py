@@ -305,6 +305,14 @@ def test_an_apply_names_an_index_that_became_a_symlink_as_unreadable_not_gone(
     assert "MEMORY.md is gone" not in out
 
 
+def guard_as(path: Path, guard: str, world: World) -> None:
+    """Guard ``path`` as its owner may: write-protect it, or give it a second name."""
+    if guard == "write-protected":
+        path.chmod(0o444)
+    else:
+        os.link(path, world.root.parent / "elsewhere.md")
+
+
 @pytest.mark.parametrize("guard", ["write-protected", "hard link"])
 def test_a_memory_its_owner_guards_is_left_as_it_is(
     world: World, capsys: pytest.CaptureFixture[str], guard: str
@@ -315,10 +323,7 @@ def test_a_memory_its_owner_guards_is_left_as_it_is(
     notes = world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
     world.raw("MEMORY.md", b"- [API](project_api.md) \xe2\x80\x94 the API\n"
                            b"- [API notes](project_api_notes.md) \xe2\x80\x94 notes on it\n")
-    if guard == "write-protected":
-        notes.chmod(0o444)
-    else:
-        os.link(notes, world.root.parent / "elsewhere.md")
+    guard_as(notes, guard, world)
     before = world.tree()
 
     report = world.run(capsys)
@@ -344,11 +349,7 @@ def test_no_memory_moves_out_while_a_file_linking_to_it_is_one_its_owner_guards(
     world.raw("MEMORY.md", b"# Memory\n- [API](project_api.md) \xe2\x80\x94 the API\n"
                            b"- [API notes](project_api_notes.md) \xe2\x80\x94 notes\n"
                            b"- [Clients](project_clients.md) \xe2\x80\x94 SDKs\n")
-    path = world.root / guarded
-    if guard == "write-protected":
-        path.chmod(0o444)
-    else:
-        os.link(path, world.root.parent / "elsewhere.md")
+    guard_as(world.root / guarded, guard, world)
     before = world.tree()
 
     report = world.run(capsys)

@@ -51,6 +51,7 @@ from consolidator.index.topic import (
 )
 from consolidator.index.value import Worth, parents, worth
 from consolidator.index.window import HIDDEN, TOPIC_MAX_BYTES, Limits, chunks, line_cost
+from consolidator.store.links import code_spans
 from consolidator.store.model import Memory
 from consolidator.store.names import TOPIC_PREFIX
 
@@ -63,18 +64,18 @@ _INDENT = re.compile(r"^(\s*)")
 
 
 # What dresses words without changing them: emphasis around them (CommonMark's flanking
-# delimiter runs: "**bold**", "_it_", never the "_" of `_save` or the "*" of `*args`), brackets
-# and quotes around a word, the punctuation a word ends on; what only separates words; and
-# what ends a sentence (a cut counts as said only from a sentence's start, or after the word
-# that stood before it: "never deploy on fridays" does not say "deploy on fridays").
-_CODE = re.compile(r"(`+)(.+?)\1")
-_EMPHASIS = re.compile(r"(?<![\w*])(\*\*|\*|__|_)(?=\S)(.+?)(?<=\S)\1(?![\w*])")
-_BRACKETS = "()[]{}\"'“”‘’«»「」『』（）"
+# delimiter runs: "**bold**", "_it_", never the "_" of `_save`, `__init__.py` or the "*" of
+# `*args`), brackets and typographic quotes around a word, the punctuation a word ends on;
+# what only separates words; and what ends a sentence (a cut counts as said only as a whole
+# sentence, or from the word that stood before it to a sentence's end: "never deploy on
+# fridays" does not say "deploy on fridays", nor "git reset --hard" "git reset").
+_EMPHASIS = re.compile(r"(?<![\w*.])(\*\*|\*|__|_)(?=\S)(.{1,200}?)(?<=\S)\1(?![\w*.])")
+_BRACKETS = "()[]{}“”‘’«»「」『』（）"
 _ENDS = ".,;:!?。，；：！？"
-_STOPS = ".!?;:。！？；："
+_STOPS = ".!?。！？"
 _SEPARATORS = frozenset({"—", "–", "|"})
 _BULLET = frozenset({"-", "*", "+", ">"})  # a list item's or a quote's mark, opening a line
-BOUNDARY = "¶"  # where a sentence or a line starts, in a memory's said text
+BOUNDARY = "¶"  # where a sentence or a block starts or ends, in a memory's said text
 
 
 def _word(token: str) -> tuple[str, bool]:
@@ -87,23 +88,29 @@ def _word(token: str) -> tuple[str, bool]:
     return bare, bare != word and word[-1] in _STOPS
 
 
+def _tokens(line: str) -> list[str]:
+    """The tokens of one line: prose lower-cased without emphasis; code as written, each of
+    its tokens marked with a leading NUL (its case and every mark count)."""
+    out: list[str] = []
+    at = 0
+    for a, b in code_spans(line) if "`" in line else ():
+        out += _plain(line[at:a]).casefold().split()
+        out += [f"\0{w}" for w in line[a:b].strip("`").split()]
+        at = b
+    return out + _plain(line[at:]).casefold().split()
+
+
 def _words(text: str, stops: bool) -> list[str]:
     """The words of ``text`` (see :func:`said_form`); ``stops``: with ``BOUNDARY`` where a
     block starts (its first line, a line after a blank one, a list item) and after each
     sentence."""
     out: list[str] = []
     block = True  # the next line starts a block (the first, or one after a blank line)
-    for line in text.casefold().splitlines():
+    for line in text.splitlines():
         if not line.strip():
             block = True
             continue
-        tokens: list[str] = []
-        at = 0
-        for code in _CODE.finditer(line):  # code's words stay exactly as written
-            tokens += _plain(line[at:code.start()]).split() + [f"\0{w}" for w in
-                                                                code.group(2).split()]
-            at = code.end()
-        tokens += _plain(line[at:]).split()
+        tokens = _tokens(line)
         if tokens and tokens[0] in _BULLET:
             tokens = tokens[1:]
             block = True
@@ -123,10 +130,8 @@ def _words(text: str, stops: bool) -> list[str]:
 
 
 def _plain(text: str) -> str:
-    """``text`` with emphasis taken off its words (nested emphasis too)."""
-    before = None
-    while text != before:
-        before = text
+    """``text`` with emphasis taken off its words (nested two deep)."""
+    for _ in range(2):
         text = _EMPHASIS.sub(r"\2", text)
     return text
 
@@ -151,15 +156,17 @@ def _said_in(name: str, description: str, body: str) -> str:
 def says(memory: Memory, text: str, before: str = "") -> bool:
     """True when ``memory`` already says ``text``: its words, in their order, stand together
     in the memory's name, description or body (the same words in another order may say the
-    opposite: "staging first, never prod" is not "prod first, never staging"), from the start
-    of a sentence, or, for the tail of a longer text, right after the word ``before`` ends
-    on ("never deploy on fridays" does not say "deploy on fridays")."""
+    opposite: "staging first, never prod" is not "prod first, never staging"), as a whole
+    sentence, or, for the tail of a longer text, from right after the word ``before`` ends
+    on to a sentence's end ("never deploy on fridays" does not say "deploy on fridays", nor
+    "git reset --hard" "git reset")."""
     form = said_form(text)
     if not form:
         return True
     left = _words(before, stops=True)
     start = left[-1] if left else BOUNDARY
-    return f" {start} {form} " in _said_in(memory.name, memory.description, memory.body)
+    said = _said_in(memory.name, memory.description, memory.body)
+    return f" {start} {form} {BOUNDARY} " in said
 
 
 @dataclass

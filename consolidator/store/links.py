@@ -27,13 +27,15 @@ _DRIVE = re.compile(r"[A-Za-z]:")  # a Windows drive: never a memory of the root
 
 # A link starts at a "[" no backslash escapes (one after an escaped backslash, `\\[`, is
 # not escaped). Its text may hold balanced brackets two deep
-# ("[[[maybe_unused]] is not …](x.md)"); each alternative starts with its own character, so
-# matching stays linear.
+# ("[[[maybe_unused]] is not …](x.md)"), its target balanced parentheses one deep
+# ("notes(v2).md"), its title any of Markdown's three quotings; each alternative starts with
+# its own character, so matching stays linear.
 _FLAT = r"(?:[^\[\]\\]|\\.)"
 _NESTED = r"\[(?:" + _FLAT + r"|\[" + _FLAT + r"*\])*\]"
 LINK_RE = re.compile(
     r"(?:(?<!\\)|(?<=(?<!\\)\\\\))\[((?:" + _FLAT + "|" + _NESTED + r")*)\]"
-    r"\(\s*(<[^<>\n]*>|[^)\s\[]+)(\s+\"[^\"\n]*\")?\s*\)")
+    r"\(\s*(<[^<>\n]*>|(?:[^()\s\[]|\([^()\s\[]*\))+)"
+    r"(\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)")
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
 # A reference definition ("[1]: notes.md" on a line of its own; "[t][1]" elsewhere uses it):
 # groups as LINK_RE's (label, target, title). A footnote ("[^1]: ...") is no link.
@@ -51,6 +53,9 @@ _BLANK = re.compile(r"[ \t]*\r?\n?")
 # interrupt a paragraph; a quoted line after a quoted line goes on with its paragraph.
 _BLOCK_START = re.compile(r" {0,3}(?:[-*+][ \t]|1[.)][ \t]|#{1,6}(?:[ \t]|$)|>)")
 _QUOTED = re.compile(r" {0,3}>")
+# Inside a list or a quote any numbered line starts an item of its own.
+_IN_LIST = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]| {0,3}>")
+_NUMBERED = re.compile(r"\s{0,12}\d{1,9}[.)][ \t]")
 
 
 def opens_fence(line: str) -> str:
@@ -108,6 +113,7 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     opened = 0
     paragraph = -1  # where the paragraph being read began (-1: none)
     previous = ""  # the line before
+    listed = False  # the paragraph being read is in a list or a quote
     at = 0
     lines = text.split("\n")
     closed = closable(lines)
@@ -124,10 +130,11 @@ def code_spans(text: str) -> list[tuple[int, int]]:
             if found:
                 fence, opened = found, at
         elif paragraph < 0:
-            paragraph = at
-        elif _BLOCK_START.match(line) and not (_QUOTED.match(line) and _QUOTED.match(previous)):
+            paragraph, listed = at, bool(_IN_LIST.match(line))
+        elif (_BLOCK_START.match(line) and not (_QUOTED.match(line) and _QUOTED.match(previous))
+              or listed and _NUMBERED.match(line)):
             spans += _prose_code(text, paragraph, at)
-            paragraph = at
+            paragraph, listed = at, bool(_IN_LIST.match(line))
         at = end
         previous = line
     if paragraph >= 0:

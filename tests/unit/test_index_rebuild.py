@@ -315,7 +315,7 @@ def test_second_pointer_after_a_merge_goes_when_the_survivor_already_says_its_ho
     )
     survivor = make_memory(
         "feedback_no_mock.md", mtype="feedback", description="Real DB",
-        body="No mocks in tests: they hid a broken migration.\n",
+        body="No mocks in tests. They hid a broken migration.\n",
     )
 
     plan = rebuild(text, [survivor], redirects={"feedback_real_db.md": "feedback_no_mock.md"})

@@ -239,10 +239,11 @@ def test_a_dead_pointer_goes_only_when_its_words_are_live_elsewhere(
         ("check `a != b` before merging", "Always check a == b before merging.\n", False),
         ("NODE_ENV != production on CI", "NODE_ENV = production on CI\n", False),
         ("~~at most 3 retries~~", "At most 3 retries.\n", False),
-        ("use `snake_case` names", "Use snake_case names everywhere.\n", True),
+        ("use `snake_case` names", "Use `snake_case` names.\n", True),
+        ("then run `git reset`", "Then run `git reset --hard` to drop local work.\n", False),
     ],
     ids=["same-words-other-order", "same-words-wrapped-and-marked", "sign", "operator",
-         "not-equal", "struck", "code-marks"],
+         "not-equal", "struck", "code-marks", "a-longer-command"],
 )
 def test_a_hook_is_cut_as_already_said_only_when_its_memory_says_its_words_in_order(
     hook: str, body: str, said: bool
@@ -264,14 +265,15 @@ def test_a_hook_is_cut_as_already_said_only_when_its_memory_says_its_words_in_or
 
 def test_text_is_said_from_a_sentence_s_start_or_after_the_word_it_followed() -> None:
     memory = make_memory("project_deploy.md", description="Deploys",
-                         body="Never deploy on Fridays.\nDeploy on Mondays after review.\n"
-                              "- Call `_save` directly.\n")
+                         body="Never deploy on Fridays.\nDeploy on Mondays. Review first.\n"
+                              "- Call `_save` directly.\nRun 4 workers per core.\n")
 
     assert not says(memory, "deploy on Fridays"), "the memory says the opposite"
     assert says(memory, "deploy on Fridays", before="We never ")
     assert not says(memory, "deploy on Fridays", before="It is fine to ")
     assert says(memory, "Deploy on Mondays")
     assert says(memory, "call `_save` directly") and not says(memory, "call save directly")
+    assert not says(memory, "Run 4 workers."), "said only to a sentence's end"
 
 
 def test_a_dead_pointer_whose_words_are_only_partly_live_stays() -> None:

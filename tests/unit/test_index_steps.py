@@ -109,7 +109,7 @@ def test_dead_links_are_a_pointers_own_missing_file_and_any_archived_link() -> N
 def test_a_second_pointer_made_by_a_merge_is_marked_to_drop_when_the_memory_says_it() -> None:
     original = parse_index("- [A](a.md) — first\n- [B](b.md) — second words\n")
     merged = [original[0], classify("- [B](a.md) — second words")]
-    says_it = live_of(make_memory("a.md", body="Second words, and more.\n"))
+    says_it = live_of(make_memory("a.md", body="Second words. And more.\n"))
     silent = live_of(make_memory("a.md", body="Something else.\n"))
 
     out, removed = drop_repeats(merged, original, says_it, {})

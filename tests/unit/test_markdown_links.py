@@ -121,6 +121,15 @@ def test_a_bracket_after_an_escaped_backslash_opens_a_link() -> None:
         == ["a.md"], "an escaped backslash escapes nothing after it; an escaped [ is text"
 
 
+def test_a_target_with_parentheses_and_every_kind_of_title_are_read() -> None:
+    text = "[v2](notes(v2).md) [a](a.md 'single') [b](b.md (parens)) ([c](c.md))"
+
+    assert [m.group(2) for m in LINK_RE.finditer(text)] == ["notes(v2).md", "a.md", "b.md",
+                                                            "c.md"]
+    assert retarget(text, "a.md", "z.md").startswith("[v2](notes(v2).md) [a](z.md 'single')")
+    assert retarget(text, "notes(v2).md", "v3.md").startswith("[v2](v3.md) ")
+
+
 def test_a_link_text_with_balanced_brackets_is_still_a_link() -> None:
     found = [m.group(2) for m in LINK_RE.finditer(
         "- [[[maybe_unused]] is not dead code](feedback_unused.md) — count callers first")]

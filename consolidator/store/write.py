@@ -26,6 +26,8 @@ import secrets
 import stat as stat_mod
 from pathlib import Path
 
+import structlog
+
 from consolidator.errors import FileChanged
 from consolidator.store.dirfd import (
     NEW_FILE_FLAGS,
@@ -65,6 +67,8 @@ _RESTORE_TRIES = 100
 _LINK_NOFOLLOW = os.link in os.supports_follow_symlinks
 
 __all__ = ["DEFAULT_MODE", "atomic_write", "check_new_name", "move_file", "move_in", "write_in"]
+
+log = structlog.get_logger("consolidator.store")
 
 
 def check_new_name(root: Path, rel: str, *, at: RootDir | None = None) -> None:
@@ -159,10 +163,11 @@ def _side_file(folder: Folder, name: str, data: bytes, mode: int, mtime_ns: int 
     return side
 
 
-def _carry_over(held: Held, folder: Folder, tmp: str) -> None:
+def _carry_over(held: Held, folder: Folder, tmp: str, label: str) -> None:
     """The old file's owner and extended attributes onto its replacement ``tmp``, as far as
     this process may set them: a rename keeps the new file's own (the mode is set as it is
-    written). An attribute the file system or the user's rights refuse is left behind."""
+    written). An attribute the file system or the user's rights refuse is left behind, and
+    the log says which (``label``: the file, as messages name it)."""
     owner = (held.st.st_uid, held.st.st_gid)  # a setgid folder gives a new file its group
     names = _xattr_names(held.fd)
     try:
@@ -170,16 +175,22 @@ def _carry_over(held: Held, folder: Folder, tmp: str) -> None:
                      dir_fd=folder.dir_fd)
     except OSError:
         return
+    refused: list[str] = []
     try:
         st = os.fstat(fd)
         if (st.st_uid, st.st_gid) != owner:
             with contextlib.suppress(OSError):
                 os.fchown(fd, *owner)
         for attr in names:
-            with contextlib.suppress(OSError):
+            try:
                 os.setxattr(fd, attr, os.getxattr(held.fd, attr))
+            except OSError as exc:
+                refused.append(f"{attr} ({exc.strerror or exc})")
     finally:
         os.close(fd)
+    if refused:
+        log.warning(f"{label}: extended attribute(s) not kept on the rewritten file: "
+                    + ", ".join(refused), file=label, refused=len(refused))
 
 
 def _xattr_names(fd: int) -> list[str]:
@@ -330,7 +341,7 @@ def write_in(
         if held is not None and not held.still_at(folder, name):
             raise FileChanged(f"{label}: replaced on disk while being written")
         if held is not None:
-            _carry_over(held, folder, tmp)
+            _carry_over(held, folder, tmp, label)
         if exclusive or was_missing:
             # link() fails if the target exists: no window in which a new file could be lost.
             try:

@@ -557,3 +557,31 @@ def test_a_file_another_program_holds_open_for_writing_is_left_alone(
     assert path.read_bytes() == OLD
     assert entries(root) == {"a.md"}
     assert not (tmp_path / "archive" / "a.md").exists()
+
+
+def test_an_attribute_the_file_system_refuses_is_named_in_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rewrite goes ahead (the bytes are what matters), and the log says what was left."""
+    import structlog
+
+    if not hasattr(os, "listxattr"):
+        pytest.skip("no extended attributes on this platform")
+    path = tmp_path / "m.md"
+    path.write_bytes(b"old\n")
+    try:
+        os.setxattr(path, "user.tag", b"label")
+    except OSError as exc:
+        pytest.skip(f"this file system keeps no user attributes: {exc}")
+
+    def refuse(*_args: Any) -> None:
+        raise OSError(errno.ENOTSUP, "Operation not supported")
+
+    monkeypatch.setattr(os, "setxattr", refuse)
+    with structlog.testing.capture_logs() as logs:
+        atomic_write(path, b"new\n")
+
+    assert path.read_bytes() == b"new\n"
+    (warned,) = [e for e in logs if e["log_level"] == "warning"]
+    assert warned["event"].startswith("m.md: extended attribute(s) not kept")
+    assert "user.tag (Operation not supported)" in warned["event"]

@@ -22,6 +22,7 @@ and :func:`unlink_dead`), :func:`add_missing` (:mod:`consolidator.index.addition
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +41,8 @@ from consolidator.index.parse import (
     unlink,
 )
 from consolidator.index.pointers import pointer_line
-from consolidator.index.shrink import NON_WORD, Fitter, said_form, says
+from consolidator.index.said import said_form, says
+from consolidator.index.shrink import Fitter
 from consolidator.index.topic import TopicMemory
 from consolidator.index.window import TOPIC_MAX_BYTES, Limits, hide, loaded, measure, over_by
 from consolidator.store.model import INDEX_NAME, Memory
@@ -126,8 +128,11 @@ class Fitted:
 _DROP = IndexLine("", "drop")  # a line leaving; positions stay put until step 1 ends
 
 
+_NON_WORD = re.compile(r"[\W_]+")  # what separates words
+
+
 def _norm(text: str) -> str:
-    return NON_WORD.sub(" ", text.casefold()).strip()
+    return _NON_WORD.sub(" ", text.casefold()).strip()
 
 
 class _Renames:

@@ -13,7 +13,8 @@ import pytest
 
 from consolidator.index.parse import classify, parse_index
 from consolidator.index.rebuild import IndexPlan, Limits
-from consolidator.index.shrink import NOTE_PREFIX, says
+from consolidator.index.said import says
+from consolidator.index.shrink import NOTE_PREFIX
 from consolidator.index.topic import topic_file_name
 from consolidator.store import frontmatter
 from consolidator.store.model import FileStat, Memory

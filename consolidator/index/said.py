@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from consolidator.store.links import code_spans
+from consolidator.store.codespans import code_spans
 from consolidator.store.model import Memory
 
 # What dresses words without changing them: emphasis around them (CommonMark's flanking

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from consolidator.index.parse import IndexLine, parse_index
-from consolidator.store.links import closable, closes_fence, opens_fence
+from consolidator.store.codespans import closable, closes_fence, opens_fence
 
 HIDDEN = "hidden"  # the kind of a line Claude Code does not count (frontmatter, a comment)
 CODE = "code"  # a line of a fenced code block: no heading, link or rule, and it moves whole

@@ -184,15 +184,15 @@ class _LiveText:
     """The lines already live in the root (memory lines and descriptions, index lines),
     normalised, so a pointer's text is dropped only when it is said word for word elsewhere.
 
-    Only the lines that could equal one of ``wanted`` are normalised: a memory whose text
-    does not hold a wanted line's first word is passed over.
+    Only the lines that could equal one of ``wanted`` are normalised: a memory, or a line,
+    that does not hold a wanted line's first word is passed over.
     """
 
     def __init__(
         self, live: Mapping[str, Memory], lines: Sequence[IndexLine], wanted: set[str]
     ) -> None:
         self.seen: set[str] = set()
-        firsts = {w.split(" ", 1)[0] for w in wanted if w}
+        firsts = {w.split(" ", 1)[0].casefold() for w in wanted if w}
         for memory in live.values():
             description = said_form(memory.description)
             if description in wanted:
@@ -200,7 +200,8 @@ class _LiveText:
             folded = memory.body.casefold()
             if any(first in folded for first in firsts):
                 self.seen.update(n for line in memory.body.splitlines()
-                                 if (n := said_form(line)) in wanted)
+                                 if any(first in line.casefold() for first in firsts)
+                                 and (n := said_form(line)) in wanted)
         self.says = [self._said(line) for line in lines]
         self.index = Counter(norm for said in self.says for norm in said)
 

@@ -28,14 +28,14 @@ from consolidator.store.codespans import code_spans, in_code
 _DRIVE = re.compile(r"[A-Za-z]:")  # a Windows drive: never a memory of the root
 
 # A link starts at a "[" no backslash escapes (one after an escaped backslash, `\\[`, is
-# not escaped). Its text may hold balanced brackets two deep
-# ("[[[maybe_unused]] is not …](x.md)"), its target balanced parentheses one deep
+# not escaped; the "[" is matched first, so a search jumps from one to the next). Its text
+# may hold balanced brackets two deep ("[[[maybe_unused]] is not …](x.md)"), its target balanced parentheses one deep
 # ("notes(v2).md"), its title any of Markdown's three quotings; each alternative starts with
 # its own character, so matching stays linear.
 _FLAT = r"(?:[^\[\]\\]|\\.)"
 _NESTED = r"\[(?:" + _FLAT + r"|\[" + _FLAT + r"*\])*\]"
 LINK_RE = re.compile(
-    r"(?:(?<!\\)|(?<=(?<!\\)\\\\))\[((?:" + _FLAT + "|" + _NESTED + r")*)\]"
+    r"\[(?<!(?<!\\)\\\[)((?:" + _FLAT + "|" + _NESTED + r")*)\]"
     r"\(\s*(<[^<>\n]*>|(?:[^()\s\[]|\([^()\s\[]*\))+)"
     r"(\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)")
 WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")

@@ -106,6 +106,24 @@ def test_a_progress_word_in_lowercase_inside_a_name_is_no_evidence() -> None:
     assert stale("Our definition.\n", name="feedback_definition_of_done") is None
 
 
+@pytest.mark.parametrize("name", [
+    "Refactor phase status — phase 3 and sprint 24 batches 完成",
+    "決済SDK移行 完了",
+    "Payments SDK move — DONE",
+])
+def test_finished_work_in_a_name_written_as_a_title_is_reported_not_archivable(
+    name: str
+) -> None:
+    # A name with spaces is a title: "24 batches done" tells of an event, in any script.
+    found = part("- the batch log\n- the figures that hold\n", name=name)
+    assert found.reasons[0].startswith("finished work")
+
+
+@pytest.mark.parametrize("name", ["数据迁移-已完成", "payments_sdk_move_DONE"])
+def test_finished_work_as_a_tag_on_a_slug_name_still_retires_it(name: str) -> None:
+    assert whole("- step one\n", name=name).kinds == ("marker",)
+
+
 # --- the first line and the lead paragraph vs sub-headings, tables and lists ---------------
 
 

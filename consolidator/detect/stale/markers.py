@@ -172,8 +172,12 @@ def retires(marker: Marker) -> bool:
     with nothing left in it."""
     if _PROGRESS.fullmatch(marker.word) is None:
         return True
-    if marker.where == "name":  # a tag (migration-v2-DONE), not a title ("v8 refactor (done)")
-        return marker.word.isupper() or not marker.word.isascii()
+    if marker.where == "name":
+        # A tag on a slug (migration-v2-DONE, 数据迁移-已完成), not a title with spaces
+        # ("v8 refactor (done)", "Refactor status — 24 batches 完成"): a title tells of an
+        # event in any script.
+        return (marker.word.isupper() or not marker.word.isascii()) \
+            and not any(c.isspace() for c in marker.line)
     return marker.where in _STATUS_PLACES or _STATUS_LINE.match(bare(marker.line)) is not None
 
 

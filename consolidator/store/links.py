@@ -29,16 +29,17 @@ _DRIVE = re.compile(r"[A-Za-z]:")  # a Windows drive: never a memory of the root
 
 # A link starts at a "[" no backslash escapes (one after an escaped backslash, `\\[`, is
 # not escaped; the "[" is matched first, so a search jumps from one to the next). Its text
-# may hold balanced brackets two deep ("[[[maybe_unused]] is not …](x.md)"), its target balanced parentheses one deep
-# ("notes(v2).md"), its title any of Markdown's three quotings; each alternative starts with
-# its own character, so matching stays linear.
+# may hold balanced brackets two deep ("[[[maybe_unused]] is not …](x.md)"), its target
+# balanced parentheses one deep ("notes(v2).md"), its title any of Markdown's three
+# quotings; each alternative starts with its own character, so matching stays linear.
 _FLAT = r"(?:[^\[\]\\]|\\.)"
 _NESTED = r"\[(?:" + _FLAT + r"|\[" + _FLAT + r"*\])*\]"
 LINK_RE = re.compile(
     r"\[(?<!(?<!\\)\\\[)((?:" + _FLAT + "|" + _NESTED + r")*)\]"
     r"\(\s*(<[^<>\n]*>|(?:[^()\s\[]|\([^()\s\[]*\))+)"
     r"(\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)")
-WIKI_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
+# A wiki link starts at an unescaped "[" too: `\[[x]]` shows "[[x]]" as words.
+WIKI_RE = re.compile(r"\[(?<!(?<!\\)\\\[)\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
 # A reference definition ("[1]: notes.md" on a line of its own; "[t][1]" elsewhere uses it):
 # groups as LINK_RE's (label, target, title). A footnote ("[^1]: ...") is no link.
 REF_RE = re.compile(
@@ -154,6 +155,16 @@ def retarget(text: str, old: str, new: str) -> str:
     return sub_links(swap, text)
 
 
+def as_words(text: str) -> str:
+    """``text`` with the opening bracket of every link or wiki link in it escaped, so that a
+    link's title kept as words (``[[maybe_unused]] is not …``, a C++ attribute) shows as
+    written and never reads as a link of its own on the next pass."""
+    if "[" not in text:
+        return text
+    starts = {m.start() for pattern in (LINK_RE, WIKI_RE) for m in pattern.finditer(text)}
+    return "".join("\\" + c if i in starts else c for i, c in enumerate(text))
+
+
 def unlink(text: str, targets: set[str], mark: str) -> str:
     """``text`` with every link to a file in ``targets`` turned into its plain title followed by
     ``(<file> <mark>)``, so its words stay and no link points at a file that is not there."""
@@ -162,7 +173,7 @@ def unlink(text: str, targets: set[str], mark: str) -> str:
         target = local_target(match.group(2))
         if target not in targets:
             return match.group(0)
-        title = match.group(1).replace("\\[", "[").replace("\\]", "]").strip()
+        title = as_words(match.group(1).replace("\\[", "[").replace("\\]", "]").strip())
         note = f"({target} {mark})"
         if match.re is REF_RE:  # the label's uses stay words: "[t][1]" shows as written
             indent = match.group(0)[:match.group(0).index("[")]

@@ -268,6 +268,21 @@ def test_pointer_of_every_shape_to_missing_file_keeps_its_text_unlinked(
     assert plan.unlinked == ((classify(line).target, "missing"),)
 
 
+def test_a_missing_pointer_whose_title_holds_brackets_is_unlinked_once() -> None:
+    # "[[maybe_unused]]" is a C++ attribute in the title, not a link: kept as words, it must
+    # not read as a wiki pointer to a missing file on the next run.
+    text = "# Index\n- [[[maybe_unused]] is no evidence](feedback_unused.md) — count callers\n"
+
+    plan = rebuild(text)
+    again = rebuild(plan.text)
+
+    assert lines_of(plan.text) == [
+        "# Index",
+        "- \\[[maybe_unused]] is no evidence (feedback_unused.md missing) — count callers",
+    ]
+    assert again.changed is False
+
+
 def test_pointer_to_present_file_that_is_not_a_memory_is_kept() -> None:
     text = "- [Daily log](daily_log.md) — notes without frontmatter\n"
 

@@ -69,6 +69,24 @@ def test_retarget_and_unlink_touch_only_links_to_the_files_named() -> None:
     assert unlink("[](a.md)", {"a.md"}, "missing") == "(a.md missing)"
 
 
+@pytest.mark.parametrize(("text", "kept"), [
+    ("[[[maybe_unused]] is no evidence](a.md)", "\\[[maybe_unused]] is no evidence (a.md missing)"),
+    ("[see [the rule](b.md) first](a.md)", "see \\[the rule](b.md) first (a.md missing)"),
+])
+def test_a_link_kept_as_words_never_reads_as_a_link_of_its_own(text: str, kept: str) -> None:
+    # The title's brackets are escaped: it shows as written, and the next pass finds no
+    # link there to unlink or repoint.
+    words = unlink(text, {"a.md"}, "missing")
+
+    assert words == kept
+    assert not list(link_matches(words)) and not list(wiki_matches(words))
+    assert unlink(words, {"a.md", "b.md", "maybe_unused.md"}, "missing") == words
+
+
+def test_an_escaped_bracket_opens_no_wiki_link() -> None:
+    assert [m.group(1) for m in wiki_matches(r"\[[a]] and \\[[b]]")] == ["b"]
+
+
 def test_reference_definitions_are_links_and_footnotes_are_not() -> None:
     text = ('See [the rule][1] and [setup].\n\n[1]: old.md#why "Old rule"\n'
             '  [setup]: <set up.md>\n[^1]: old.md\n[web]: https://example.com/old.md\n')

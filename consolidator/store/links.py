@@ -21,6 +21,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
+from itertools import chain
 from urllib.parse import quote, unquote
 
 from consolidator.store.codespans import code_spans, in_code
@@ -156,13 +157,22 @@ def retarget(text: str, old: str, new: str) -> str:
 
 
 def as_words(text: str) -> str:
-    """``text`` with the opening bracket of every link or wiki link in it escaped, so that a
-    link's title kept as words (``[[maybe_unused]] is not …``, a C++ attribute) shows as
-    written and never reads as a link of its own on the next pass."""
-    if "[" not in text:
+    """``text`` kept as words: where a link or wiki link stands in it outside code (a dead
+    link's title holding ``[[maybe_unused]]``, a C++ attribute), every bracket outside code
+    that could open one is escaped, ``\\[[maybe_unused]]``. It shows as written and never
+    reads as a link of its own on the next pass, however deep the brackets nest; code is
+    left exactly as written."""
+    if "[" not in text or next(chain(link_matches(text), wiki_matches(text)), None) is None:
         return text
-    starts = {m.start() for pattern in (LINK_RE, WIKI_RE) for m in pattern.finditer(text)}
-    return "".join("\\" + c if i in starts else c for i, c in enumerate(text))
+    spans = code_spans(text)
+    return "".join(
+        "\\[" if c == "[" and not in_code(spans, i) and not _escaped(text, i) else c
+        for i, c in enumerate(text))
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether a backslash escapes the character at ``at``, as the link patterns read it."""
+    return at > 0 and text[at - 1] == "\\" and (at < 2 or text[at - 2] != "\\")
 
 
 def unlink(text: str, targets: set[str], mark: str) -> str:
@@ -173,7 +183,7 @@ def unlink(text: str, targets: set[str], mark: str) -> str:
         target = local_target(match.group(2))
         if target not in targets:
             return match.group(0)
-        title = as_words(match.group(1).replace("\\[", "[").replace("\\]", "]").strip())
+        title = as_words(match.group(1).strip())  # escapes kept: they show as written
         note = f"({target} {mark})"
         if match.re is REF_RE:  # the label's uses stay words: "[t][1]" shows as written
             indent = match.group(0)[:match.group(0).index("[")]

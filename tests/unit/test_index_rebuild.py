@@ -278,7 +278,7 @@ def test_a_missing_pointer_whose_title_holds_brackets_is_unlinked_once() -> None
 
     assert lines_of(plan.text) == [
         "# Index",
-        "- \\[[maybe_unused]] is no evidence (feedback_unused.md missing) — count callers",
+        r"- \[\[maybe_unused]] is no evidence (feedback_unused.md missing) — count callers",
     ]
     assert again.changed is False
 

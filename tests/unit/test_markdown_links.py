@@ -70,8 +70,13 @@ def test_retarget_and_unlink_touch_only_links_to_the_files_named() -> None:
 
 
 @pytest.mark.parametrize(("text", "kept"), [
-    ("[[[maybe_unused]] is no evidence](a.md)", "\\[[maybe_unused]] is no evidence (a.md missing)"),
-    ("[see [the rule](b.md) first](a.md)", "see \\[the rule](b.md) first (a.md missing)"),
+    ("[[[maybe_unused]] is no evidence](a.md)",
+     r"\[\[maybe_unused]] is no evidence (a.md missing)"),
+    ("[see [the rule](b.md) first](a.md)", r"see \[the rule](b.md) first (a.md missing)"),
+    ("[x [a [b](c.md)](d.md)](a.md)", r"x \[a \[b](c.md)](d.md) (a.md missing)"),
+    (r"[a \[b\] c](a.md)", r"a \[b\] c (a.md missing)"),
+    ("[`[[x]]` and [[y]]](a.md)", r"`[[x]]` and \[\[y]] (a.md missing)"),
+    ("[`[[x]]` is code](a.md)", "`[[x]]` is code (a.md missing)"),
 ])
 def test_a_link_kept_as_words_never_reads_as_a_link_of_its_own(text: str, kept: str) -> None:
     # The title's brackets are escaped: it shows as written, and the next pass finds no

@@ -111,9 +111,7 @@ def test_a_progress_word_in_lowercase_inside_a_name_is_no_evidence() -> None:
     "決済SDK移行 完了",
     "Payments SDK move — DONE",
 ])
-def test_finished_work_in_a_name_written_as_a_title_is_reported_not_archivable(
-    name: str
-) -> None:
+def test_finished_work_in_a_name_with_spaces_is_reported_in_any_script(name: str) -> None:
     # A name with spaces is a title: "24 batches done" tells of an event, in any script.
     found = part("- the batch log\n- the figures that hold\n", name=name)
     assert found.reasons[0].startswith("finished work")

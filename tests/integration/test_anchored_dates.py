@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,32 @@ def test_an_undated_passage_of_a_note_that_dates_others_is_left_alone(
     put(root, "project_release.md", "Release 2 went out on 2026-02-03.\n\n"
         "The migration finished yesterday, with no downtime.\n")
     assert rewrites(root, tmp_path, capsys) == {}
+
+
+@pytest.mark.parametrize(("description", "body", "day"), [
+    ("Project status as of 2026-04-11",
+     "## Open questions\n\n1. Is the strict volume filter too strict? Check tomorrow.\n",
+     "2026-04-12"),
+    ("État du projet au 2026-04-11",
+     "## Questions ouvertes\n\nOn a revu le filtre hier avec le client, il reste trop strict.\n",
+     "2026-04-10"),
+])
+def test_a_note_whose_description_gives_its_day_is_dated_by_its_save_only_that_day(
+    description: str, body: str, day: str, root: Path, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its text is of the day the description names: saved on another day, the save time
+    # would give the wrong day, so the phrase is left as written; saved that same day, the
+    # two agree and date it.
+    path = root / "project_status.md"
+    path.write_text(f"---\nname: project_status\ndescription: {description}\ntype: project\n"
+                    f"---\n{body}", encoding="utf-8")
+    later = datetime(2026, 4, 20, 12).timestamp()
+    os.utime(path, (later, later))
+    assert rewrites(root, tmp_path, capsys) == {}
+    same_day = datetime(2026, 4, 11, 12).timestamp()
+    os.utime(path, (same_day, same_day))
+    assert f"-> {day}" in rewrites(root, tmp_path, capsys)["project_status.md"]
 
 
 @pytest.mark.parametrize("kind", ["feedback", "reference", "user"])

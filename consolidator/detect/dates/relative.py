@@ -342,12 +342,17 @@ def dated_by_writing(memory: Memory) -> bool:
     """Whether the time a memory was written may date the passages its text gives no date
     for: when Claude Code stamped it (``modified``), or when it reads as a record of one day
     (a project note of at most RECORD_LINES lines holding no date anywhere, so that nothing
-    in it was added on another day)."""
+    in it was added on another day). A date in its description ("status as of 2026-04-11")
+    names the day its text is of: the save time may date it only when it is that same day."""
     if memory.modified_ns is not None:
         return True
     body = memory.body
-    return memory.type in _RECORD_TYPES and body.count("\n") < RECORD_LINES \
-        and not explicit_dates(body)
+    if memory.type not in _RECORD_TYPES or body.count("\n") >= RECORD_LINES \
+            or explicit_dates(body):
+        return False
+    saved = clock.local(memory.written_ns).date()
+    return all((d.year in (None, saved.year)) and (d.month, d.day) == (saved.month, saved.day)
+               for d in explicit_dates(memory.description or ""))
 
 
 def relative_in(memory: Memory, body: str | None = None) -> list[RelativeDate]:

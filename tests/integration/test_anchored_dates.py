@@ -68,6 +68,38 @@ def test_a_session_logs_yesterday_counts_from_its_heading(
     assert "-> 2026-03-19" in found[f"project_log_{lang}.md"]
 
 
+# The same logs dated as each language writes a date: a month's name in its own language,
+# Korean's 년/월/일.
+NAMED_DAYS = {
+    "de": "# Protokoll\n\n## 20. März 2026\n\n- Gestern haben wir den neuen Import "
+          "ausgeliefert und es gab keine Fehler.\n",
+    "es": "# Diario\n\n## 20 de marzo de 2026\n\n- Ayer publicamos el nuevo importador y no "
+          "hubo errores en la carga.\n",
+    "fr": "# Journal\n\n## 20 mars 2026\n\n- Hier nous avons livré le nouvel import et il n'y a "
+          "pas eu d'erreur.\n",
+    "ko": "# 작업 기록\n\n## 2026년 3월 20일\n\n- 어제 배포를 마쳤고 오류는 없었다.\n",
+    "ru": "# Журнал\n\n## 20 марта 2026\n\n- Вчера выкатили новый импорт, ошибок не было.\n",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(NAMED_DAYS))
+def test_a_heading_dated_in_the_notes_own_language_dates_its_section(
+    lang: str, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(root, f"project_log_{lang}.md", NAMED_DAYS[lang], days=200)
+    found = rewrites(root, tmp_path, capsys)
+    assert "-> 2026-03-19" in found[f"project_log_{lang}.md"]
+
+
+def test_a_note_dated_in_its_own_language_elsewhere_is_no_record_of_one_day(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As with 2026-03-20 written out: its save time is not the day of its undated passages.
+    put(root, "project_note_fr.md", "## Stock : 115 800 (20 mars 2026)\n\n- Import stable.\n\n"
+        "## Questions\n\n- On a revu le filtre hier avec le client, il reste trop strict.\n")
+    assert rewrites(root, tmp_path, capsys) == {}
+
+
 ROUTINES = {
     "en": "Every morning at stand-up, ask him what he did yesterday and what blocks him.\n",
     "it": "Ogni mattina chiedi cosa ha fatto ieri e che cosa lo blocca per la giornata.\n",

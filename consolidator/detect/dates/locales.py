@@ -306,3 +306,29 @@ def _matches(tokens: list[tuple[int, int, str]], at: int, entry: _Entry, text: s
         if i and not _GAP.fullmatch(text, tokens[at + i - 1][1], start):
             return False
     return True
+
+
+# The languages whose month names date a note ("11 avril 2026", "3 de marzo de 2026",
+# "11. April 2026", "11 апреля 2026"): those whose memories the tool can tell apart, and the
+# Cyrillic ones. A name two of them give different months is no name.
+MONTH_LANGUAGES = ("cs", "da", "de", "es", "fr", "hu", "id", "it", "nb", "nl", "pl", "pt", "ro",
+                   "ru", "sv", "tr", "uk")
+_MONTH_KEYS = ("january", "february", "march", "april", "may", "june", "july", "august",
+               "september", "october", "november", "december")
+
+
+@cache
+def month_names() -> dict[str, int]:
+    """Month names of :data:`MONTH_LANGUAGES`, casefolded, to their number: words of three
+    letters or more, read from dateparser's locale data on first use."""
+    found: dict[str, set[int]] = {}
+    files = _files()
+    for code in MONTH_LANGUAGES:
+        info = _read(files[code]) if code in files else None
+        for number, key in enumerate(_MONTH_KEYS, 1):
+            names = info.get(key) if info else None
+            for name in names if isinstance(names, list) else ():
+                word = str(name).casefold()
+                if len(word) >= 3 and _WORD.fullmatch(word):
+                    found.setdefault(word, set()).add(number)
+    return {word: next(iter(months)) for word, months in found.items() if len(months) == 1}

@@ -59,15 +59,6 @@ LOGS = {
 }
 
 
-@pytest.mark.parametrize("lang", sorted(LOGS))
-def test_a_session_logs_yesterday_counts_from_its_heading(
-    lang: str, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    put(root, f"project_log_{lang}.md", LOGS[lang], days=200)
-    found = rewrites(root, tmp_path, capsys)
-    assert "-> 2026-03-19" in found[f"project_log_{lang}.md"]
-
-
 # The same logs dated as each language writes a date: a month's name in its own language,
 # Korean's 년/월/일.
 NAMED_DAYS = {
@@ -82,22 +73,17 @@ NAMED_DAYS = {
 }
 
 
-@pytest.mark.parametrize("lang", sorted(NAMED_DAYS))
-def test_a_heading_dated_in_the_notes_own_language_dates_its_section(
-    lang: str, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("log", [*(("iso", lang) for lang in sorted(LOGS)),
+                                 *(("named", lang) for lang in sorted(NAMED_DAYS))])
+def test_a_session_logs_yesterday_counts_from_its_heading(
+    log: tuple[str, str], root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    put(root, f"project_log_{lang}.md", NAMED_DAYS[lang], days=200)
+    # Its heading dated as ISO, or as the log's own language writes a date.
+    dated, lang = log
+    put(root, f"project_log_{lang}.md", (LOGS if dated == "iso" else NAMED_DAYS)[lang],
+        days=200)
     found = rewrites(root, tmp_path, capsys)
     assert "-> 2026-03-19" in found[f"project_log_{lang}.md"]
-
-
-def test_a_note_dated_in_its_own_language_elsewhere_is_no_record_of_one_day(
-    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # As with 2026-03-20 written out: its save time is not the day of its undated passages.
-    put(root, "project_note_fr.md", "## Stock : 115 800 (20 mars 2026)\n\n- Import stable.\n\n"
-        "## Questions\n\n- On a revu le filtre hier avec le client, il reste trop strict.\n")
-    assert rewrites(root, tmp_path, capsys) == {}
 
 
 ROUTINES = {
@@ -126,11 +112,16 @@ def test_a_short_undated_project_note_is_a_record_of_its_day(
     assert set(found) == {"project_demo.md", "project_demo_it.md"}
 
 
+@pytest.mark.parametrize("body", [
+    "Release 2 went out on 2026-02-03.\n\nThe migration finished yesterday, with no downtime.\n",
+    # Dated as French writes a date: its save time is no more the day of the rest.
+    "## Stock : 115 800 (20 mars 2026)\n\n- Import stable.\n\n"
+    "## Questions\n\n- On a revu le filtre hier avec le client, il reste trop strict.\n",
+])
 def test_an_undated_passage_of_a_note_that_dates_others_is_left_alone(
-    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    body: str, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    put(root, "project_release.md", "Release 2 went out on 2026-02-03.\n\n"
-        "The migration finished yesterday, with no downtime.\n")
+    put(root, "project_release.md", body)
     assert rewrites(root, tmp_path, capsys) == {}
 
 

@@ -110,6 +110,9 @@ def test_a_progress_word_in_lowercase_inside_a_name_is_no_evidence() -> None:
     "Refactor phase status — phase 3 and sprint 24 batches 完成",
     "決済SDK移行 完了",
     "Payments SDK move — DONE",
+    "【完了】決済SDK移行",
+    "【完了】 決済SDK移行",
+    "RESOLVED: auth bug",
 ])
 def test_finished_work_in_a_name_with_spaces_is_reported_in_any_script(name: str) -> None:
     # A name with spaces is a title: "24 batches done" tells of an event, in any script.

@@ -173,11 +173,14 @@ def retires(marker: Marker) -> bool:
     if _PROGRESS.fullmatch(marker.word) is None:
         return True
     if marker.where == "name":
-        # A tag on a slug (migration-v2-DONE, 数据迁移-已完成), not a title with spaces
-        # ("v8 refactor (done)", "Refactor status — 24 batches 完成"): a title tells of an
-        # event in any script.
+        # A tag on a slug, a token of its own at either end (migration-v2-DONE,
+        # 数据迁移-已完成), not a title ("v8 refactor (done)", "【完了】決済SDK移行",
+        # "Refactor status — 24 batches 完成"): a title tells of an event in any script, as
+        # the first line does.
+        tokens = [t.casefold() for t in _NAME_SPLIT.split(marker.line) if t]
         return (marker.word.isupper() or not marker.word.isascii()) \
-            and not any(c.isspace() for c in marker.line)
+            and not any(c.isspace() for c in marker.line) \
+            and marker.word.casefold() in tokens[:1] + tokens[-1:]
     return marker.where in _STATUS_PLACES or _STATUS_LINE.match(bare(marker.line)) is not None
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from itertools import chain
 from urllib.parse import quote, unquote
 
 from consolidator.store.codespans import code_spans, in_code
@@ -162,9 +161,12 @@ def as_words(text: str) -> str:
     that could open one is escaped, ``\\[[maybe_unused]]``. It shows as written and never
     reads as a link of its own on the next pass, however deep the brackets nest; code is
     left exactly as written."""
-    if "[" not in text or next(chain(link_matches(text), wiki_matches(text)), None) is None:
+    if "[" not in text:
         return text
     spans = code_spans(text)
+    if not any(not in_code(spans, m.start()) for pattern in (LINK_RE, WIKI_RE)
+               for m in pattern.finditer(text)):
+        return text
     return "".join(
         "\\[" if c == "[" and not in_code(spans, i) and not _escaped(text, i) else c
         for i, c in enumerate(text))

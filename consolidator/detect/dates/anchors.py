@@ -14,11 +14,9 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from consolidator.detect.dates.locales import month_names
+from consolidator.detect.dates.locales import MONTHS, month_names
 from consolidator.detect.script import HAN, KANA, lazy
 
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-          "september", "october", "november", "december")
 # A month's name, whole or cut to three letters (and "sept"), longest first: the month
 # vocabulary of every date grammar here (deadlines.py's too).
 MONTH_NAMES = "|".join(sorted({*MONTHS, *(m[:3] for m in MONTHS), "sept"},
@@ -108,7 +106,7 @@ def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
     for shapes, with_year in ((_FULL, True), (_PARTIAL, False)):
         for shape in shapes:
             for match in shape.finditer(text):
-                if any(f.start < match.end() and match.start() < f.end for f in found):
+                if _overlaps(found, match):
                     continue
                 month = _month_of(match)
                 if month is None:
@@ -121,17 +119,21 @@ def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
         for match in _LOCAL().finditer(text):
             names = month_names() if names is None else names
             month = names.get(match.group("name").casefold())
-            if month is None or any(f.start < match.end() and match.start() < f.end
-                                    for f in found):
+            if month is None or _overlaps(found, match):
                 continue
             found.append(Explicit(int(match.group("y")), month, int(match.group("d")),
                                   match.start(), match.end()))
     if slashes:
         for match in _SLASH.finditer(text):
-            if not any(f.start < match.end() and match.start() < f.end for f in found):
+            if not _overlaps(found, match):
                 found.append(Explicit(None, int(match.group("m")), int(match.group("d")),
                                       match.start(), match.end()))
     return sorted(found, key=lambda f: f.start)
+
+
+def _overlaps(found: list[Explicit], match: re.Match[str]) -> bool:
+    """Whether ``match`` overlaps a date already found (the first shape to match wins)."""
+    return any(f.start < match.end() and match.start() < f.end for f in found)
 
 
 def _valid(year: int, month: int, day: int) -> date | None:

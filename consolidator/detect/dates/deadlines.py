@@ -25,7 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from consolidator.detect.dates.anchors import MONTH_NAMES, MONTHS
+from consolidator.detect.dates.anchors import MONTH_NAMES
+from consolidator.detect.dates.locales import MONTHS
 from consolidator.detect.scope import Line, outline, unquoted
 
 _MON = MONTH_NAMES

@@ -24,6 +24,10 @@ from pathlib import Path
 from consolidator.detect.script import HANGUL
 from consolidator.detect.words import FUNCTION_WORDS
 
+# The months in English, in order: the keys of dateparser's month tables, and the names
+# every date grammar here reads.
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december")
 # Languages relative.py reads with its own forms, and dateparser's variants of them.
 _OWN = ("en", "zh", "ja", "yue")
 _KEY = re.compile(r"(?P<in>in )?(?P<n>\d+|\\1) (?P<unit>day|week|month)(?P<ago> ago)?")
@@ -313,8 +317,6 @@ def _matches(tokens: list[tuple[int, int, str]], at: int, entry: _Entry, text: s
 # Cyrillic ones. A name two of them give different months is no name.
 MONTH_LANGUAGES = ("cs", "da", "de", "es", "fr", "hu", "id", "it", "nb", "nl", "pl", "pt", "ro",
                    "ru", "sv", "tr", "uk")
-_MONTH_KEYS = ("january", "february", "march", "april", "may", "june", "july", "august",
-               "september", "october", "november", "december")
 
 
 @cache
@@ -325,7 +327,7 @@ def month_names() -> dict[str, int]:
     files = _files()
     for code in MONTH_LANGUAGES:
         info = _read(files[code]) if code in files else None
-        for number, key in enumerate(_MONTH_KEYS, 1):
+        for number, key in enumerate(MONTHS, 1):
             names = info.get(key) if info else None
             for name in names if isinstance(names, list) else ():
                 word = str(name).casefold()

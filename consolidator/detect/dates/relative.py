@@ -19,7 +19,6 @@ from datetime import date, datetime, timedelta
 
 from consolidator import clock
 from consolidator.detect.dates.anchors import (
-    MONTHS,
     Anchors,
     explicit_dates,
     gloss,
@@ -27,7 +26,7 @@ from consolidator.detect.dates.anchors import (
     near_day,
 )
 from consolidator.detect.dates.layout import Layout
-from consolidator.detect.dates.locales import LocalePhrase, find_locale
+from consolidator.detect.dates.locales import MONTHS, LocalePhrase, find_locale
 from consolidator.detect.dates.sense import FUTURE, PAST, PRESENT, names_a_day
 from consolidator.detect.dates.splice import as_adverb, dated_beside
 from consolidator.store.model import Memory

@@ -60,8 +60,11 @@ LOGS = {
 
 
 # The same logs dated as each language writes a date: a month's name in its own language,
-# Korean's 년/월/일.
+# day-month-year with hyphens, Korean's 년/월/일.
 NAMED_DAYS = {
+    "en": "# Log\n\n## 20-Mar-2026\n\n- Yesterday we shipped the new importer with no errors.\n",
+    "it": "# Diario\n\n## 20-mar-2026\n\n- Ieri abbiamo rilasciato il nuovo importatore e non "
+          "ci sono stati errori per la prima volta.\n",
     "de": "# Protokoll\n\n## 20. März 2026\n\n- Gestern haben wir den neuen Import "
           "ausgeliefert und es gab keine Fehler.\n",
     "es": "# Diario\n\n## 20 de marzo de 2026\n\n- Ayer publicamos el nuevo importador y no "

@@ -36,6 +36,8 @@ _FULL = (
     re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?,? (?P<y>(?:19|20)\d\d)\b",
                re.IGNORECASE),
     re.compile(rf"\b(?P<d>\d{{1,2}}) (?P<mon>{_MON})\.?,? (?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),
+    # "21-Jul-2026", as logs and some locales write it.
+    re.compile(rf"(?<![\w-])(?P<d>\d{{1,2}})-(?P<mon>{_MON})-(?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),
     re.compile(r"(?P<y>(?:19|20)\d\d)\s?년\s?(?P<m>\d{1,2})\s?월\s?(?P<d>\d{1,2})\s?일"),
 )
 # Dates without a year. "08-19" needs two digits each side: "steps 1-2" is not a date.
@@ -46,9 +48,10 @@ _PARTIAL = (
     re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)", re.IGNORECASE),
 )
 # A day, a month's name in another language and a year: "11 avril 2026", "3 de marzo de
-# 2026", "11. April 2026", "11 апреля 2026" (the name is looked up in ``month_names``).
-_LOCAL = lazy(r"(?<![\w.])(?P<d>\d{1,2})\.?[ \t](?:de[ \t])?(?P<name>[^\W\d_]{3,12})\.?,?[ \t]"
-              r"(?:de[ \t])?(?P<y>(?:19|20)\d\d)(?!\d)")
+# 2026", "11. April 2026", "11 апреля 2026", "21-jul-2026" (the name is looked up in
+# ``month_names``).
+_LOCAL = lazy(r"(?<![\w.-])(?P<d>\d{1,2})(?:\.?[ \t](?:de[ \t])?(?P<name>[^\W\d_]{3,12})\.?,?[ \t]"
+              r"(?:de[ \t])?|-(?P<hyphened>[^\W\d_]{3,12})-)(?P<y>(?:19|20)\d\d)(?!\d)")
 # "3/4" is a fraction as often as a date: only right after a phrase, in brackets, is it a date.
 _SLASH = re.compile(r"(?<![\d/])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])")
 
@@ -114,11 +117,11 @@ def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
                 year = int(match.group("y")) if with_year else None
                 found.append(Explicit(year, month, int(match.group("d")), match.start(),
                                       match.end()))
-    if not text.isascii() or " 20" in text or " 19" in text:
+    if not text.isascii() or " 20" in text or " 19" in text or "-20" in text:
         names = None
         for match in _LOCAL().finditer(text):
             names = month_names() if names is None else names
-            month = names.get(match.group("name").casefold())
+            month = names.get((match.group("name") or match.group("hyphened")).casefold())
             if month is None or _overlaps(found, match):
                 continue
             found.append(Explicit(int(match.group("y")), month, int(match.group("d")),

@@ -84,6 +84,8 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "reference definitions [x]: ": _repeat("[x]: a.md \"t "),
     "reference labels [\\]": _repeat("[\\]"),
     "escaped brackets": _repeat("\\["),
+    "bracket after three backslashes": _repeat("\\\\\\[see [[c](a.md)](x.md) "),
+    "dead link in stray brackets": _repeat("[x [[y](x.md)](x.md) "),
     "spaces": _repeat(" ", "# a", "b"),
     "tabs and spaces": _repeat(" \t", "- status: a", "b"),
     "punctuation": _repeat(".-:;,!?"),

@@ -382,7 +382,8 @@ def unlink_dead(
         text = line.text
         for files, mark in ((dead & archived, "archived"), (dead - archived, "missing")):
             text = unwiki(unlink(text, files, mark), files, mark, names or {})
-        unlinked += [(t, "archived" if t in archived else "missing") for t in sorted(dead)]
+        if text != line.text:  # else its words could not be kept apart: left as written
+            unlinked += [(t, "archived" if t in archived else "missing") for t in sorted(dead)]
         out[i] = classify(text, names)
     return out, removed, unlinked
 

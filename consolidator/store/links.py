@@ -27,19 +27,24 @@ from consolidator.store.codespans import code_spans, in_code
 
 _DRIVE = re.compile(r"[A-Za-z]:")  # a Windows drive: never a memory of the root
 
-# A link starts at a "[" no backslash escapes (one after an escaped backslash, `\\[`, is
-# not escaped; the "[" is matched first, so a search jumps from one to the next). Its text
+# A link starts at a "[" no backslash escapes: none before it, or an even run (`\\[`: an
+# escaped backslash). A run longer than MAX_RUN counts as escaping it, whatever its length: a
+# lookbehind has a fixed width, and a "[" read as open after an odd run would let a search
+# run on through every escaped bracket after it (quadratic on hostile text). The "[" is
+# matched first, so a search jumps from one to the next. Its text
 # may hold balanced brackets two deep ("[[[maybe_unused]] is not …](x.md)"), its target
 # balanced parentheses one deep ("notes(v2).md"), its title any of Markdown's three
 # quotings; each alternative starts with its own character, so matching stays linear.
+MAX_RUN = 4  # backslashes before a "[" that may still leave it open
+_OPEN = r"\[(?:(?<!\\\[)|(?<=(?<!\\)\\\\\[)|(?<=(?<!\\)\\\\\\\\\[))"
 _FLAT = r"(?:[^\[\]\\]|\\.)"
 _NESTED = r"\[(?:" + _FLAT + r"|\[" + _FLAT + r"*\])*\]"
 LINK_RE = re.compile(
-    r"\[(?<!(?<!\\)\\\[)((?:" + _FLAT + "|" + _NESTED + r")*)\]"
+    _OPEN + r"((?:" + _FLAT + "|" + _NESTED + r")*)\]"
     r"\(\s*(<[^<>\n]*>|(?:[^()\s\[]|\([^()\s\[]*\))+)"
     r"(\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)")
 # A wiki link starts at an unescaped "[" too: `\[[x]]` shows "[[x]]" as words.
-WIKI_RE = re.compile(r"\[(?<!(?<!\\)\\\[)\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
+WIKI_RE = re.compile(_OPEN + r"\[([^\[\]|#\n]+)(?:[|#][^\[\]\n]*)?\]\]")
 # A reference definition ("[1]: notes.md" on a line of its own; "[t][1]" elsewhere uses it):
 # groups as LINK_RE's (label, target, title). A footnote ("[^1]: ...") is no link.
 REF_RE = re.compile(
@@ -173,13 +178,57 @@ def as_words(text: str) -> str:
 
 
 def _escaped(text: str, at: int) -> bool:
-    """Whether a backslash escapes the character at ``at``, as the link patterns read it."""
-    return at > 0 and text[at - 1] == "\\" and (at < 2 or text[at - 2] != "\\")
+    """Whether a backslash escapes the "[" at ``at``, as the link patterns read it: an odd run
+    of them before it, or one longer than MAX_RUN."""
+    run = 0
+    while run <= MAX_RUN and at - run > 0 and text[at - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1 or run > MAX_RUN
 
 
 def unlink(text: str, targets: set[str], mark: str) -> str:
     """``text`` with every link to a file in ``targets`` turned into its plain title followed by
-    ``(<file> <mark>)``, so its words stay and no link points at a file that is not there."""
+    ``(<file> <mark>)``, so its words stay and no link points at a file that is not there.
+
+    The words never join the text around them into a link of their own (``[see
+    [t](gone.md)](x.md)``: with the inner link gone, the outer brackets would read as one):
+    then the brackets that open no link are escaped first, which shows them as before; and
+    where even that would leave a new link, or one a second pass would change, the text is
+    left as written."""
+    out = _unlink(text, targets, mark)
+    if out == text or _holds_as_before(text, out, targets, mark):
+        return out
+    guarded = _unlink(_escape_loose(text), targets, mark)
+    return guarded if _holds_as_before(text, guarded, targets, mark) else text
+
+
+def _reads(text: str) -> set[tuple[str, str]]:
+    """What ``text`` links to, as the readers see it: each link's target and wiki link's key."""
+    return {("link", m.group(2)) for m in link_matches(text)} \
+        | {("wiki", m.group(1)) for m in wiki_matches(text)}
+
+
+def _holds_as_before(text: str, out: str, targets: set[str], mark: str) -> bool:
+    """Whether ``out`` (``text`` unlinked) reads as no link ``text`` did not hold, and a second
+    pass leaves it as it is."""
+    return _reads(out) <= _reads(text) and _unlink(out, targets, mark) == out
+
+
+def _escape_loose(text: str) -> str:
+    """``text`` with every unescaped "[" outside code and outside its links escaped: brackets
+    that open nothing, shown as they were."""
+    spans = code_spans(text)
+    inside = bytearray(len(text))  # 1 where a link or wiki link stands
+    for match in (*link_matches(text), *wiki_matches(text)):
+        inside[match.start() : match.end()] = b"\1" * (match.end() - match.start())
+    return "".join(
+        "\\[" if c == "[" and not inside[i] and not in_code(spans, i)
+        and not _escaped(text, i) else c
+        for i, c in enumerate(text))
+
+
+def _unlink(text: str, targets: set[str], mark: str) -> str:
+    """:func:`unlink`, without its guard."""
 
     def plain(match: re.Match[str]) -> str:
         target = local_target(match.group(2))

@@ -88,6 +88,45 @@ def test_a_link_kept_as_words_never_reads_as_a_link_of_its_own(text: str, kept: 
     assert unlink(words, {"a.md", "b.md", "maybe_unused.md"}, "missing") == words
 
 
+@pytest.mark.parametrize(("text", "kept"), [
+    ("[see [[a](x.md)](a.md)", r"\[see \[a](x.md) (a.md missing)"),
+    ("[x [[y](a.md)](a.md)", r"\[x \[y](a.md) (a.md missing)"),
+    ("[[[ ](a.md)](a.md)", r"\[\[ ](a.md) (a.md missing)"),
+    ("[draft] [[y](x.md)](a.md) and [z](x.md)", r"[draft] \[y](x.md) (a.md missing) and [z](x.md)"),
+])
+def test_kept_words_never_join_the_brackets_around_them_into_a_link(text: str, kept: str) -> None:
+    # A stray "[" before the dead link would close on the kept words' "]": the brackets that
+    # open nothing are escaped first, shown as they were; links that stand stay links.
+    words = unlink(text, {"a.md"}, "missing")
+
+    assert words == kept
+    before = {m.group(2) for m in link_matches(text)}
+    assert {m.group(2) for m in link_matches(words)} <= before - {"a.md"}
+    assert not list(wiki_matches(words))
+    assert unlink(words, {"a.md"}, "missing") == words
+
+
+def test_an_unlink_that_cannot_keep_its_words_apart_leaves_the_text_as_written() -> None:
+    # The title ends on the start of a link, "[x](a.md`", that the mark's closing parenthesis
+    # would finish: no form of the words is sure to read as no link, so nothing changes.
+    text = "[[x](a.md`](a.md))"
+    assert unlink(text, {"a.md"}, "missing") == text
+
+
+@pytest.mark.parametrize(("text", "links", "wikis"), [
+    (r"\[a](x.md) \\[b](x.md) \\\[c](x.md) \\\\[d](x.md)", ["b", "d"], []),
+    (r"\\\\\\[e](x.md) \\\\\[f](x.md)", [], []),
+    (r"\[[a]] \\[[b]] \\\[[c]] \\\\[[d]]", [], ["b", "d"]),
+])
+def test_a_bracket_after_an_odd_run_of_backslashes_is_escaped(
+    text: str, links: list[str], wikis: list[str]
+) -> None:
+    # One or three backslashes escape it; two or four are escaped backslashes before an open
+    # bracket. A run longer than four is read as escaping it: no link is read there.
+    assert [m.group(1) for m in link_matches(text)] == links
+    assert [m.group(1) for m in wiki_matches(text)] == wikis
+
+
 def test_an_escaped_bracket_opens_no_wiki_link() -> None:
     assert [m.group(1) for m in wiki_matches(r"\[[a]] and \\[[b]]")] == ["b"]
 

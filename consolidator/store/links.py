@@ -172,8 +172,15 @@ def as_words(text: str) -> str:
     if not any(not in_code(spans, m.start()) for pattern in (LINK_RE, WIKI_RE)
                for m in pattern.finditer(text)):
         return text
+    return _escape_open(text, spans, bytearray(len(text)))
+
+
+def _escape_open(text: str, spans: list[tuple[int, int]], keep: bytearray) -> str:
+    """``text`` with every "[" escaped that is not escaped already, not in code (``spans``)
+    and not where ``keep`` is set."""
     return "".join(
-        "\\[" if c == "[" and not in_code(spans, i) and not _escaped(text, i) else c
+        "\\[" if c == "[" and not keep[i] and not in_code(spans, i) and not _escaped(text, i)
+        else c
         for i, c in enumerate(text))
 
 
@@ -196,10 +203,13 @@ def unlink(text: str, targets: set[str], mark: str) -> str:
     where even that would leave a new link, or one a second pass would change, the text is
     left as written."""
     out = _unlink(text, targets, mark)
-    if out == text or _holds_as_before(text, out, targets, mark):
+    if out == text:
+        return out
+    before = _reads(text)
+    if _holds_as_before(before, out, targets, mark):
         return out
     guarded = _unlink(_escape_loose(text), targets, mark)
-    return guarded if _holds_as_before(text, guarded, targets, mark) else text
+    return guarded if _holds_as_before(before, guarded, targets, mark) else text
 
 
 def _reads(text: str) -> set[tuple[str, str]]:
@@ -208,23 +218,20 @@ def _reads(text: str) -> set[tuple[str, str]]:
         | {("wiki", m.group(1)) for m in wiki_matches(text)}
 
 
-def _holds_as_before(text: str, out: str, targets: set[str], mark: str) -> bool:
-    """Whether ``out`` (``text`` unlinked) reads as no link ``text`` did not hold, and a second
-    pass leaves it as it is."""
-    return _reads(out) <= _reads(text) and _unlink(out, targets, mark) == out
+def _holds_as_before(before: set[tuple[str, str]], out: str, targets: set[str],
+                     mark: str) -> bool:
+    """Whether ``out`` (a text unlinked) reads as no link the text did not hold (``before``,
+    what it read as), and a second pass leaves it as it is."""
+    return _reads(out) <= before and _unlink(out, targets, mark) == out
 
 
 def _escape_loose(text: str) -> str:
     """``text`` with every unescaped "[" outside code and outside its links escaped: brackets
     that open nothing, shown as they were."""
-    spans = code_spans(text)
     inside = bytearray(len(text))  # 1 where a link or wiki link stands
     for match in (*link_matches(text), *wiki_matches(text)):
         inside[match.start() : match.end()] = b"\1" * (match.end() - match.start())
-    return "".join(
-        "\\[" if c == "[" and not inside[i] and not in_code(spans, i)
-        and not _escaped(text, i) else c
-        for i, c in enumerate(text))
+    return _escape_open(text, code_spans(text), inside)
 
 
 def _unlink(text: str, targets: set[str], mark: str) -> str:

@@ -74,6 +74,7 @@ class Project:
         self._history: dict[str, str | None] = {}
         self._symbols: dict[str, bool] = {}
         self._by_name: dict[str, list[str]] | None = None  # file name -> its paths in the tree
+        self._folders: set[str] | None = None  # every folder of the listed tree
         self._ls_files: list[str] | None = None  # what `git ls-files` lists ([]: nothing)
         self._tracked: set[str] | None = None  # the same, as a set
         self._refs: tuple[set[str], dict[str, str]] | None = None  # branch names; merged ones
@@ -153,6 +154,28 @@ class Project:
             return None
         tail = "/" + normal
         return any(p.endswith(tail) for p in self._by_name.get(posixpath.basename(normal), ()))
+
+    def folder_there(self, path: str) -> bool | None:
+        """Whether the folder a cited path names is in the tree, from the root or as the end
+        of a folder in it (as :meth:`_within` reads a path); ``None`` when the tree could not
+        be listed."""
+        folder = posixpath.dirname(posixpath.normpath(path))
+        if not folder or os.path.isdir(self.root / folder):
+            return True
+        if self._folders is None:
+            if self._by_name is None:
+                self._by_name = self._list()
+            if self._by_name is _TOO_MANY:
+                return None
+            self._folders = set()
+            for paths in self._by_name.values():
+                for rel in paths:
+                    folder_of = posixpath.dirname(rel)
+                    while folder_of and folder_of not in self._folders:
+                        self._folders.add(folder_of)  # and each folder above it, once
+                        folder_of = posixpath.dirname(folder_of)
+        tail = "/" + folder
+        return any(("/" + known).endswith(tail) for known in self._folders)
 
     def tracked(self, path: str) -> bool:
         """Whether git tracks the file at exactly ``path`` from the root (false without

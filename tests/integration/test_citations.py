@@ -163,6 +163,7 @@ def test_without_git_most_citations_gone_are_reported_never_archived(
 ) -> None:
     plain = tmp_path / "plain"
     put_file(plain, "src/app/main.py", "x\n")
+    put_file(plain, "src/auth/__init__.py", "")
     put_memory(root, "project_old.md",
                "Login goes through src/auth/legacy.py.\n"
                "Sessions expire as set in src/auth/session.py.\n"
@@ -206,6 +207,25 @@ def test_without_git_a_missing_file_is_reported_without_history(
     stale = stale_of(report(root, plain, tmp_path, capsys), "project_cli.md")
 
     assert stale["reasons"] == ["cites `src/app/cli.py` — not in the project (about a part)"]
+
+
+def test_without_git_a_file_gone_with_its_folder_is_no_evidence(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Without history, a folder missing too fits another tree's file, or one never copied
+    # here, as well as a removal; a file missing from a folder that is there (even one
+    # written from a part of the tree) is reported.
+    plain = tmp_path / "plain"
+    put_file(plain, "src/app/main.py", "x\n")
+    put_file(plain, "server/routes/web.php", "<?php\n")
+    put_memory(root, "project_gone_folder.md", "The installer is built by installer/build.ps1.\n")
+    put_memory(root, "project_part.md", "Admin routes are in routes/admin.php.\n")
+
+    found = report(root, plain, tmp_path, capsys)
+
+    assert stale_of(found, "project_gone_folder.md") is None
+    assert stale_of(found, "project_part.md")["reasons"] == [
+        "cites `routes/admin.php` — not in the project (about a part)"]
 
 
 def test_a_path_written_from_a_part_of_the_project_is_there(
@@ -396,7 +416,7 @@ def test_paths_a_line_says_were_removed_do_not_count_against_the_project(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     plain = tmp_path / "plain"
-    for rel in ("src/app.py", "config/settings.toml", "src/text.py"):
+    for rel in ("src/app.py", "config/settings.toml", "src/text.py", "src/jobs/notify.py"):
         put_file(plain, rel, "x\n")
     put_memory(root, "project_cleanup.md", "- Deleted src/old/cron.py and src/utils/strings.py.\n"
                "- Removed src/jobs/digest.py; its work moved to src/text.py.\n")

@@ -51,7 +51,7 @@ class World:
         self.state = base / "state"
         self.project = base / "project"
         self.root.mkdir(parents=True)
-        (self.project / "src").mkdir(parents=True)
+        (self.project / "src" / "legacy").mkdir(parents=True)  # a cited file's folder
         (self.project / "src" / "server.ts").write_text("// the server\n")
 
     def put(

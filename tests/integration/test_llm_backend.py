@@ -114,7 +114,8 @@ class World:
         self.monkeypatch = monkeypatch
         self.capsys = capsys
         self.root.mkdir(parents=True)
-        (self.project / "src").mkdir(parents=True)
+        for folder in ("legacy", "ops"):  # the folders of files cited as gone
+            (self.project / "src" / folder).mkdir(parents=True)
         (self.project / "src" / "server.ts").write_text("// the server\n")
         self.configure()
         self.environment()

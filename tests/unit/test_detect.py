@@ -331,6 +331,7 @@ def project(tmp_path: Path) -> Path:
     (root / "src" / "db").mkdir(parents=True)
     (root / "src" / "server.ts").write_text("// server\n")
     (root / "src" / "db" / "pool.ts").write_text("// pool\n")
+    (root / "src" / "legacy").mkdir()  # the folder of the files cited as gone is there
     (root / ".github" / "workflows").mkdir(parents=True)
     (root / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
     return root

@@ -52,6 +52,7 @@ def build_root(tmp_path: Path, count: int = 20) -> tuple[Path, Path]:
     """A memory folder of ``count`` memories (a few in a sub-folder) and a project folder."""
     project = tmp_path / "project"
     (project / "src" / "db").mkdir(parents=True)
+    (project / "src" / "legacy").mkdir()  # the folder of the file cited as gone
     (project / "src" / "server.ts").write_text("// server\n")
     (project / "src" / "db" / "pool.ts").write_text("// pool\n")
     root = tmp_path / "memory"

@@ -386,7 +386,7 @@ def test_a_month_then_a_year_is_not_read_as_a_day() -> None:
 
 
 def test_a_missing_path_is_about_a_part_and_quotes_its_line(tmp_path: Path) -> None:
-    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "jobs").mkdir(parents=True)
     (tmp_path / "src" / "app.py").write_text("")
     m = memory("# Code map\n\n- Export job: `src/jobs/export.py`\n- Entry: `src/app.py`\n")
     found = find_stale(m, NOW, tmp_path)

@@ -16,8 +16,10 @@ command in code that runs a package script or a make target no file of the proje
 now, are each about a part. One gone citation is about a part; most of a memory's citations gone (two
 or more, over half of those checked) is about the whole memory. Where the project has git
 history, a gone path counts only where that history says what became of it (removed, moved):
-a path it never held is no evidence of change. Without git history, gone paths are reported,
-each about a part, and never archived.
+a path it never held is no evidence of change. Without git history, a gone path counts only
+where its folder is still in the project (a folder gone too fits another tree, or one never
+copied here, as well as a removal); such paths are reported, each about a part, and never
+archived.
 """
 
 from __future__ import annotations
@@ -164,6 +166,12 @@ def check(memory: Memory, project: Project, add: Add) -> list[tuple[str, str]]:
         if became is None and project.has_history:
             # A path git's history never held (or was not asked about) is no evidence that
             # anything changed: a sibling project's file, an output, a file still to come.
+            untold += 1
+            continue
+        if not project.has_history and project.folder_there(path) is not True:
+            # Without history, a file gone with its folder is as likely another tree's, or
+            # one never copied here, as one removed: only a file missing from a folder that
+            # is there counts.
             untold += 1
             continue
         gone.append((path, line, became))

@@ -103,6 +103,9 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "one long word": _repeat("a", tail=" 1"),
     "plus signs": _repeat("+", tail=" a/b.py"),
     "dashed words sk-": _repeat("sk-", tail="://x"),
+    "capitals joined by plus signs": _repeat("A+", tail=" 1"),
+    "names and versions": _repeat("Astro 5 `astro@6` ", tail="\nastro"),
+    "pins a.b/c.d": _repeat("a.b/c.d", tail="@1"),
 }
 
 

@@ -45,6 +45,9 @@ class Conflict:
     similarity: float
     reason: str
     evidence: tuple[str, ...] = ()  # the disagreeing line of each file, as written
+    # A conflict by key: what each file states, as written in its line (``Astro 5``,
+    # ``astro@6.0.1``), the version last; resolving it changes only that in the older line.
+    stated: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from functools import cache, partial
 from consolidator.context import RootContext
 from consolidator.decide import Found, decide
 from consolidator.detect.conflicts.find import find_conflicts
+from consolidator.detect.conflicts.versions import find_version_conflicts
 from consolidator.detect.findings import Duplicate
 from consolidator.detect.links import named_anywhere
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
@@ -53,6 +54,9 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
     pairs = Together(clusters)
     feats: dict[str, set[str]] = {}  # conflicts fill it and similar reuses it
     conflicts = find_conflicts(snapshot.memories, skip=pairs, sets=sets, features=feats)
+    worded = {frozenset(c.files) for c in conflicts}
+    conflicts += [c for c in find_version_conflicts(snapshot.memories, skip=pairs, sets=sets)
+                  if frozenset(c.files) not in worded]
     # Similar memories skip the conflicting pairs afterwards: the same list as skipping
     # them while it looks.
     similar = find_similar(snapshot.memories, pairs, sets=sets, lines_features=feats)

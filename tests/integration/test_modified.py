@@ -174,3 +174,27 @@ def test_a_merge_writes_the_newest_stamp_under_metadata_where_the_type_is(
     data = (root / "project_deploy.md").read_bytes()
     assert f"\nmetadata:\n  type: project\n  modified: {newer}\n---\n".encode() in data
     assert parse(data).fields["metadata.modified"] == newer
+
+
+def test_a_key_conflict_names_the_memory_claude_code_wrote_last_as_the_newer(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One tool given two versions, in other words: the stamp, not the mtime a sync left,
+    says which statement is the newer one; two counts beside one word never conflict."""
+    put(root, "project_perf.md", "Astro 5 with islands is close to required for speed.\n",
+        mtime_days=0.5, modified=stamp(30.2))
+    put(root, "project_stack.md", "Settled stack: Astro 6 + React 19, built with npm.\n",
+        mtime_days=20.2, modified=stamp(3.2))
+    put(root, "project_videos.md", "## Top 15\n\nThe list is refreshed weekly.\n",
+        mtime_days=9.2)
+    put(root, "project_channels.md", "Top 5 channels by views are tracked.\n",
+        mtime_days=9.2)
+
+    found = report(root, tmp_path, capsys)
+
+    assert found["conflicts"] == [{
+        "files": ["project_perf.md", "project_stack.md"], "newer": "project_stack.md",
+        "similarity": 0.0,
+        "reason": "project_perf.md says Astro 5 where project_stack.md says Astro 6",
+        "evidence": ["Astro 5 with islands is close to required for speed.",
+                     "Settled stack: Astro 6 + React 19, built with npm."]}]

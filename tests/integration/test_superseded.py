@@ -110,3 +110,23 @@ def test_a_visibility_or_a_tools_version_stated_twice_is_a_conflict(
     put(root, "reference_two.md", b, days=1)
     (found,) = report(root, tmp_path, capsys)["conflicts"]
     assert found["newer"] == "reference_two.md"
+
+
+def test_a_key_conflict_changes_only_the_version_in_the_older_line(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two lines worded differently: the older line keeps its words with the newer version
+    in place, and stays below as it was, dated and marked superseded."""
+    older = put(root, "project_perf.md", "1. **Astro 5 with islands** is close to required.\n"
+                "2. Images are served as AVIF.\n", days=1, modified="2026-05-01T10:00:00.000Z")
+    newer = put(root, "project_stack.md", "- Settled stack: Astro 6 + React 19, built with "
+                "npm.\n", days=9, modified="2026-07-15T10:00:00.000Z")
+    before = newer.read_bytes()
+    found = report(root, tmp_path, capsys, resolve=True)
+    assert [c["newer"] for c in found["conflicts"]] == ["project_stack.md"]
+    run(root, tmp_path, resolve=True)
+    body = older.read_text(encoding="utf-8").split("---\n", 2)[2]
+    assert body == ("1. **Astro 6 with islands** is close to required.\n"
+                    "- Superseded on 2026-07-15 by project_stack.md: **Astro 5 with islands** "
+                    "is close to required.\n2. Images are served as AVIF.\n")
+    assert newer.read_bytes() == before

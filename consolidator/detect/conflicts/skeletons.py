@@ -57,7 +57,7 @@ def _has_symbols(text: str) -> bool:
 _VALUE = "<v>"
 
 
-def _key(normal: str) -> str | None:
+def skeleton(normal: str) -> str | None:
     """A normal line's skeleton: each value (numbers, words with digits, known alternatives
     such as weekdays) replaced by its class, a run of numbers by one slot. None for a line
     too short or too long to be one claim, or with no value in it."""
@@ -160,7 +160,7 @@ def _pathed(by_file: dict[str, Memory]) -> dict[str, list[tuple[str, str]]]:
                 words = normal_line(match.group())
                 if words:
                     keyed = keyed.replace(words, _PATH_WORD, 1)
-            key = _key(keyed) if keyed != normal else None
+            key = skeleton(keyed) if keyed != normal else None
             if key is not None and "<path>" in key:
                 out.setdefault(file, []).append((key, normal))
     return out
@@ -191,8 +191,8 @@ def candidates(by_file: dict[str, Memory], sets: dict[str, frozenset[str]]) -> l
     for file in by_file:
         mine: dict[str, str] = {}
         listed: set[str] = set()
-        for skeleton, normal in pathed.get(file, ()):
-            for part in (skeleton, *_prefixes(skeleton)):
+        for keyed, normal in pathed.get(file, ()):
+            for part in (keyed, *_prefixes(keyed)):
                 if part in mine and mine[part] != normal:
                     listed.add(part)
                 else:
@@ -200,7 +200,7 @@ def candidates(by_file: dict[str, Memory], sets: dict[str, frozenset[str]]) -> l
         for line in sets.get(file, ()):
             parts = skeletons.get(line, _UNSEEN)
             if parts is _UNSEEN:
-                key = _key(line)
+                key = skeleton(line)
                 parts = skeletons[line] = None if key is None else (key, *_prefixes(key))
             if parts is None:
                 found = symbolic.get(line)

@@ -106,6 +106,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "capitals joined by plus signs": _repeat("A+", tail=" 1"),
     "names and versions": _repeat("Astro 5 `astro@6` ", tail="\nastro"),
     "pins a.b/c.d": _repeat("a.b/c.d", tail="@1"),
+    "versions in a fenced block": _repeat("Astro 5\n", head="```\n", tail="\n```"),
 }
 
 

@@ -27,6 +27,7 @@ file's time).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from collections import defaultdict
@@ -44,8 +45,10 @@ MAX_LINE = 2000  # characters of a line read for versions; a longer one is no si
 
 # A proper name and the version written after it: the name's last character is a letter, a
 # `+` or a `#` (C++, C#); the version stands apart, and what follows it is no more of a token.
+# (What stands before the name is checked after its capital: a pattern that starts with a
+# character class is searched for far faster than one that starts with a look-behind.)
 _NAMED = re.compile(
-    r"(?<![\w.@/#+\\-])(?P<name>[A-Z][\w.+#-]*[^\W\d_+.#-]|[A-Z][\w.-]*[+#]+)[ \u00a0]v?"
+    r"(?P<name>[A-Z](?<![\w.@/#+\\-][A-Z])(?:[\w.+#-]*[^\W\d_+.#-]|[\w.-]*[+#]+))[ \u00a0]v?"
     r"(?P<version>\d{1,2}(?:\.\d{1,4}){0,3})"
     r"(?![\w.+%/:*°-]|,\d| ?(?:or (?:later|newer|above|higher)|and (?:up|above|later)"
     r"|以上|以降|이상))"
@@ -57,9 +60,10 @@ _PINNED = re.compile(
     r"(?P<version>\d+(?:\.\d+){0,3})(?![\w.*])"
 )
 _TRAILING_VERSION = re.compile(r"\d+(?:\.\d+)*$")  # the version a statement ends with
+_DIGIT = re.compile(r"\d")
+_BREAK = re.compile(r"\n")
 _HEADING = re.compile(r" {0,3}#{1,6}\s")
 _WORD = re.compile(r"(?<![\w.@/#\\-])[^\W\d_][\w+#-]*")
-_NOT_BREAK = re.compile(r"[^\n]")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -83,7 +87,7 @@ def find_version_conflicts(memories: Iterable[Memory],
     stated: dict[str, dict[str, _Stated]] = {}  # name (folded) -> file -> what it states
     headed: set[str] = set()  # names a heading numbers
     for file, memory in by_file.items():
-        if any(c.isdigit() for c in memory.body):
+        if _DIGIT.search(memory.body):
             for key, found in _read(memory.body, headed).items():
                 stated.setdefault(key, {})[file] = found
     keys = {key: files for key, files in stated.items()
@@ -126,29 +130,57 @@ def _two(files: dict[str, _Stated]) -> bool:
 
 def _read(body: str, headed: set[str]) -> dict[str, _Stated]:
     """The versions ``body`` states, by folded name (and, into ``headed``, the names its
-    headings number)."""
-    prose, plain = _blanked(body)
-    first: dict[str, _Stated] = {}
+    headings number). Each pattern runs over the whole text once (neither crosses a line);
+    where the text is code, and which line a match stands in, is worked out only once a
+    pattern matches: a name in code is no statement, a pin only in a fenced block is none."""
+    first: dict[str, tuple[int, _Stated]] = {}  # the earliest statement of each name
     versions: dict[str, set[str]] = defaultdict(set)
-    for said, coded, line in zip(prose.split("\n"), plain.split("\n"), body.split("\n"),
-                                 strict=True):
-        if len(line) > MAX_LINE or not any(c.isdigit() for c in coded):
+    code: _Code | None = None
+    starts: list[int] = []
+    for pattern, allowed in ((_NAMED, None), (_PINNED, "inline")):
+        if pattern is _PINNED and "@" not in body and "==" not in body:
             continue
-        named = [(m, m.group("name")) for m in _NAMED.finditer(said)]
-        if _HEADING.match(line):
-            headed.update(name.casefold() for _, name in named)
-            continue
-        found = named + [(m, m.group("name")) for m in _PINNED.finditer(coded)]
-        for match, name in found:
-            if len(name) < 2:
+        for match in pattern.finditer(body):
+            if code is None:
+                code = _Code(body)
+                starts = [0, *(m.end() for m in _BREAK.finditer(body))]
+            where = code.at(match.start())
+            if where is not None and where != allowed:
+                continue
+            name = match.group("name")
+            at = bisect.bisect_right(starts, match.start()) - 1
+            end = starts[at + 1] - 1 if at + 1 < len(starts) else len(body)
+            if len(name) < 2 or end - starts[at] > MAX_LINE:
+                continue
+            line = body[starts[at]:end]
+            if _HEADING.match(line):
+                if pattern is _NAMED:
+                    headed.add(name.casefold())
                 continue
             key, version = name.casefold(), match.group("version")
             versions[key].add(version)
-            if key not in first:
-                first[key] = _Stated(version, line.strip(), name, match.group(0),
-                                     frozenset())
+            if key not in first or match.start() < first[key][0]:
+                first[key] = (match.start(), _Stated(version, line.strip(), name,
+                                                     match.group(0), frozenset()))
     return {key: dataclasses.replace(found, versions=frozenset(versions[key]))
-            for key, found in first.items()}
+            for key, (_, found) in first.items()}
+
+
+class _Code:
+    """Where a text is code (:func:`consolidator.store.codespans.code_spans`)."""
+
+    def __init__(self, text: str) -> None:
+        spans = code_spans(text)
+        self._starts = [start for start, _ in spans]
+        self._ends = [end for _, end in spans]
+        self._fenced = [text.find("\n", start, end) >= 0 for start, end in spans]
+
+    def at(self, offset: int) -> str | None:
+        """"fenced" (a fenced block), "inline" (a code span) or None (prose)."""
+        i = bisect.bisect_right(self._starts, offset) - 1
+        if i < 0 or offset >= self._ends[i]:
+            return None
+        return "fenced" if self._fenced[i] else "inline"
 
 
 def _written_lower(memories: Iterable[Memory], names: Collection[str]) -> set[str]:
@@ -158,25 +190,15 @@ def _written_lower(memories: Iterable[Memory], names: Collection[str]) -> set[st
         folded = memory.body.casefold()
         if not any(name in folded for name in names):
             continue
-        prose, _ = _blanked(memory.body)
-        found.update(folded_word for word in _WORD.findall(prose)
-                     if word[0].islower() and (folded_word := word.casefold()) in names)
+        code: _Code | None = None
+        for match in _WORD.finditer(memory.body):
+            word = match.group(0)
+            if not word[0].islower() or (folded_word := word.casefold()) not in names:
+                continue
+            code = code or _Code(memory.body)
+            if code.at(match.start()) is None:
+                found.add(folded_word)
     return found
-
-
-def _blanked(body: str) -> tuple[str, str]:
-    """``body`` with its code blanked out (the prose), and with only its fenced blocks blanked
-    (where a pin in inline code is read); line breaks kept, so lines line up."""
-    prose: list[str] = []
-    plain: list[str] = []
-    at = 0
-    for start, end in code_spans(body):
-        code = body[at:start], body[start:end]
-        blank = _NOT_BREAK.sub(" ", code[1])
-        prose += [code[0], blank]
-        plain += [code[0], blank if "\n" in code[1] else code[1]]
-        at = end
-    return "".join(prose) + body[at:], "".join(plain) + body[at:]
 
 
 def restated(old: str, new: str) -> str:

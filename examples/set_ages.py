@@ -50,7 +50,8 @@ def main() -> None:
     for i, path in enumerate(sessions):
         stamp = now - (i + 1) * 3600 * 7
         os.utime(path, (stamp, stamp))
-    print(f"set the ages of {len(MEMORY_AGES)} memory files and {len(sessions)} sessions")
+    print(f"set the ages of the {len(MEMORY_AGES)} files in memory/ (memories, the index and "
+          f"a note without frontmatter) and of {len(sessions)} session transcripts")
 
 
 if __name__ == "__main__":

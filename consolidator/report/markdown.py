@@ -422,8 +422,10 @@ def _memories_md(plan: Plan, mask: Mask, verbose: bool) -> list[str]:
     if quiet:
         more = "more " if rows else ""
         out += ([""] if rows else []) + [
-            f"{quiet} {more}{'memory' if quiet == 1 else 'memories'} with no warning besides "
-            f"{'its' if quiet == 1 else 'their'} age: the same report with `--verbose` lists them"]
+            f"{quiet} {more}{'memory' if quiet == 1 else 'memories'} with no warning of "
+            f"{'its' if quiet == 1 else 'their'} own (frontmatter, name, secret, use) besides "
+            f"{'its' if quiet == 1 else 'their'} age; findings about them are listed above: the "
+            "same report with `--verbose` lists them"]
     return out
 
 

@@ -171,7 +171,8 @@ def test_the_markdown_report_of_the_example_reads_summary_first_memories_last(
     # Unlinking it is a judgment waiting for review; found it is, whatever the mode.
     assert "1 index pointer to a missing file" in summary
     assert _section(text, "Memories").strip() == (
-        "20 memories with no warning besides their age: the same report with "
+        "20 memories with no warning of their own (frontmatter, name, secret, use) "
+        "besides their age; findings about them are listed above: the same report with "
         "`--verbose` lists them")
 
 

@@ -356,7 +356,8 @@ def test_unparsed_files_are_findings_left_untouched() -> None:
 def test_without_verbose_only_memories_with_a_warning_besides_their_age_are_listed() -> None:
     text = to_markdown(run_of(root_of(full_plan())))
     assert text.rstrip("\n").endswith(
-        "9 more memories with no warning besides their age: the same report with "
+        "9 more memories with no warning of their own (frontmatter, name, secret, use) "
+        "besides their age; findings about them are listed above: the same report with "
         "`--verbose` lists them")
     memories = section(text, "Memories")
     rows = [line for line in memories.splitlines() if line.startswith("| `")]
@@ -386,7 +387,8 @@ def test_a_root_whose_memories_all_have_no_warnings_says_how_to_list_them() -> N
     plan = full_plan(memories=(memory("a.md", 3), memory("b.md", 1)))
     text = to_markdown(run_of(root_of(plan)))
     assert section(text, "Memories").strip() == (
-        "2 memories with no warning besides their age: the same report with "
+        "2 memories with no warning of their own (frontmatter, name, secret, use) "
+        "besides their age; findings about them are listed above: the same report with "
         "`--verbose` lists them")
     assert "| file |" not in text
 

@@ -25,10 +25,11 @@ DAY = 86400
 
 
 def put(root: Path, rel: str, body: str, *, kind: str = "project", days: float = 5,
-        extra: str = "") -> None:
+        extra: str = "", description: str = "") -> None:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\nname: {path.stem}\ndescription: {path.stem}\ntype: {kind}\n{extra}"
+    path.write_text(f"---\nname: {path.stem}\ndescription: {description or path.stem}\n"
+                    f"type: {kind}\n{extra}"
                     f"---\n{body}", encoding="utf-8")
     when = time.time() - days * DAY
     os.utime(path, (when, when))
@@ -279,3 +280,40 @@ def test_a_korean_word_with_stacked_particles_is_still_a_day(
     put(root, "notes/log_2026-03-20.md", "- 어제까지는 배포가 막혀 있었고 오늘 풀렸다.\n", days=100)
     reason = rewrites(root, tmp_path, capsys)["notes/log_2026-03-20.md"]
     assert "'어제' -> 2026-03-19" in reason
+
+
+# A status memory whose description dates it, its sections dated that same day, and an undated
+# "next steps" section: in French, English and Spanish.
+STATUS = {
+    "fr": ("Avancement du projet au 2026-04-11",
+           "## Stock en base (11 avril 2026)\n\n- 115 800 biens.\n\n## Prochaines étapes\n\n"
+           "1. Observer le volume du filtre strict demain avant de l'élargir.\n"),
+    "en": ("Project status as of 2026-04-11",
+           "## Stock (11 April 2026)\n\n- 115,800 listings.\n\n## Next steps\n\n"
+           "1. Watch the strict filter's volume tomorrow before widening it.\n"),
+    "es": ("Estado del proyecto al 2026-04-11",
+           "## Inventario (11 de abril de 2026)\n\n- 115.800 anuncios en la base, de los que la "
+           "mitad son nuevos.\n\n## Próximos pasos\n\n1. Revisar mañana el volumen del filtro "
+           "estricto y, si no es suficiente, volver a la configuración anterior.\n"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(STATUS))
+def test_a_description_borne_out_by_the_sections_dates_an_undated_section(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], lang: str
+) -> None:
+    description, body = STATUS[lang]
+    put(root, "project_status.md", body, description=description, days=30)
+    # Twins, each left alone: a description date the text does not bear out (a section of
+    # another day), one the text gives no date for, and one Claude Code stamped later.
+    put(root, "project_other_day.md", body.replace("11", "9", 1), description=description,
+        days=30)
+    put(root, "project_bare.md", body.split("## ", 2)[-1].split("\n", 1)[1],
+        description=description, days=30)
+    put(root, "project_stamped.md", body, description=description, days=30,
+        extra="modified: 2026-05-02T09:00:00.000Z\n")
+
+    found = rewrites(root, tmp_path, capsys)
+
+    assert set(found) == {"project_status.md"}
+    assert "-> 2026-04-12" in found["project_status.md"]

@@ -24,6 +24,7 @@ from consolidator.detect.dates.anchors import (
     gloss,
     name_day,
     near_day,
+    writing_day,
 )
 from consolidator.detect.dates.layout import Layout
 from consolidator.detect.dates.locales import MONTHS, LocalePhrase, find_locale
@@ -354,13 +355,38 @@ def dated_by_writing(memory: Memory) -> bool:
                for d in explicit_dates(memory.description or ""))
 
 
+def described_day(memory: Memory) -> date | None:
+    """The day a memory's description says its text is of ("status as of 2026-04-11"), where
+    the text bears it out: the description names one day, with its year; the text gives at
+    least one date and every date it gives is that day (its sections are of that day, so an
+    undated one is too); it is not after the memory was saved, and Claude Code's stamp, if
+    any, is of that day (a later stamp may have added undated lines on a later day)."""
+    found = explicit_dates(memory.description or "")
+    if len(found) != 1 or found[0].year is None:
+        return None
+    day = writing_day(found[0], clock.local(memory.written_ns).date())
+    given = explicit_dates(memory.body)
+    if day is None or not given or any(
+            (d.year or day.year, d.month, d.day) != (day.year, day.month, day.day)
+            for d in given):
+        return None
+    if memory.modified_ns is not None and clock.local(memory.modified_ns).date() != day:
+        return None
+    return day
+
+
 def relative_in(memory: Memory, body: str | None = None) -> list[RelativeDate]:
     """The relative dates of a memory (or of ``body``, its text as a plan rewrote it),
-    counted from the dates its text gives, else from its writing time where that may date
-    them (:func:`dated_by_writing`)."""
-    return find_relative(memory.body if body is None else body,
-                         clock.local(memory.written_ns), memory.file,
-                         lambda: dated_by_writing(memory))
+    counted from the dates its text gives, else from the day its description says the text
+    is of (:func:`described_day`), else from its writing time where that may date them
+    (:func:`dated_by_writing`)."""
+    text = memory.body if body is None else body
+    written = clock.local(memory.written_ns)
+    described = described_day(memory)
+    if described is not None:
+        return find_relative(text, written.replace(year=described.year, month=described.month,
+                                                   day=described.day), memory.file, True)
+    return find_relative(text, written, memory.file, lambda: dated_by_writing(memory))
 
 
 def find_relative(text: str, written: datetime, name: str = "",

@@ -212,6 +212,7 @@ def test_the_metrics_textfile_follows_each_real_pass(tmp_path: Path) -> None:
     assert families["dream_consolidator_proposal_waiting_actions"].samples[0].value == 4.0
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_a_textfile_that_cannot_be_written_is_one_warning_per_change_of_reason(
     tmp_path: Path
 ) -> None:
@@ -311,6 +312,7 @@ def test_report_json_prints_the_json_report_as_format_json_does(tmp_path: Path) 
     assert "--json" in clash.stderr and clash.stderr.count("\n") == 1
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_history_since_and_prune_older_than_take_the_same_durations(tmp_path: Path) -> None:
     root = _copy(tmp_path)
     state = str(tmp_path / "s")

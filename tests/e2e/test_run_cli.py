@@ -580,6 +580,7 @@ def _warnings(proc: subprocess.CompletedProcess[str], root: Path) -> list[dict[s
             if e["event"] in ("root cannot be used", "root usable again") and e["root"] == str(root)]
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_repeated_runs_warn_of_an_unwritable_root_once_per_change_of_reason(
     tmp_path: Path, unwritable: Callable[[Path], None]
 ) -> None:

@@ -494,6 +494,7 @@ def test_a_root_the_service_cannot_use_is_one_warning_per_change_of_reason(
     service.wait_for(_event("root usable again", root=str(root)), after=mark)
 
 
+@pytest.mark.slow  # a few seconds: CI runs it with the slow tests
 def test_an_unwritable_root_is_one_warning_per_change_of_reason_in_the_service(
     tmp_path: Path, serve: Callable[..., Serve], unwritable: Callable[[Path], None]
 ) -> None:

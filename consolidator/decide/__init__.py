@@ -175,7 +175,10 @@ def merges(
         out.append(Merge(
             file=cluster.keep, sources=cluster.files, kind=SAFE, data=data,
             mtime_ns=max(by_file[f].stat.mtime_ns for f in cluster.files),
-            reason=f"{cluster.kind} (similarity {cluster.similarity:.2f})",
+            reason=(f"{cluster.kind} (similarity {cluster.similarity:.2f})"
+                    if cluster.kind != "contained" else
+                    f"contained: every line of {', '.join(cluster.files[1:])} is in "
+                    f"{cluster.keep} (line similarity {cluster.similarity:.2f})"),
             before=tuple(by_file[f].stat for f in cluster.files),
         ))
     return out, notes

@@ -15,10 +15,12 @@ directory's own writing shows it is one:
   or later``), a share, a size, a range or part of a longer token (``5x``, ``5%``, ``5/6``);
 - the name is no heading's (a heading that numbers a name, ``## Phase 2`` or ``### Top 15``,
   makes it a part of something, not a tool), and a line that is a heading states no version;
-- the directory gives the name at most two versions (three or more: a counter or an ordinal,
+- the directory gives the name exactly two versions (three or more: a counter or an ordinal,
   not one tool), one in each memory (a memory that states both is a note of the move from one
   to the other), and neither refines the other (``3`` and ``3.11``); a value the memory's own
-  file name holds (``v8_refactoring.md``) names the memory, not a version.
+  file name holds (``v8_refactoring.md``) names the memory, not a version;
+- the two memories are not one template filled in for two things (several of their lines
+  line up with other values: two servers' RAM, CPU and OS).
 
 Found in one pass over the memories' prose; like every conflict, reported, never merged
 offline. The newer memory is the one written last (Claude Code's ``modified``, else the

@@ -197,35 +197,26 @@ def test_a_cited_file_still_there_vetoes_an_archive_on_a_status_word(
     assert archived == {"project_retired.md"}
 
 
-def test_without_git_a_missing_file_is_reported_without_history(
-    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    plain = tmp_path / "plain"
-    put_file(plain, "src/app/main.py", "x\n")
-    put_memory(root, "project_cli.md", "The CLI lives in src/app/cli.py.\n")
-
-    stale = stale_of(report(root, plain, tmp_path, capsys), "project_cli.md")
-
-    assert stale["reasons"] == ["cites `src/app/cli.py` — not in the project (about a part)"]
-
-
-def test_without_git_a_file_gone_with_its_folder_is_no_evidence(
+def test_without_git_a_file_missing_from_a_folder_that_is_there_is_reported_without_history(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Without history, a folder missing too fits another tree's file, or one never copied
-    # here, as well as a removal; a file missing from a folder that is there (even one
-    # written from a part of the tree) is reported.
+    # here, as well as a removal: no evidence. A file missing from a folder that is there
+    # (even one written from a part of the tree) is reported.
     plain = tmp_path / "plain"
     put_file(plain, "src/app/main.py", "x\n")
     put_file(plain, "server/routes/web.php", "<?php\n")
-    put_memory(root, "project_gone_folder.md", "The installer is built by installer/build.ps1.\n")
+    put_memory(root, "project_cli.md", "The CLI lives in src/app/cli.py.\n")
     put_memory(root, "project_part.md", "Admin routes are in routes/admin.php.\n")
+    put_memory(root, "project_gone_folder.md", "The installer is built by installer/build.ps1.\n")
 
     found = report(root, plain, tmp_path, capsys)
 
-    assert stale_of(found, "project_gone_folder.md") is None
+    assert stale_of(found, "project_cli.md")["reasons"] == [
+        "cites `src/app/cli.py` — not in the project (about a part)"]
     assert stale_of(found, "project_part.md")["reasons"] == [
         "cites `routes/admin.php` — not in the project (about a part)"]
+    assert stale_of(found, "project_gone_folder.md") is None
 
 
 def test_a_path_written_from_a_part_of_the_project_is_there(

@@ -107,6 +107,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "names and versions": _repeat("Astro 5 `astro@6` ", tail="\nastro"),
     "pins a.b/c.d": _repeat("a.b/c.d", tail="@1"),
     "versions in a fenced block": _repeat("Astro 5\n", head="```\n", tail="\n```"),
+    "stack lines with dates": _repeat("- Astro 5 + React 6 on June 5\n"),
 }
 
 

@@ -28,7 +28,6 @@ from consolidator import clock
 from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
 from consolidator.decide.bodies import appended, changed_lines, merged_body, newest_stamp, with_body
-from consolidator.detect.conflicts.versions import restated
 from consolidator.detect.dates.anchors import mark_end
 from consolidator.detect.dates.freshness import age_days
 from consolidator.detect.dates.relative import relative_in, rewrite_relative
@@ -311,8 +310,9 @@ def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
     done = set(taken)
     for conflict in conflicts:
         older = next(f for f in conflict.files if f != conflict.newer)
-        if older in done or conflict.newer in done or "strikes through" in conflict.reason:
-            continue
+        if older in done or conflict.newer in done or "strikes through" in conflict.reason \
+                or conflict.keyed:
+            continue  # (a conflict by key is reported only: see detect.conflicts.versions)
         old_line, new_line = (conflict.evidence[conflict.files.index(f)]
                               for f in (older, conflict.newer))
         memory, newer = by_file[older], by_file[conflict.newer]
@@ -321,14 +321,8 @@ def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
         if at is None:
             continue
         lead = old_line[: mark_end(old_line)]
-        was = old_line[len(lead):]
         stated = new_line[mark_end(new_line):]
-        if conflict.stated:  # by key: the older line, with the newer version in its place
-            old_said, new_said = (conflict.stated[conflict.files.index(f)]
-                                  for f in (older, conflict.newer))
-            if old_said not in was:
-                continue
-            stated = was.replace(old_said, restated(old_said, new_said), 1)
+        was = old_line[len(lead):]
         day = clock.local(newer.written_ns).date().isoformat()
         indent = lead[: len(lead) - len(lead.lstrip(" \t"))]
         note = f"{indent}- Superseded on {day} by {conflict.newer}: {was}"

@@ -45,9 +45,9 @@ class Conflict:
     similarity: float
     reason: str
     evidence: tuple[str, ...] = ()  # the disagreeing line of each file, as written
-    # A conflict by key: what each file states, as written in its line (``Astro 5``,
-    # ``astro@6.0.1``), the version last; resolving it changes only that in the older line.
-    stated: tuple[str, ...] = ()
+    # Found by key (one tool given two versions in differently worded lines): reported only,
+    # never resolved offline.
+    keyed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -350,7 +350,11 @@ LATE_FAILURES = {
 }
 
 
-@pytest.mark.parametrize("command", [["config", "check"], ["run"], ["serve"]])
+# `run` in the default suite; `config check` and `serve` read the config the same way, in the
+# slow set (CI runs it).
+@pytest.mark.parametrize("command", [
+    pytest.param(["config", "check"], marks=pytest.mark.slow), ["run"],
+    pytest.param(["serve"], marks=pytest.mark.slow)])
 @pytest.mark.parametrize("case", sorted(LATE_FAILURES))
 def test_config_values_that_would_fail_later_are_config_errors(
     tmp_path: Path, case: str, command: list[str]

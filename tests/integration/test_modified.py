@@ -183,8 +183,8 @@ def test_a_key_conflict_names_the_memory_claude_code_wrote_last_as_the_newer(
     says which statement is the newer one; two counts beside one word never conflict."""
     put(root, "project_perf.md", "Astro 5 with islands is close to required for speed.\n",
         mtime_days=0.5, modified=stamp(30.2))
-    put(root, "project_stack.md", "Settled stack: Astro 6 + React 19, built with npm.\n",
-        mtime_days=20.2, modified=stamp(3.2))
+    put(root, "project_stack.md", "Settled stack: Astro 6 + React 19 islands, built with "
+        "npm.\n", mtime_days=20.2, modified=stamp(3.2))
     put(root, "project_videos.md", "## Top 15\n\nThe list is refreshed weekly.\n",
         mtime_days=9.2)
     put(root, "project_channels.md", "Top 5 channels by views are tracked.\n",
@@ -197,4 +197,4 @@ def test_a_key_conflict_names_the_memory_claude_code_wrote_last_as_the_newer(
         "similarity": 0.0,
         "reason": "project_perf.md says Astro 5 where project_stack.md says Astro 6",
         "evidence": ["Astro 5 with islands is close to required for speed.",
-                     "Settled stack: Astro 6 + React 19, built with npm."]}]
+                     "Settled stack: Astro 6 + React 19 islands, built with npm."]}]

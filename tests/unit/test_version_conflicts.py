@@ -1,5 +1,6 @@
 """Conflicts by key: one named tool given two versions by two memories, worded differently;
-and the numbers beside names that count, order or name parts, which never conflict."""
+and the numbers beside names that count, order, date or name parts, or that hold in two
+places at once, which never conflict."""
 
 from __future__ import annotations
 
@@ -16,68 +17,87 @@ def test_one_tool_given_two_versions_in_other_words_is_a_conflict_naming_the_new
         "# Performance", "1. **Astro 5 with islands** is close to required for a perfect score."),
         written=OLD)
     new = memory("project_stack.md", lines(
-        "- Settled stack: Astro 6 + React 19 + Tailwind 4, built with npm."), written=NEW)
+        "- Settled stack: Astro 6 + React 19 islands + Tailwind 4, built with npm."),
+        written=NEW)
 
     (found,) = find_version_conflicts([old, new])
 
     assert found.files == ("project_perf.md", "project_stack.md")
     assert found.newer == "project_stack.md"
+    assert found.keyed
     assert found.reason == "project_perf.md says Astro 5 where project_stack.md says Astro 6"
     assert found.evidence == (
         "1. **Astro 5 with islands** is close to required for a perfect score.",
-        "- Settled stack: Astro 6 + React 19 + Tailwind 4, built with npm.")
+        "- Settled stack: Astro 6 + React 19 islands + Tailwind 4, built with npm.")
 
 
-def test_a_package_pinned_in_code_is_a_key_too() -> None:
-    a = memory("project_web.md", "The site builds with `astro@5.2.1` today.\n", written=OLD)
-    b = memory("project_deploy.md", "Deploy installs `astro@6.0.3` first.\n", written=MID)
+def test_a_package_pinned_in_code_and_a_dotted_version_are_keys_too() -> None:
+    pinned = [memory("project_web.md", "The site builds with `astro@5.2.1`.\n", written=OLD),
+              memory("project_ci.md", "CI builds the site with `astro@6.0.3`.\n", written=MID)]
+    dotted = [memory("setup.md", "The API image runs Python 3.11 in production.\n",
+                     written=OLD),
+              memory("deploy.md", "Production runs Python 3.12 since the upgrade.\n",
+                     written=NEW)]
 
-    (found,) = find_version_conflicts([a, b])
-
-    assert found.reason == ("project_deploy.md says astro 6.0.3 where project_web.md says "
+    (found,) = find_version_conflicts(pinned)
+    assert found.reason == ("project_ci.md says astro 6.0.3 where project_web.md says "
                             "astro 5.2.1")
-    assert found.newer == "project_deploy.md"
+    assert found.newer == "project_ci.md"
+    assert pairs(*dotted) == [("deploy.md", "setup.md")]
 
 
-def test_numbers_that_count_order_or_name_parts_never_conflict() -> None:
+def test_numbers_that_count_order_date_or_name_parts_never_conflict() -> None:
     # A heading that numbers a name makes it a part (Phase, Top); a word the prose also writes
-    # in lower case is a word, not a name (Fase, at the start of a sentence).
+    # in lower case is a word, not a name (Fase, at the start of a sentence); a whole number
+    # counts only for a name listed with its version beside another (a stack); a month's day
+    # is a date.
     phases = [memory("plan_a.md", lines("## Phase 1", "- Phase 1 ships the importer.")),
-              memory("plan_b.md", lines("- Phase 2 waits for the new schema."))]
-    ranked = [memory("videos.md", lines("### Top 15", "- the list")),
+              memory("plan_b.md", lines("- Phase 2 ships the importer's retries."))]
+    ranked = [memory("videos.md", lines("### Top 15", "- the list of channels")),
               memory("channels.md", lines("- Top 5 channels by views are tracked weekly."))]
     words = [memory("kanban.md", lines("- Fase 1 concluída; a próxima fase começa em março.")),
-             memory("updates.md", lines("- Fase 6: publicar a versão estável."))]
-    assert pairs(*phases) == []
-    assert pairs(*ranked) == []
-    assert pairs(*words) == []
+             memory("updates.md", lines("- Fase 6 concluída com a versão estável."))]
+    counters = [memory("sprint_a.md", "Sprint 12 ends on Friday with the demo.\n"),
+                memory("sprint_b.md", "Sprint 13 ends on Friday with the review.\n")]
+    german = [memory("buch_a.md", "Kapitel 3 beschreibt den Import der Daten.\n"),
+              memory("buch_b.md", "Kapitel 4 beschreibt den Export der Daten.\n")]
+    dates = [memory("release.md", "Release 1.4 went out on June 5 after the review.\n"),
+             memory("retro.md", "The review retro is set for June 12 this year.\n")]
+    for case in (phases, ranked, words, counters, german, dates):
+        assert pairs(*case) == [], case
+
+
+def test_one_tool_in_two_places_each_with_its_version_is_no_disagreement() -> None:
+    places = [memory("local.md", "Python 3.12 locally, from pyenv.\n"),
+              memory("server.md", "Python 3.10 on the prod server, from the distribution.\n")]
+    assert pairs(*places) == []
 
 
 def test_a_minimum_a_refinement_a_move_or_a_third_value_is_no_disagreement() -> None:
-    minimum = [memory("setup.md", "Needs Python 3.8+ with tkinter.\n"),
-               memory("check.md", "Runs on Python 3.12 here.\n")]
-    written_out = [memory("setup.md", "Needs Python 3.8 or later.\n"),
-                   memory("check.md", "Runs on Python 3.12 here.\n")]
+    minimum = [memory("setup.md", "Scripts need Python 3.8+ with tkinter.\n"),
+               memory("check.md", "Scripts run on Python 3.12 with tkinter.\n")]
+    written_out = [memory("setup.md", "Scripts need Python 3.8 or later.\n"),
+                   memory("check.md", "Scripts run on Python 3.12 here.\n")]
     ranged = [memory("setup.md", "Pin `django>=4.2` and `astro@^5.2` in the manifests.\n"),
-              memory("check.md", "We deploy `django==5.1` and `astro@6.0.1`.\n")]
+              memory("check.md", "The manifests pin `django==5.1` and `astro@6.0.1`.\n")]
     refined = [memory("setup.md", "The service runs Python 3.\n"),
-               memory("check.md", "Tests run on Python 3.11.\n")]
-    moved = [memory("upgrade.md", "Moved from Next 14 to Next 15 last sprint.\n"),
-             memory("app.md", "The app is built on Next 14.\n")]
-    counted = [memory("a.md", "The API needs Node 16.\n"),
-               memory("b.md", "The web app needs Node 18.\n"),
-               memory("c.md", "The worker needs Node 20.\n")]
+               memory("check.md", "The service tests run on Python 3.11.\n")]
+    moved = [memory("upgrade.md", "Moved the app from Next 14.2 to Next 15.1 last sprint.\n"),
+             memory("app.md", "The app is built on Next 14.2 today.\n")]
+    counted = [memory("a.md", "The API service needs Node 16.20.\n"),
+               memory("b.md", "The web service needs Node 18.19.\n"),
+               memory("c.md", "The worker service needs Node 20.11.\n")]
     for case in (minimum, written_out, ranged, refined, moved, counted):
         assert pairs(*case) == [], case
 
 
 def test_names_with_digits_code_blocks_and_a_memorys_own_number_are_no_versions() -> None:
     glued = [memory("storage.md", "Backups go to S3 and the app runs on EC2.\n"),
-             memory("other.md", "Logs go to S4 nowhere.\n")]
-    fenced = [memory("run.md", lines("```", "Astro 5 build", "```")),
-              memory("stack.md", "We run Astro 6.\n")]
-    own = [memory("v8_refactor.md", "The V8 engine work: Engine 8 is the target.\n"),
-           memory("engine.md", "Engine 9 ships next.\n")]
+             memory("other.md", "Logs of the app go to S4 nowhere.\n")]
+    fenced = [memory("run.md", lines("```", "Astro 5.1 build of the site", "```")),
+              memory("stack.md", "We build the site with Astro 6.0.\n")]
+    own = [memory("widget_2.4_notes.md", "Notes: Widget 2.4 ships the export.\n"),
+           memory("widget.md", "Widget 2.5 ships the export next.\n")]
     assert pairs(*glued) == []
     assert pairs(*fenced) == []
     assert pairs(*own) == []

@@ -1,30 +1,36 @@
 """Conflicts by key: two memories that give one named tool two versions.
 
-``Stack: Astro 6 + React 19`` in one memory against ``Astro 5 is all but required`` in
-another, or ``astro@5.2`` against ``astro@6.0``: the key is the tool's name, the value its
-version. Unlike a skeleton conflict (:mod:`consolidator.detect.conflicts.find`) the two lines
-need not be worded alike; the key is what ties them, so it is read as a key only where the
-directory's own writing shows it is one:
+``Settled stack: Astro 6 + React 19 + Tailwind 4`` in one memory against ``Astro 5 with
+islands is all but required`` in another, or ``astro@5.2`` against ``astro@6.0``: the key is
+the tool's name, the value its version. Unlike a skeleton conflict
+(:mod:`consolidator.detect.conflicts.find`) the two lines need not be worded alike; the key is
+what ties them. Most numbers after a capitalised word are no version (``Sprint 12``, ``PR 15``,
+``June 5``, ``Kapitel 3``, ``Python 3.10`` on one server and ``3.12`` on another), so a key
+is read only where the directory's own writing shows it is one:
 
 - the name is a proper name: capitalised, at least two characters, and never written in lower
-  case in the prose of any memory of the directory (``Top 5``, ``Fase 1``, ``Des 237``: a word
-  at the start of a sentence, not a name); or a package pinned in code (``name@1.2``,
-  ``name==1.2``);
+  case in the prose of any memory of the directory (``Top 5``, ``Fase 1``: a word at the start
+  of a sentence, not a name); or a package pinned in code (``name@1.2``, ``name==1.2``);
 - the version is a version: a number with at most two digits before its first dot, written
-  apart from the name (``S3``, ``EC2`` are names), not a minimum (``3.8+``, ``>= 3.8``, ``3.8
-  or later``), a share, a size, a range or part of a longer token (``5x``, ``5%``, ``5/6``);
+  apart from the name (``S3``, ``EC2`` are names), not a date (``June 5``), a minimum
+  (``3.8+``, ``3.8 or later``), a share, a size, a range or part of a longer token (``5x``,
+  ``5%``, ``5/6``); a whole number (``Astro 6``) only for a name the directory lists as a
+  stack, beside another name with its version in one line (``Astro 6 + React 19``), or pins;
 - the name is no heading's (a heading that numbers a name, ``## Phase 2`` or ``### Top 15``,
   makes it a part of something, not a tool), and a line that is a heading states no version;
 - the directory gives the name exactly two versions (three or more: a counter or an ordinal,
   not one tool), one in each memory (a memory that states both is a note of the move from one
-  to the other), and neither refines the other (``3`` and ``3.11``); a value the memory's own
+  to the other), and neither refines the other (``3`` and ``3.11``); a number the memory's own
   file name holds (``v8_refactoring.md``) names the memory, not a version;
-- the two memories are not one template filled in for two things (several of their lines
-  line up with other values: two servers' RAM, CPU and OS).
+- the two lines share a content word besides the name and the numbers (``islands`` in both:
+  one claim about one use of the tool; ``locally`` against ``on the prod server`` is two
+  places, each with its version), and the two memories are not one template filled in for two
+  things (several of their lines line up with other values: two servers' RAM, CPU and OS).
 
-Found in one pass over the memories' prose; like every conflict, reported, never merged
-offline. The newer memory is the one written last (Claude Code's ``modified``, else the
-file's time).
+Found in one pass over the memories' prose. Reported only, never resolved, not even where
+``consolidate.resolve_conflicts`` brings a worded-alike claim up to date: a key read from two
+differently worded lines is weaker evidence than one claim written twice. The newer memory is
+the one written last (Claude Code's ``modified``, else the file's time).
 """
 
 from __future__ import annotations
@@ -37,8 +43,10 @@ from collections.abc import Collection, Container, Iterable
 
 from consolidator.detect.conflicts.find import INSTANCE_LINES
 from consolidator.detect.conflicts.skeletons import skeleton
+from consolidator.detect.dates.anchors import explicit_dates
 from consolidator.detect.findings import Conflict
-from consolidator.detect.text import normal_set
+from consolidator.detect.text import normal_line, normal_set
+from consolidator.detect.words import line_features
 from consolidator.store.codespans import code_spans
 from consolidator.store.model import Memory
 
@@ -52,7 +60,7 @@ MAX_LINE = 2000  # characters of a line read for versions; a longer one is no si
 _NAMED = re.compile(
     r"(?P<name>[A-Z](?<![\w.@/#+\\-][A-Z])(?:[\w.+#-]*[^\W\d_+.#-]|[\w.-]*[+#]+))[ \u00a0]v?"
     r"(?P<version>\d{1,2}(?:\.\d{1,4}){0,3})"
-    r"(?![\w.+%/:*°-]|,\d| ?(?:or (?:later|newer|above|higher)|and (?:up|above|later)"
+    r"(?![\w+%/:*°-]|[.,]\d| ?(?:or (?:later|newer|above|higher)|and (?:up|above|later)"
     r"|以上|以降|이상))"
 )
 # A package pinned in code to one version: `astro@5.2.1`, `django==4.2` (a range, `^5.2` or
@@ -61,7 +69,6 @@ _PINNED = re.compile(
     r"(?<![\w.@/-])(?P<name>@?[a-z][\w.-]*[a-z0-9](?:/[a-z][\w.-]*[a-z0-9])?)(?:@|==)v?"
     r"(?P<version>\d+(?:\.\d+){0,3})(?![\w.*])"
 )
-_TRAILING_VERSION = re.compile(r"\d+(?:\.\d+)*$")  # the version a statement ends with
 _DIGIT = re.compile(r"\d")
 _BREAK = re.compile(r"\n")
 _HEADING = re.compile(r" {0,3}#{1,6}\s")
@@ -75,7 +82,6 @@ class _Stated:
     version: str
     line: str  # as written, stripped
     name: str  # as written
-    said: str  # the name and its version as the line writes them (``Astro 5``)
     versions: frozenset[str]
 
 
@@ -87,27 +93,56 @@ def find_version_conflicts(memories: Iterable[Memory],
     caller has them)."""
     by_file = {m.file: m for m in memories}
     stated: dict[str, dict[str, _Stated]] = {}  # name (folded) -> file -> what it states
-    headed: set[str] = set()  # names a heading numbers
+    seen = _Seen()
     for file, memory in by_file.items():
         if _DIGIT.search(memory.body):
-            for key, found in _read(memory.body, headed).items():
+            for key, found in _read(memory.body, seen).items():
                 stated.setdefault(key, {})[file] = found
     keys = {key: files for key, files in stated.items()
-            if len(files) >= 2 and key not in headed and _two(files)}
+            if len(files) >= 2 and key not in seen.headed and _two(files)
+            and (key in seen.tools or all("." in v for v in _versions(files)))}
     if keys:  # (rare: only then is every memory's prose read for the names in lower case)
         lower = _written_lower(by_file.values(), keys)
         keys = {key: files for key, files in keys.items() if key not in lower}
     out = []
-    for _key, files in sorted(keys.items()):
+    for key, files in sorted(keys.items()):
         one = {file: found for file, found in files.items()
-               if len(found.versions) == 1 and found.version not in file.lower()}
+               if len(found.versions) == 1 and not _names_itself(file, found.version)}
         for a in sorted(one):
             for b in sorted(one):
                 if a < b and one[a].version != one[b].version \
                         and frozenset((a, b)) not in skip \
+                        and _same_claim(one[a], one[b], key) \
                         and not _instances(by_file[a], by_file[b], sets):
                     out.append(_conflict(by_file[a], by_file[b], one[a], one[b]))
     return out
+
+
+class _Seen:
+    """What the directory's writing shows of its names, gathered while they are read."""
+
+    def __init__(self) -> None:
+        self.headed: set[str] = set()  # names a heading numbers: parts, not tools
+        # Names listed beside another name with its version in one line (a stack), or pinned
+        # in code: tools, whose whole-number versions count.
+        self.tools: set[str] = set()
+
+
+def _versions(files: dict[str, _Stated]) -> frozenset[str]:
+    return frozenset().union(*(found.versions for found in files.values()))
+
+
+def _names_itself(file: str, version: str) -> bool:
+    """Whether the memory's file name holds ``version`` as a number of its own."""
+    return re.search(rf"(?<![\d.]){re.escape(version)}(?![\d.]*\d)", file) is not None
+
+
+def _same_claim(a: _Stated, b: _Stated, key: str) -> bool:
+    """Whether two lines share a content word besides the name and the numbers: one claim
+    about one use of the tool, not two places each with its version."""
+    name = line_features(normal_line(key))
+    words = [line_features(normal_line(found.line)) - name for found in (a, b)]
+    return any(not word.isdigit() for word in words[0] & words[1])
 
 
 def _instances(a: Memory, b: Memory, sets: dict[str, frozenset[str]] | None) -> bool:
@@ -126,17 +161,20 @@ def _instances(a: Memory, b: Memory, sets: dict[str, frozenset[str]] | None) -> 
 
 def _two(files: dict[str, _Stated]) -> bool:
     """Whether the directory gives a name exactly two versions, neither refining the other."""
-    versions = sorted(frozenset().union(*(found.versions for found in files.values())))
+    versions = sorted(_versions(files))
     return len(versions) == MAX_VERSIONS and not _refines(*versions)
 
 
-def _read(body: str, headed: set[str]) -> dict[str, _Stated]:
-    """The versions ``body`` states, by folded name (and, into ``headed``, the names its
-    headings number). Each pattern runs over the whole text once (neither crosses a line);
-    where the text is code, and which line a match stands in, is worked out only once a
-    pattern matches: a name in code is no statement, a pin only in a fenced block is none."""
+def _read(body: str, seen: _Seen) -> dict[str, _Stated]:
+    """The versions ``body`` states, by folded name (and, into ``seen``, the names its
+    headings number and those it lists as a stack or pins). Each pattern runs over the whole
+    text once (neither crosses a line); where the text is code or a date, and which line a
+    match stands in, is worked out only once a pattern matches: a name in code is no
+    statement, a pin only in a fenced block is none."""
     first: dict[str, tuple[int, _Stated]] = {}  # the earliest statement of each name
     versions: dict[str, set[str]] = defaultdict(set)
+    on_line: dict[int, set[str]] = defaultdict(set)  # line -> the names it gives versions
+    dates: dict[int, list[tuple[int, int]]] = {}  # line -> where its dates stand
     code: _Code | None = None
     starts: list[int] = []
     for pattern, allowed in ((_NAMED, None), (_PINNED, "inline")):
@@ -155,15 +193,26 @@ def _read(body: str, headed: set[str]) -> dict[str, _Stated]:
             if len(name) < 2 or end - starts[at] > MAX_LINE:
                 continue
             line = body[starts[at]:end]
+            key, version = name.casefold(), match.group("version")
             if _HEADING.match(line):
                 if pattern is _NAMED:
-                    headed.add(name.casefold())
+                    seen.headed.add(key)
                 continue
-            key, version = name.casefold(), match.group("version")
+            if at not in dates:
+                dates[at] = [(d.start, d.end) for d in explicit_dates(line)]
+            column = match.start() - starts[at]
+            if any(start < column + len(match.group(0)) and column < stop
+                   for start, stop in dates[at]):
+                continue  # "June 5": a date, not a version
+            if pattern is _PINNED:
+                seen.tools.add(key)
+            on_line[at].add(key)
             versions[key].add(version)
             if key not in first or match.start() < first[key][0]:
-                first[key] = (match.start(), _Stated(version, line.strip(), name,
-                                                     match.group(0), frozenset()))
+                first[key] = (match.start(), _Stated(version, line.strip(), name, frozenset()))
+    for names in on_line.values():
+        if len(names) >= 2:
+            seen.tools |= names
     return {key: dataclasses.replace(found, versions=frozenset(versions[key]))
             for key, (_, found) in first.items()}
 
@@ -203,15 +252,6 @@ def _written_lower(memories: Iterable[Memory], names: Collection[str]) -> set[st
     return found
 
 
-def restated(old: str, new: str) -> str:
-    """What the older memory states (``Astro 5``, ``astro@5.2``), with the newer version in
-    place of its own: its name as it writes it."""
-    mine, theirs = _TRAILING_VERSION.search(old), _TRAILING_VERSION.search(new)
-    if mine is None or theirs is None:  # (never: each statement ends with its version)
-        return new
-    return old[: mine.start()] + theirs.group(0)
-
-
 def _refines(a: str, b: str) -> bool:
     """Whether one version is the other made more precise (``3`` and ``3.11``)."""
     return a.startswith(b + ".") or b.startswith(a + ".")
@@ -221,5 +261,4 @@ def _conflict(ma: Memory, mb: Memory, a: _Stated, b: _Stated) -> Conflict:
     newer = ma.file if (ma.written_ns, ma.file) > (mb.written_ns, mb.file) else mb.file
     reason = (f"{ma.file} says {a.name} {a.version} where {mb.file} says "
               f"{b.name} {b.version}")
-    return Conflict((ma.file, mb.file), newer, 0.0, reason, (a.line, b.line),
-                    (a.said, b.said))
+    return Conflict((ma.file, mb.file), newer, 0.0, reason, (a.line, b.line), keyed=True)

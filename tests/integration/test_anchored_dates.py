@@ -317,3 +317,21 @@ def test_a_description_borne_out_by_the_sections_dates_an_undated_section(
 
     assert set(found) == {"project_status.md"}
     assert "-> 2026-04-12" in found["project_status.md"]
+
+
+def test_a_description_naming_an_event_a_range_or_a_rule_dates_nothing(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The day of an event the text gives in a sentence (a postmortem saved days later); a
+    # description naming a week; the same status written as a rule memory: each "yesterday"
+    # or "tomorrow" is left as written.
+    put(root, "project_postmortem.md", "## Timeline\n\n- The outage began on 2026-04-11 at "
+        "noon.\n\n## Findings\n\n- Root cause found yesterday: the pool was too small.\n",
+        description="Postmortem of the outage on 2026-04-11", days=30)
+    put(root, "project_week.md", "## Done (11 April 2026)\n\n- Imports.\n\n## Next\n\n"
+        "- Watch the strict filter's volume tomorrow.\n",
+        description="Status for 11-15 April 2026", days=30)
+    put(root, "feedback_status.md", STATUS["en"][1], kind="feedback",
+        description=STATUS["en"][0], days=30)
+
+    assert rewrites(root, tmp_path, capsys) == {}

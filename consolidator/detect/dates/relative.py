@@ -357,22 +357,41 @@ def dated_by_writing(memory: Memory) -> bool:
 
 def described_day(memory: Memory) -> date | None:
     """The day a memory's description says its text is of ("status as of 2026-04-11"), where
-    the text bears it out: the description names one day, with its year; the text gives at
-    least one date and every date it gives is that day (its sections are of that day, so an
-    undated one is too); it is not after the memory was saved, and Claude Code's stamp, if
-    any, is of that day (a later stamp may have added undated lines on a later day)."""
-    found = explicit_dates(memory.description or "")
-    if len(found) != 1 or found[0].year is None:
+    the text bears it out: a project (or untyped) memory under RECORD_LINES lines; the
+    description names one day, with its year, and no range; the text dates its sections with
+    headings, every date it gives stands in a heading and is that day (its sections are of
+    that day, so an undated one is too: a date in a sentence, "the outage began on …", may
+    be an event's, not the writing's); it is not after the memory was saved, and Claude
+    Code's stamp, if any, is of that day (a later stamp may have added lines on a later
+    day)."""
+    description = memory.description or ""
+    found = explicit_dates(description)
+    if len(found) != 1 or found[0].year is None or memory.type not in _RECORD_TYPES \
+            or _RANGE_BEFORE.search(description, 0, found[0].start) \
+            or _RANGE_AFTER.match(description, found[0].end):
         return None
     day = writing_day(found[0], clock.local(memory.written_ns).date())
-    given = explicit_dates(memory.body)
-    if day is None or not given or any(
-            (d.year or day.year, d.month, d.day) != (day.year, day.month, day.day)
-            for d in given):
+    body = memory.body
+    if day is None or body.count("\n") >= RECORD_LINES:
+        return None
+    given = 0
+    for line in body.splitlines():
+        for d in explicit_dates(line):
+            if not _HEADING.match(line) \
+                    or (d.year or day.year, d.month, d.day) != (day.year, day.month, day.day):
+                return None
+            given += 1
+    if not given:
         return None
     if memory.modified_ns is not None and clock.local(memory.modified_ns).date() != day:
         return None
     return day
+
+
+# A date that is one end of a range: "11–15 April 2026", "2026-04-11..15", "2026-04-11 ~ 18".
+_RANGE_BEFORE = re.compile(r"\d\s*(?:[-–—~]|\.\.)\s*$")
+_RANGE_AFTER = re.compile(r"\s*(?:[-–—~]|\.\.)\s*\d")
+_HEADING = re.compile(r" {0,3}#{1,6}\s")
 
 
 def relative_in(memory: Memory, body: str | None = None) -> list[RelativeDate]:

@@ -159,6 +159,8 @@ class Project:
         """Whether the folder a cited path names is in the tree, from the root or as the end
         of a folder in it (as :meth:`_within` reads a path); ``None`` when the tree could not
         be listed."""
+        if os.path.isabs(path) or ".." in path.split("/"):
+            return None  # out of the project, or a folder named only to step out of it
         folder = posixpath.dirname(posixpath.normpath(path))
         if not folder or os.path.isdir(self.root / folder):
             return True

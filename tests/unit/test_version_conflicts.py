@@ -4,6 +4,8 @@ places at once, which never conflict."""
 
 from __future__ import annotations
 
+import pytest
+
 from consolidator.detect.conflicts.versions import find_version_conflicts
 from tests.unit.test_detect import MID, NEW, OLD, lines, memory
 
@@ -46,61 +48,53 @@ def test_a_package_pinned_in_code_and_a_dotted_version_are_keys_too() -> None:
     assert pairs(*dotted) == [("deploy.md", "setup.md")]
 
 
-def test_numbers_that_count_order_date_or_name_parts_never_conflict() -> None:
-    # A heading that numbers a name makes it a part (Phase, Top); a word the prose also writes
-    # in lower case is a word, not a name (Fase, at the start of a sentence); a whole number
-    # counts only for a name listed with its version beside another (a stack); a month's day
-    # is a date.
-    phases = [memory("plan_a.md", lines("## Phase 1", "- Phase 1 ships the importer.")),
-              memory("plan_b.md", lines("- Phase 2 ships the importer's retries."))]
-    ranked = [memory("videos.md", lines("### Top 15", "- the list of channels")),
-              memory("channels.md", lines("- Top 5 channels by views are tracked weekly."))]
-    words = [memory("kanban.md", lines("- Fase 1 concluída; a próxima fase começa em março.")),
-             memory("updates.md", lines("- Fase 6 concluída com a versão estável."))]
-    counters = [memory("sprint_a.md", "Sprint 12 ends on Friday with the demo.\n"),
-                memory("sprint_b.md", "Sprint 13 ends on Friday with the review.\n")]
-    german = [memory("buch_a.md", "Kapitel 3 beschreibt den Import der Daten.\n"),
-              memory("buch_b.md", "Kapitel 4 beschreibt den Export der Daten.\n")]
-    dates = [memory("release.md", "Release 1.4 went out on June 5 after the review.\n"),
-             memory("retro.md", "The review retro is set for June 12 this year.\n")]
-    for case in (phases, ranked, words, counters, german, dates):
-        assert pairs(*case) == [], case
+# Pairs (or more) of memories that never conflict, each a file name and a body, by what
+# keeps them apart.
+NEVER = {
+    # A heading that numbers a name makes it a part.
+    "phases a heading numbers": [("plan_a.md", "## Phase 1\n- Phase 1 ships the importer.\n"),
+                                 ("plan_b.md", "- Phase 2 ships the importer's retries.\n")],
+    "a ranking a heading numbers": [("videos.md", "### Top 15\n- the list of channels\n"),
+                                    ("channels.md", "- Top 5 channels by views are tracked.\n")],
+    # A word the prose also writes in lower case is a word (here at a sentence's start).
+    "a word, not a name": [("kanban.md", "- Fase 1 concluída; a próxima fase começa em março.\n"),
+                           ("updates.md", "- Fase 6 concluída com a versão estável.\n")],
+    # A whole number counts only for a name listed in a stack or pinned.
+    "counters": [("sprint_a.md", "Sprint 12 ends on Friday with the demo.\n"),
+                 ("sprint_b.md", "Sprint 13 ends on Friday with the review.\n")],
+    "German nouns": [("buch_a.md", "Kapitel 3 beschreibt den Import der Daten.\n"),
+                     ("buch_b.md", "Kapitel 4 beschreibt den Export der Daten.\n")],
+    "a month's days": [("release.md", "Release 1.4 went out on June 5 after the review.\n"),
+                       ("retro.md", "The review retro is set for June 12 this year.\n")],
+    # Two lines sharing no word but the name: two places, each with its version.
+    "one tool in two places": [("local.md", "Python 3.12 locally, from pyenv.\n"),
+                               ("server.md", "Python 3.10 on the prod server, from the "
+                                             "distribution.\n")],
+    "a minimum": [("setup.md", "Scripts need Python 3.8+ with tkinter.\n"),
+                  ("check.md", "Scripts run on Python 3.12 with tkinter.\n")],
+    "a minimum written out": [("setup.md", "Scripts need Python 3.8 or later.\n"),
+                              ("check.md", "Scripts run on Python 3.12 here.\n")],
+    "ranges pin nothing": [("setup.md", "Pin `django>=4.2` and `astro@^5.2` in the manifests.\n"),
+                           ("check.md", "The manifests pin `django==5.1` and `astro@6.0.1`.\n")],
+    "a refinement": [("setup.md", "The service runs Python 3.\n"),
+                     ("check.md", "The service tests run on Python 3.11.\n")],
+    "a move noted": [("upgrade.md", "Moved the app from Next 14.2 to Next 15.1 last sprint.\n"),
+                     ("app.md", "The app is built on Next 14.2 today.\n")],
+    "a third value": [("a.md", "The API service needs Node 16.20.\n"),
+                      ("b.md", "The web service needs Node 18.19.\n"),
+                      ("c.md", "The worker service needs Node 20.11.\n")],
+    "names with digits": [("storage.md", "Backups go to S3 and the app runs on EC2.\n"),
+                          ("other.md", "Logs of the app go to S4 nowhere.\n")],
+    "a code block": [("run.md", "```\nAstro 5.1 build of the site\n```\n"),
+                     ("stack.md", "We build the site with Astro 6.0.\n")],
+    "a memory's own number": [("widget_2.4_notes.md", "Notes: Widget 2.4 ships the export.\n"),
+                              ("widget.md", "Widget 2.5 ships the export next.\n")],
+}
 
 
-def test_one_tool_in_two_places_each_with_its_version_is_no_disagreement() -> None:
-    places = [memory("local.md", "Python 3.12 locally, from pyenv.\n"),
-              memory("server.md", "Python 3.10 on the prod server, from the distribution.\n")]
-    assert pairs(*places) == []
-
-
-def test_a_minimum_a_refinement_a_move_or_a_third_value_is_no_disagreement() -> None:
-    minimum = [memory("setup.md", "Scripts need Python 3.8+ with tkinter.\n"),
-               memory("check.md", "Scripts run on Python 3.12 with tkinter.\n")]
-    written_out = [memory("setup.md", "Scripts need Python 3.8 or later.\n"),
-                   memory("check.md", "Scripts run on Python 3.12 here.\n")]
-    ranged = [memory("setup.md", "Pin `django>=4.2` and `astro@^5.2` in the manifests.\n"),
-              memory("check.md", "The manifests pin `django==5.1` and `astro@6.0.1`.\n")]
-    refined = [memory("setup.md", "The service runs Python 3.\n"),
-               memory("check.md", "The service tests run on Python 3.11.\n")]
-    moved = [memory("upgrade.md", "Moved the app from Next 14.2 to Next 15.1 last sprint.\n"),
-             memory("app.md", "The app is built on Next 14.2 today.\n")]
-    counted = [memory("a.md", "The API service needs Node 16.20.\n"),
-               memory("b.md", "The web service needs Node 18.19.\n"),
-               memory("c.md", "The worker service needs Node 20.11.\n")]
-    for case in (minimum, written_out, ranged, refined, moved, counted):
-        assert pairs(*case) == [], case
-
-
-def test_names_with_digits_code_blocks_and_a_memorys_own_number_are_no_versions() -> None:
-    glued = [memory("storage.md", "Backups go to S3 and the app runs on EC2.\n"),
-             memory("other.md", "Logs of the app go to S4 nowhere.\n")]
-    fenced = [memory("run.md", lines("```", "Astro 5.1 build of the site", "```")),
-              memory("stack.md", "We build the site with Astro 6.0.\n")]
-    own = [memory("widget_2.4_notes.md", "Notes: Widget 2.4 ships the export.\n"),
-           memory("widget.md", "Widget 2.5 ships the export next.\n")]
-    assert pairs(*glued) == []
-    assert pairs(*fenced) == []
-    assert pairs(*own) == []
+@pytest.mark.parametrize("case", sorted(NEVER))
+def test_numbers_that_count_order_date_or_name_parts_never_conflict(case: str) -> None:
+    assert pairs(*(memory(file, body) for file, body in NEVER[case])) == []
 
 
 def test_two_things_filled_into_one_template_are_no_disagreement() -> None:

@@ -20,16 +20,15 @@ from datetime import date, datetime, timedelta
 from consolidator import clock
 from consolidator.detect.dates.anchors import (
     Anchors,
-    explicit_dates,
     gloss,
     name_day,
     near_day,
-    writing_day,
 )
 from consolidator.detect.dates.layout import Layout
 from consolidator.detect.dates.locales import MONTHS, LocalePhrase, find_locale
 from consolidator.detect.dates.sense import FUTURE, PAST, PRESENT, names_a_day
 from consolidator.detect.dates.splice import as_adverb, dated_beside
+from consolidator.detect.dates.undated import dated_by_writing, described_day
 from consolidator.store.model import Memory
 
 __all__ = ["MONTHS", "WEEKDAYS", "RelativeDate", "dated_by_writing", "find_relative", "line_at",
@@ -331,67 +330,6 @@ def _wrapped(layout: Layout, index: int) -> tuple[str, str]:
         after.append(lines[at][:WRAP_CHARS].strip())
         at += 1
     return (" ".join(before) + " " if before else ""), (" " + " ".join(after) if after else "")
-
-
-RECORD_LINES = 80  # longer than this, a memory has been added to over many days
-_RECORD_TYPES = frozenset({None, "project"})  # feedback is a rule, user a profile, reference a
-# definition: their undated lines are not a record of the day they were last saved
-
-
-def dated_by_writing(memory: Memory) -> bool:
-    """Whether the time a memory was written may date the passages its text gives no date
-    for: when Claude Code stamped it (``modified``), or when it reads as a record of one day
-    (a project note of at most RECORD_LINES lines holding no date anywhere, so that nothing
-    in it was added on another day). A date in its description ("status as of 2026-04-11")
-    names the day its text is of: the save time may date it only when it is that same day."""
-    if memory.modified_ns is not None:
-        return True
-    body = memory.body
-    if memory.type not in _RECORD_TYPES or body.count("\n") >= RECORD_LINES \
-            or explicit_dates(body):
-        return False
-    saved = clock.local(memory.written_ns).date()
-    return all((d.year in (None, saved.year)) and (d.month, d.day) == (saved.month, saved.day)
-               for d in explicit_dates(memory.description or ""))
-
-
-def described_day(memory: Memory) -> date | None:
-    """The day a memory's description says its text is of ("status as of 2026-04-11"), where
-    the text bears it out: a project (or untyped) memory under RECORD_LINES lines; the
-    description names one day, with its year, and no range; the text dates its sections with
-    headings, every date it gives stands in a heading and is that day (its sections are of
-    that day, so an undated one is too: a date in a sentence, "the outage began on …", may
-    be an event's, not the writing's); it is not after the memory was saved, and Claude
-    Code's stamp, if any, is of that day (a later stamp may have added lines on a later
-    day)."""
-    description = memory.description or ""
-    found = explicit_dates(description)
-    if len(found) != 1 or found[0].year is None or memory.type not in _RECORD_TYPES \
-            or _RANGE_BEFORE.search(description, 0, found[0].start) \
-            or _RANGE_AFTER.match(description, found[0].end):
-        return None
-    day = writing_day(found[0], clock.local(memory.written_ns).date())
-    body = memory.body
-    if day is None or body.count("\n") >= RECORD_LINES:
-        return None
-    given = 0
-    for line in body.splitlines():
-        for d in explicit_dates(line):
-            if not _HEADING.match(line) \
-                    or (d.year or day.year, d.month, d.day) != (day.year, day.month, day.day):
-                return None
-            given += 1
-    if not given:
-        return None
-    if memory.modified_ns is not None and clock.local(memory.modified_ns).date() != day:
-        return None
-    return day
-
-
-# A date that is one end of a range: "11–15 April 2026", "2026-04-11..15", "2026-04-11 ~ 18".
-_RANGE_BEFORE = re.compile(r"\d\s*(?:[-–—~]|\.\.)\s*$")
-_RANGE_AFTER = re.compile(r"\s*(?:[-–—~]|\.\.)\s*\d")
-_HEADING = re.compile(r" {0,3}#{1,6}\s")
 
 
 def relative_in(memory: Memory, body: str | None = None) -> list[RelativeDate]:

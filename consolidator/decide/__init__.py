@@ -326,7 +326,8 @@ def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
         day = clock.local(newer.written_ns).date().isoformat()
         indent = lead[: len(lead) - len(lead.lstrip(" \t"))]
         note = f"{indent}- Superseded on {day} by {conflict.newer}: {was}"
-        lines[at : at + 1] = [lead + stated, note]
+        end = "\r" if lines[at].endswith("\r") else ""  # a CRLF file keeps its line ends
+        lines[at : at + 1] = [lead + stated + end, note + end]
         body = "\n".join(lines)
         out.append(Rewrite(
             file=older, kind=JUDGMENT, data=memory.doc.with_body(body).to_bytes(),

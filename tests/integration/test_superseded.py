@@ -127,3 +127,20 @@ def test_a_visibility_or_a_tools_version_stated_twice_is_a_conflict(
     put(root, "reference_two.md", b, days=1)
     (found,) = report(root, tmp_path, capsys)["conflicts"]
     assert found["newer"] == "reference_two.md"
+
+
+def test_a_resolved_line_keeps_the_line_ends_of_a_crlf_file(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = root / "project_db.md"
+    first.write_bytes(b"---\r\nname: project_db\r\ndescription: the dev database\r\ntype: project"
+                      b"\r\n---\r\n- The dev database listens on port 5432 locally.\r\n"
+                      b"- Backups run nightly.\r\n")
+    old = time.time() - 9 * DAY
+    os.utime(first, (old, old))
+    put(root, "project_db_port.md", "- The dev database listens on port 6432 locally.\n",
+        days=1)
+    run(root, tmp_path, resolve=True)
+    data = first.read_bytes()
+    assert b"- The dev database listens on port 6432 locally.\r\n- Superseded on " in data
+    assert data.count(b"\n") == data.count(b"\r\n")

@@ -36,8 +36,8 @@ def test_one_tool_given_two_versions_in_other_words_is_a_conflict_naming_the_new
 def test_a_package_pinned_in_code_and_a_dotted_version_are_keys_too() -> None:
     pinned = [memory("project_web.md", "The site builds with `astro@5.2.1`.\n", written=OLD),
               memory("project_ci.md", "CI builds the site with `astro@6.0.3`.\n", written=MID)]
-    dotted = [memory("setup.md", "The API image runs Python 3.11 in production.\n",
-                     written=OLD),
+    dotted = [memory("setup.md", "The API image runs Python 3.11 with Django 5.0 in production."
+                     "\n", written=OLD),
               memory("deploy.md", "Production runs Python 3.12 since the upgrade.\n",
                      written=NEW)]
 
@@ -87,6 +87,11 @@ NEVER = {
                           ("other.md", "Logs of the app go to S4 nowhere.\n")],
     "a code block": [("run.md", "```\nAstro 5.1 build of the site\n```\n"),
                      ("stack.md", "We build the site with Astro 6.0.\n")],
+    # A dotted number names no tool unless the directory lists the name in a stack or pins it.
+    "sections": [("a.md", "See Section 4.2 for the schema rules.\n"),
+                 ("b.md", "See Section 4.3 for the schema rules.\n")],
+    "one tool on two hosts": [("build.md", "The build host runs Ubuntu 22.04 with Docker.\n"),
+                              ("db.md", "The db host runs Ubuntu 24.04 with Docker.\n")],
     "a memory's own number": [("widget_2.4_notes.md", "Notes: Widget 2.4 ships the export.\n"),
                               ("widget.md", "Widget 2.5 ships the export next.\n")],
 }

@@ -14,8 +14,10 @@ is read only where the directory's own writing shows it is one:
 - the version is a version: a number with at most two digits before its first dot, written
   apart from the name (``S3``, ``EC2`` are names), not a date (``June 5``), a minimum
   (``3.8+``, ``3.8 or later``), a share, a size, a range or part of a longer token (``5x``,
-  ``5%``, ``5/6``); a whole number (``Astro 6``) only for a name the directory lists as a
-  stack, beside another name with its version in one line (``Astro 6 + React 19``), or pins;
+  ``5%``, ``5/6``);
+- the name is a tool's: the directory lists it as a stack, beside another name with its
+  version in one line (``Astro 6 + React 19``), or pins it in code (``Section 4.2``,
+  ``Release 1.4``, ``Python 3.12 locally`` alone name no tool);
 - the name is no heading's (a heading that numbers a name, ``## Phase 2`` or ``### Top 15``,
   makes it a part of something, not a tool), and a line that is a heading states no version;
 - the directory gives the name exactly two versions (three or more: a counter or an ordinal,
@@ -100,7 +102,7 @@ def find_version_conflicts(memories: Iterable[Memory],
                 stated.setdefault(key, {})[file] = found
     keys = {key: files for key, files in stated.items()
             if len(files) >= 2 and key not in seen.headed and _two(files)
-            and (key in seen.tools or all("." in v for v in _versions(files)))}
+            and key in seen.tools}
     if keys:  # (rare: only then is every memory's prose read for the names in lower case)
         lower = _written_lower(by_file.values(), keys)
         keys = {key: files for key, files in keys.items() if key not in lower}
@@ -124,7 +126,7 @@ class _Seen:
     def __init__(self) -> None:
         self.headed: set[str] = set()  # names a heading numbers: parts, not tools
         # Names listed beside another name with its version in one line (a stack), or pinned
-        # in code: tools, whose whole-number versions count.
+        # in code: tools, the only names whose versions count.
         self.tools: set[str] = set()
 
 

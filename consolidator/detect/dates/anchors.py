@@ -263,7 +263,7 @@ class Anchors:
     """The writing day of each line of a text, from its headings, labels and file name."""
 
     def __init__(self, lines: list[str], prose: list[bool], written: date, name: str,
-                 glossed: dict[int, date], undated: bool = True) -> None:
+                 glossed: dict[int, date], undated: bool | date = True) -> None:
         """``lines``: the text's lines; ``prose[i]``: line i is prose or a heading (not code,
         a table or a quotation); ``glossed``: line index -> the day a phrase's own date gloss
         makes that line's writing day ("Today (Wed 08-19): ..."); ``undated``: whether
@@ -272,7 +272,9 @@ class Anchors:
         self._prose = prose
         self._written = written
         self._glossed = glossed
-        self._fallback: date | None = name_day(name, written) or (written if undated else None)
+        # (``undated`` may be the day the memory says its text is of: it dates such a line)
+        own = undated if isinstance(undated, date) else written if undated else None
+        self._fallback: date | None = name_day(name, written) or own
         self._days: list[date | None] = []
         self._stack: list[tuple[int, date | None]] = []
         self._label: tuple[int, date] | None = None  # (indent, day) of the open paragraph

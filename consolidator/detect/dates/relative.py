@@ -337,24 +337,22 @@ def relative_in(memory: Memory, body: str | None = None) -> list[RelativeDate]:
     counted from the dates its text gives, else from the day its description says the text
     is of (:func:`described_day`), else from its writing time where that may date them
     (:func:`dated_by_writing`)."""
-    text = memory.body if body is None else body
-    written = clock.local(memory.written_ns)
-    described = described_day(memory)
-    if described is not None:
-        return find_relative(text, written.replace(year=described.year, month=described.month,
-                                                   day=described.day), memory.file, True)
-    return find_relative(text, written, memory.file, lambda: dated_by_writing(memory))
+    return find_relative(memory.body if body is None else body,
+                         clock.local(memory.written_ns), memory.file,
+                         lambda: described_day(memory) or dated_by_writing(memory))
 
 
 def find_relative(text: str, written: datetime, name: str = "",
-                  undated: bool | Callable[[], bool] = True) -> list[RelativeDate]:
+                  undated: bool | date | Callable[[], bool | date] = True
+                  ) -> list[RelativeDate]:
     """Relative date phrases in ``text`` that name a day relative to its writing, resolved.
 
     ``written``: when the text was written (the memory's ``modified`` or mtime, local);
     ``name``: the memory's file name relative to the root, which may carry the day the text
     was written. ``undated``: whether ``written`` may date a passage the text gives no date
     for (true of a record of one day; a phrase in any other undated passage is left alone),
-    or a function that tells, asked only when the text holds a relative phrase.
+    or the day that dates such a passage (the one its description names), or a function
+    that tells, asked only when the text holds a relative phrase.
     """
     matches: list[re.Match[str]] = []
     if mentions(text, _RELATIVE_HINTS):

@@ -108,6 +108,8 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "pins a.b/c.d": _repeat("a.b/c.d", tail="@1"),
     "versions in a fenced block": _repeat("Astro 5\n", head="```\n", tail="\n```"),
     "stack lines with dates": _repeat("- Astro 5 + React 6 on June 5\n"),
+    "counts and labels": _repeat("Phase 4 3 more agents 8편 Atlas 10 "),
+    "a hook of counts": _repeat("Phase 4 3 more agents 8편 Atlas 10 ", head="- [Big](big.md) — "),
 }
 
 
@@ -124,7 +126,9 @@ def _root(base: Path, body: str = "", index: str = "", twin: bool = False) -> Pa
     (root / "other.md").write_text(
         f"---\nname: other\ndescription: another memory\ntype: user\n---\n{other}\n",
         encoding="utf-8")
-    (root / "MEMORY.md").write_text(f"- [Big](big.md) — big\n{index}\n", encoding="utf-8")
+    # A count in the hook: the memory's text is read for counts that differ (hooks.py).
+    (root / "MEMORY.md").write_text(f"- [Big](big.md) — big, 3 agents\n{index}\n",
+                                    encoding="utf-8")
     for path in root.iterdir():
         os.utime(path, (OLD, OLD))
     return root

@@ -35,10 +35,13 @@ is no project and citations are not checked. Scored per kind:
   citations       cited project paths checked and found gone (each with its memory, for a
                   person to judge: the tree lists every path the repository ever held, so a
                   path found gone was, as a rule, never a path of this repository)
-(Labels on files that are no memories are left out, and counted: the index (what its hooks say
-is the index rebuild's business, measured by index_window.py, and a default run changes no line
-of it) and Markdown files without a memory's frontmatter, which the tool never judges. A pair
-within one file is not a pair of memories either.)
+  index hooks     index lines a memory's warning says count something otherwise than the
+                  memory, against index lines labelled `stale` or `conflict` (most such
+                  labels rest on what a memory's body says in other words: recall is low)
+(Other labels on files that are no memories are left out, and counted: the index's dates and
+duplicates (the index rebuild's business, measured by index_window.py; a default run changes no
+line of it) and Markdown files without a memory's frontmatter, which the tool never judges. A
+pair within one file is not a pair of memories either.)
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ SOURCES = BENCH / "real_judgments.tsv"
 LABELS = BENCH / "real_judgments_labels.tsv"
 NO_DATE = date(2026, 6, 1)
 KINDS = ("archive", "stale", "stale, about the whole memory", "stale, project under git",
-         "relative-date", "conflict", "duplicate")
+         "relative-date", "conflict", "duplicate", "index hook")
 
 
 @dataclass(frozen=True)
@@ -349,6 +352,15 @@ def _score(tally: Tally, where: str, found: set[Any], wanted: set[Any]) -> None:
     tally.missed += [f"{where}: {show(x)}" for x in sorted(wanted - found, key=show)]
 
 
+_HOOK_WARNING = re.compile(r"\S+ line (\d+) says ")
+
+
+def plan_index_name(root: Path) -> str:
+    """The index's file name as the root has it (MEMORY.md, or a case variant)."""
+    return next((p.name for p in root.iterdir() if p.name.casefold() == "memory.md"),
+                "MEMORY.md")
+
+
 def evaluate_folder(text_root: Path, source: Source, labels: list[Label], score: Score,
                     work: Path) -> None:
     where = f"{source.split}/{source.folder}"
@@ -365,6 +377,14 @@ def evaluate_folder(text_root: Path, source: Source, labels: list[Label], score:
     if project is not None:
         score_citations(root, project, where, plan, score)
     memories = {m.file for m in plan.memories}
+    index = plan_index_name(root)
+    drifted = {int(found.group(1)) for m in plan.memories for w in m.warnings
+               if (found := _HOOK_WARNING.match(w)) and w.startswith(f"{index} ")}
+    _score(score.tally("index hook"), where, {f"{index}:{n}" for n in drifted},
+           {f"{index}:{lab.line}" for lab in labels if lab.file == index
+            and lab.kind in ("stale", "conflict") and lab.verdict in ("stale", "conflict")})
+    labels = [lab for lab in labels
+              if not (lab.file == index and lab.kind in ("stale", "conflict"))]
     judged = [lab for lab in labels if lab.file in memories and (
         lab.kind not in ("conflict", "duplicate") or _pair(lab.file, lab.detail) <= memories)]
     score.not_memories += len(labels) - len(judged)

@@ -1,6 +1,7 @@
 """How each memory looks to a person reading the report: its age in Claude Code's words, and
 every warning about it (no type, no description, lenient frontmatter, a shared name, what
-looks like a secret). Not a decision: nothing here acts on a memory."""
+looks like a secret, an index line that counts something otherwise than the memory). Not a
+decision: nothing here acts on a memory."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from consolidator.detect.conflicts.hooks import hook_drift
 from consolidator.detect.dates.freshness import age_days, age_warning, freshness_text
 from consolidator.detect.findings import MemoryInfo
 from consolidator.detect.perfile import Findings
@@ -63,6 +65,7 @@ def describe(
     findings = findings or {}
     names = Counter(m.name for m in snapshot.memories)
     shared = {name for name, count in names.items() if count > 1}
+    drift = hook_drift(snapshot)
     infos = []
     for memory in snapshot.memories:
         days = age_days(memory.written_ns, now)
@@ -72,7 +75,7 @@ def describe(
             mtime_ns=memory.stat.mtime_ns, age_days=days, freshness=freshness_text(days),
             warnings=tuple(memory_warnings(memory, days, shared,
                                            found.secrets if found else None)
-                           + _unused(memory.file, usage)),
+                           + drift.get(memory.file, []) + _unused(memory.file, usage)),
             opened_in=usage.opened_in(memory.file) if usage is not None else None,
         ))
     return tuple(infos)

@@ -496,6 +496,9 @@ def main() -> None:
             if score.cited.false:
                 print(f"\n[{split}] cited paths reported gone:")
                 print("\n".join(f"  {c}" for c in score.cited.false))
+            if score.conservative:
+                print(f"\n[{split}] relative-date, left for want of a date:")
+                print("\n".join(f"  {c}" for c in score.conservative))
             wrong = [c for ok, c in score.days if not ok]
             if wrong:
                 print(f"\n[{split}] relative-date, wrong day:")

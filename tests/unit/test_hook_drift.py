@@ -1,7 +1,8 @@
 """The index against its memories: an index line whose hook counts something otherwise than
-the memory it points to is a warning on that memory, quoting both; the numbers that count
-nothing (dates, ranges, versions, years), a memory that still writes the index's figure, and
-a hook that agrees never are."""
+the memory it points to is a warning on that memory, quoting both. Numbers that count nothing
+(dates, times, ranges, versions, shares, money, identifiers, years, durations), one value
+written two ways, a memory that still gives the index's figure, counts of different things
+and counts whose surrounding words share nothing never are."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ def drift(index: str, *memories: Memory) -> dict[str, list[str]]:
     return hook_drift(Snapshot(Path("."), memories, (), IndexFile(index, None)))
 
 
+def warned(hook: str, description: str, body: str = "Body.\n") -> bool:
+    note = memory("note.md", body, description=description)
+    return bool(drift(f"- [Note](note.md) — {hook}\n", note))
+
+
 def test_a_hook_that_counts_other_agents_than_the_description_is_a_warning_quoting_both() -> None:
     team = memory("project_team.md", "The agents run on one VPS.\n",
                   description="Atlas runs 9 agents on the rented VPS")
@@ -30,64 +36,77 @@ def test_a_hook_that_counts_other_agents_than_the_description_is_a_warning_quoti
 
 @pytest.mark.parametrize(("hook", "description"), [
     ("인터뷰 쇼츠 — 8편 구성 확정", "인터뷰 영상을 6편 숏폼으로 나누는 작업"),  # a counter on the number
-    ("重构进度：39个模块已迁移", "重构进度，28个模块迁移完成"),
-    ("Тарифы: 14 планов, цены в копейках", "Сайт показывает 12 планов с ценами"),  # inflected
-    ("**Phase 4** wrapped up, next the audit", "Phase 3 done, data completion next"),  # a label
-    ("Beta: 40 testers signed up", "The beta has 55 testers"),
-    ("CI adds 3 more checks", "CI now adds 5 more checks"),  # the key past "more"
-    ("Django 4.2 on the API", "API on Django 5.0"),  # a decimal is a value too
-    # The description gives another figure: the body telling of the old one does not help.
-    ("8 clips planned", "Cut into 6 clips"),
+    ("重构进度：共39个模块已迁移", "重构进度，共28个模块迁移完成"),  # 个 takes the noun after it
+    ("エージェントは10体で稼働", "エージェントは9体で稼働中"),
+    ("Тарифы сайта: 14 планов", "Тарифы сайта: 12 планов с ценами"),
+    ("Le bot compte 10 agents", "Le bot compte 9 agents actifs"),
+    ("Das Team hat 10 Agenten im Einsatz", "Das Team hat 9 Agenten"),
+    ("el equipo tiene 10 agentes", "el equipo tiene 9 agentes"),
+    ("CI adds 3 more checks per PR", "CI now adds 5 more checks per PR"),  # the word past "more"
+    ("Atlas **10** agents", "Atlas runs **9** agents"),  # emphasis around the number
+    ("Atlas １０ agents", "Atlas 9 agents"),  # full-width digits
+    ("Beta: 1,200 users signed up", "Beta: 1 500 users signed up"),  # grouped thousands
 ])
-def test_the_key_is_read_beside_the_number_in_any_language(hook: str, description: str) -> None:
-    note = memory("project_note.md", "The first plan had 8.\n", description=description)
-
-    found = drift(f"- [Note](project_note.md) — {hook}\n", note)
-
-    assert list(found) == ["project_note.md"]
+def test_what_a_number_counts_is_read_beside_it_in_any_language(
+        hook: str, description: str) -> None:
+    assert warned(hook, description)
 
 
-def test_the_body_counts_too_where_it_gives_the_key_one_value() -> None:
-    one = memory("infra.md", "The cluster now runs 14 services behind the gateway.\n",
-                 description="The cluster and its gateway")
-    two = memory("infra.md", lines("We began with 14 services.", "Today 16 services run."),
-                 description="The cluster and its gateway")
-    index = "- [Infra](infra.md) — 12 services behind one gateway\n"
+def test_the_body_counts_where_it_gives_the_word_one_value() -> None:
+    one = "The gateway fronts 14 services in the cluster.\n"
+    two = lines("The gateway fronted 14 services at first.", "Now the gateway fronts 16 services.")
+    index = "- [Infra](infra.md) — gateway in front of 12 services\n"
 
-    (warning,) = drift(index, one)["infra.md"]
-    assert 'the memory\'s text "The cluster now runs 14 services behind the gateway."' in warning
-    assert drift(index, two) == {}  # two values: the body tells a story, not one figure
+    (warning,) = drift(index, memory("infra.md", one, description="The cluster"))["infra.md"]
+    assert 'the memory\'s text "The gateway fronts 14 services in the cluster."' in warning
+    assert drift(index, memory("infra.md", two, description="The cluster")) == {}
 
 
 @pytest.mark.parametrize(("hook", "description", "body"), [
-    # The memory still writes the index's figure: the story of a change, not a stale hook.
-    ("8 clips planned", "Cut into 6 clips (down from 8)", ""),
-    # The hook writes the memory's figure too.
-    ("10 agents (9 active)", "9 agents on the VPS", ""),
-    # They agree.
-    ("9 agents on the VPS", "Atlas with 9 agents", ""),
-    # Numbers that count nothing: dates, times, ranges, versions, shares, sizes, years, ids.
-    ("final cut due 4/29", "final cut due 5/2", ""),
-    ("drift 13-25 mm", "drift 4-5 mm", ""),
-    ("release 2.1.0 shipped", "release 2.4.1 shipped", ""),
-    ("coverage 40% reached", "coverage 55% reached", ""),
-    ("a 5x speedup", "a 3x speedup", ""),
-    ("2025 plans", "2026 plans", ""),
-    ("build at 09:30 daily", "build at 07:30 daily", ""),
-    ("main f8c3c18 merged", "main c7b2139 merged", ""),
-    # No key: a word after that joins rather than counts, a small word before.
-    ("steps 3 and 4", "steps 5 and 6", ""),
-    ("the 3 of them", "the 4 of them", ""),
-    # Different keys: one count each of different things.
-    ("10 agents", "12 cycles", ""),
-    ("Added 3 tests", "Added 5 pages", ""),
-    ("3 more tests", "5 more pages", ""),
+    # The memory still gives the index's figure: the story of a change, not a stale hook.
+    ("8 clips planned for the cut", "the cut has 6 clips now (down from 8)", ""),
+    ("8 clips planned for the cut", "the cut has 6 clips", "The first plan had 8 clips.\n"),
+    ("10 agents (9 active) on the VPS", "9 agents on the VPS", ""),  # the hook gives both
+    ("Atlas with 9 agents", "Atlas with 9 agents", ""),  # they agree
+    # One value, written two ways.
+    ("1,200 users in the beta", "the beta has 1200 users", ""),
+    ("8 553 nodes in the graph", "graph of 8553 nodes", ""),
+    ("build takes 30,9 seconds in CI", "CI build takes 30.9 seconds", ""),
+    ("Node 20 on the API servers", "API servers on Node 20.11", ""),  # a version refined
+    # Numbers that count nothing.
+    ("final cut due 4/29 for the show", "final cut due 5/2 for the show", ""),
+    ("drift of 13-25 mm on the rig", "drift of 4-5 mm on the rig", ""),
+    ("release 2.1.0 of the app shipped", "release 2.4.1 of the app shipped", ""),
+    ("coverage 40 % on the parser", "coverage 55 % on the parser", ""),
+    ("a 5x speedup of the parser", "a 3x speedup of the parser", ""),
+    ("2025 plans for the shop", "2026 plans for the shop", ""),
+    ("shop build at 09:30 daily", "shop build at 07:30 daily", ""),
+    ("shop launch on 5 May", "shop launch moved to 12 May", ""),
+    ("Релиз магазина 5 мая", "Релиз магазина 12 мая", ""),
+    ("商店 3月 上线", "商店 5月 上线", ""),
+    ("shop backups kept 30 days", "shop logs kept 7 days", ""),
+    ("shop build takes 25 minutes", "shop unit tests take 3 minutes", ""),
+    ("shop client retries 5 times", "shop cron runs 2 times a day", ""),
+    ("shop ads budget 5000 USD", "shop hosting budget 1200 USD", ""),
+    ("shop plan 9900원 a month", "shop plan 99000원 a year", ""),
+    ("shop DB is 40 GiB", "shop backups capped at 100 GiB", ""),
+    ("shop PR 412 merged", "shop follow-up PR 430 merged", ""),
+    ("shop answers in 3 bis 5 Tagen", "shop answers in 10 bis 15 Tagen", ""),
+    ("shop rated 4 sur 5", "shop rated 8 sur 10", ""),
+    ("about 1,200 shop users", "1,187 shop users", ""),
+    ("~40 shop tests", "43 shop tests", ""),
+    # Different things counted, or nothing around the counts in common.
+    ("shop: 10 agents", "shop: 12 cycles", ""),
+    ("12 committers on the shop", "340 commits on the shop", ""),
+    ("4 servers for the shop", "12 serverless functions for the shop", ""),
+    ("2 agents offline since Monday", "Atlas runs 9 agents on the VPS", ""),
+    ("see https://example.com/shop/pull/412 for 3 fixes",
+     "https://example.com/shop/pull/430 adds 5 fixes", ""),
+    ("3个服务已迁移到新集群", "新集群上 12个用例通过", ""),  # a counter of anything: its noun decides
 ])
-def test_numbers_that_name_different_things_or_agree_are_no_drift(
+def test_numbers_that_name_different_things_agree_or_count_nothing_are_no_drift(
         hook: str, description: str, body: str) -> None:
-    note = memory("note.md", body or "Body.\n", description=description)
-
-    assert drift(f"- [Note](note.md) — {hook}\n", note) == {}
+    assert not warned(hook, description, body or "Body.\n")
 
 
 def test_lines_that_are_no_pointers_or_point_at_no_memory_are_left_alone() -> None:
@@ -102,9 +121,19 @@ def test_lines_that_are_no_pointers_or_point_at_no_memory_are_left_alone() -> No
 
 def test_each_disagreeing_line_is_its_own_warning_under_the_index_name_the_root_has() -> None:
     note = memory("note.md", "Body.\n", description="Atlas runs 9 agents")
-    index = lines("- [Note](note.md) — Atlas 10 agents", "- [Again](note.md) — 11 agents")
+    index = lines("- [Note](note.md) — Atlas 10 agents", "- [Again](note.md) — Atlas 11 agents")
     snapshot = Snapshot(Path("."), (note,), (), IndexFile(index, None, name="memory.md"))
 
     warnings = hook_drift(snapshot)["note.md"]
 
     assert [w.split(" says ")[0] for w in warnings] == ["memory.md line 1", "memory.md line 2"]
+
+
+@pytest.mark.parametrize("hook", ["9" * 100_000 + " agents", "1 " * 50_000,
+                                  "1 agents " * 20_000 + "2 agents", "1," * 50_000 + "2 agents"])
+def test_hostile_hooks_and_bodies_finish_and_warn_of_nothing_they_do_not_hold(hook: str) -> None:
+    body = "2 agents " * 20_000 + "\n"
+    note = memory("note.md", body, description="2 agents " * 2_000)
+    index = f"- [Note](note.md) — {hook}\n" * 3
+
+    assert drift(index, note) == {}  # bench/linear.py measures how the time grows

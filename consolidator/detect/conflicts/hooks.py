@@ -3,124 +3,332 @@
 Claude Code loads ``MEMORY.md`` into every session, and a memory's own text only when it is
 opened. When a memory is brought up to date its line in the index often is not, so every
 session reads the old figure: ``OpenClaw 10 agents`` in the index, ``9 agents`` in the
-memory's description; ``Phase 4`` in the index, ``Phase 3`` in the description. Which side
-is right the text does not say (either may have been written last), so this only reports.
+memory's description. Which side is right the text does not say (either may have been
+written last), so this only warns.
 
-The key is what the number counts or numbers, read from the text beside it, in any language:
+A count is a number and the word after it that says what it counts, in any language:
+``10 agents``, ``6 планов``, past a word such as ``more`` or ``new`` (``3 more checks``), or
+the counter written on the number in Chinese, Japanese and Korean (``8편``; a counter that
+fits anything, ``3个`` or ``3件``, takes the word after it too). Two counts count one thing
+when their words are one word inflected (``agent``/``agents``, ``плана``/``планов``: the
+same but for at most two final letters, ``committers`` and ``commits`` are not) and the words
+around them share a content word (``OpenClaw 10 agents on the VPS`` and ``OpenClaw 9 agents
+on the VPS`` do; ``2 agents offline`` and ``Atlas runs 9 agents`` do not).
 
-- the word after it (``10 agents``, ``6 планов``, past ``more`` or ``new``), or the character
-  after it in Chinese, Japanese and Korean, where a counter is written on the number
-  (``8편``, ``39个``);
-- a word before it that starts with a capital (``Phase 4``, ``OpenClaw 10``): a label, not
-  ``the``.
+Not counts: a number inside a date, a time, a range, a ratio (``3 of 5``, ``3 bis 5``), a
+version, a share (``40 %``), a path or an identifier (``PR 412``, ``RFC 9110``); a year; an approximate figure (``about
+1,200``, ``~40``, ``约30``); a number of units of time (``30 days``, ``25 minutes``: read from
+dateparser's locale data, months and weekdays too), of money (``5000 USD``, ``9900원``), of a
+measure written with capitals (``40 GiB``) or of times something happens (``3 times``,
+``3 fois``, ``3次``). A number is its value however it is written: ``1,200``,
+``1 200`` and ``1200`` agree, so do ``30,9`` and ``30.9``, ``１０`` and ``10``, and a version
+and its refinement (``Node 20`` and ``Node 20.11``).
 
-Two counts count one thing when they agree on one side and do not differ on the other
-(``Phase 4`` and ``Phase 3 done`` do; ``Added 3 tests`` and ``Added 5 pages`` do not).
-
-Words are compared by their first letters (``agent``/``agents``, ``плана``/``планов``).
-A number that is part of a date, a time, a range, a dotted version, a share or an
-identifier (``4/29``, ``09:30``, ``13-25``, ``3.8.1``, ``40%``, ``v181``, ``5x``) counts nothing
-here, nor does a year; a decimal (``1.5 GB``, ``Django 4.2``) is a value like any other. The two disagree when the memory states the key with other values and never writes the
-index's number anywhere (a memory that still mentions it, ``from 8 to 6``, tells the story of
-the change), and the index never writes the memory's: the description is compared first (the
-memory's own one-line summary, as the hook is), then the body when it gives the key exactly
-one value.
+The two disagree when the memory gives the count's word other values and never the index's
+(a memory that still gives it, ``6 clips, down from 8``, tells of the change), and the index
+never writes the memory's: the description first (the memory's own one-line summary, as the
+hook is), then the body where it gives the word exactly one value. Known false warnings: a
+hook that counts a part of what the memory counts whole (``top 5 rules`` of ``12 rules``,
+``3 new tests`` in a suite of ``40 tests``) when the words around them agree.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import chain
 
+from consolidator.detect.dates.locales import time_words
 from consolidator.detect.script import CJK_LETTERS
+from consolidator.detect.text import normal_line
+from consolidator.detect.words import FUNCTION_WORDS, line_features
 from consolidator.index.parse import parse_index, split_pointer
 from consolidator.store.model import Memory, Snapshot
 
-# A number standing as a count: not after a letter, a digit or a sign that makes it part of a
-# longer token, and not before one (a CJK letter after it is its counter: "8편").
+# Letters of the alphabets written with spaces (Latin, Greek, Cyrillic): one before a number
+# makes it part of a word ("v181"); a CJK letter does not ("共10个").
+_LETTERS = "\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
+# A number standing on its own: grouped thousands (1,200 / 1.200 / 1 200) or digits, with a
+# decimal part; not after a letter, a digit or a sign that makes it part of a longer token,
+# nor before one (a CJK letter after it is its counter: "8편").
 _COUNT = re.compile(
-    r"(?<![\w./:#@$€£%+\-~–—])(\d{1,6}(?:[.,]\d{1,3})?)"
-    r"(?![\d%/:~×]|[.,\-–]\d|[A-Za-z_]|\.[A-Za-z])"
+    rf"(?<![0-9A-Za-z_{_LETTERS}./:#@$€£%+\-~–—≈\\])"
+    r"(?P<n>\d{1,3}(?:,\d{3}){1,4}|\d{1,3}(?:\.\d{3}){1,4}(?![.,]?\d)"
+    r"|\d{1,3}(?: \d{3}){1,4}(?![\d.,])|\d{1,15})"
+    r"(?P<d>[.,]\d{1,6})?"
+    r"(?![\d/:~×]|[.,\-–]\d|[ \t]?[%‰]|[A-Za-z_]|\.[A-Za-z])"
 )
+_EMPHASIS = re.compile(r"\*{1,3}|`+")  # around a number: "**10** agents", "`9` agents"
+_URL = re.compile(r"\w+://\S+")
 _ANY_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_SPACED = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3}){1,4}(?!\d)")  # "8 553", "1 200 000"
 _WORD_AFTER = re.compile(rf"[ \t]([^\W\d_]{{3,}})|([{CJK_LETTERS}])")
-_NEXT_WORD = re.compile(r"[ \t]([^\W\d_]{3,})")
-_WORD_BEFORE = re.compile(r"(?<![^\W\d_])([^\W\d_]{3,})[ \t]$")
-STEM = 5  # letters a key word is compared by
-# Words that follow a number without being what it counts ("3 and 4", "5 of them").
-_JOINING = frozenset({
-    "and", "or", "of", "the", "for", "with", "from", "into", "than", "per", "und", "oder",
-    "les", "des", "par", "pour", "avec", "que", "por", "para", "con", "del", "для", "при",
-    "или", "из",
-})
-# Words between a number and what it counts ("3 more tests", "5 neue Seiten"): the key is
-# the word after them.
+_NEXT_WORD = re.compile(rf"[ \t]?([{CJK_LETTERS}]{{1,2}}|[^\W\d_]{{3,}})")
+# An identifier's label right before a number: "PR 412", "RFC 9110", "HTTP 404".
+_CODE_BEFORE = re.compile(r"(?<![\w])[A-Z]{2,}[ \t#-]?$")
+_RANGE_AFTER = re.compile(r"[ \t]{0,2}[-–~]?[ \t]{0,2}\d")  # "3 bis 5", "4 sur 5"
+# Approximate figures: a sign or a word just before the number.
+_ABOUT = re.compile(
+    r"(?:[~≈≃]|约|約|대략|약|\b(?:about|around|approx\.?|approximately|over|under|nearly|almost|"
+    r"roughly|rund|etwa|ca\.|circa|environ|unos|unas|cerca de|quasi|около|примерно|почти|"
+    r"более|больше))[ \t]*$", re.IGNORECASE)
+MAX_DIGITS = 24  # a longer run of digits and separators is no figure
+MAX_COUNTS = 200  # counts of a hook looked at: enough for any hook
+QUOTED = 20  # counts of one word a memory's text is compared by, around them
+_CONTEXT = 60  # characters each side of a count whose words must share one
+# Words between a number and what it counts ("3 more tests", "5 neue Seiten").
 _BETWEEN = frozenset({
     "more", "new", "other", "extra", "mehr", "neue", "weitere", "plus", "nouveaux",
     "nouvelles", "autres", "más", "nuevos", "nuevas", "otros", "mais", "novos", "altri",
     "nuovi", "ещё", "новых", "других",
 })
+# Words that follow a number without being what it counts ("3 and 4", "5 of them", "8080
+# behind nginx"), besides every language's commonest words (FUNCTION_WORDS).
+_JOINING = frozenset({
+    "and", "or", "of", "the", "for", "with", "from", "into", "than", "per", "via", "behind",
+    "before", "after", "since", "until", "over", "under", "between", "und", "oder", "bis",
+    "von", "les", "des", "par", "pour", "avec", "que", "por", "para", "con", "del", "для",
+    "при", "или", "из",
+})
+# How often, not how many: "3 times", "3 fois", "3 veces", "3 volte", "3 vezes", "3 Mal".
+_TIMES = frozenset({"times", "fois", "veces", "volte", "vezes", "mal", "раз", "раза"})
+# Counters that fit anything: the word after them says what is counted.
+_GENERIC = frozenset("个個件つ개项項条條点點种種本枚台名位")
+# Counters of time, of how often and of money: a day, an hour, a time, a price, not a count
+# of things.
+_TIME_COUNTERS = frozenset("年月日号號時时分秒周週天회번次回시월일초원円元块圓")
+# Money: an amount is said of many things at once (a budget, a plan, a price).
+_MONEY = frozenset({"dollars", "euros", "euro", "yen", "yuan", "pounds", "rupees", "pesos",
+                    "reais", "dólares", "рублей", "рубля", "рубль", "гривен", "won"})
 _SHOWN = 30  # characters of context each side of a number a warning quotes
 
 
 @dataclass(frozen=True, slots=True)
 class _Count:
-    """A number and what it counts: the word after it, and a capitalised word before it
-    (either may be missing, not both)."""
+    """A number and what it counts, in the text it stands in."""
 
-    before: str | None
-    after: str | None
-    value: str
+    word: str  # what it counts, case-folded
+    values: _Values  # the number's value, or each it may be ("1,200": 1200 or 1.2)
+    shown: str  # the number as written
     start: int
     end: int
 
-    def keys(self) -> list[tuple[str, str]]:
-        return [(side, word) for side, word in (("b", self.before), ("a", self.after)) if word]
 
-    def same_key(self, other: _Count) -> bool:
-        """Whether two counts count one thing: one side alike, the other not different."""
-        alike = [mine == theirs for mine, theirs in ((self.before, other.before),
-                                                     (self.after, other.after))
-                 if mine and theirs]
-        return bool(alike) and all(alike)
+def _values(number: str, decimal: str | None) -> _Values:
+    """The values a number may have, however it groups its thousands."""
+    digits = "".join(str(unicodedata.digit(ch, 0)) if ch.isdigit() else ch for ch in number)
+    tail = decimal[1:] if decimal else ""
+    if len(digits) > 3 and digits[-4] in ",. ":
+        whole = float(digits.replace(",", "").replace(".", "").replace(" ", ""))
+        plain = {whole} if not tail else {float(f"{int(whole)}.{tail}")}
+        if digits.count(digits[-4]) == 1 and digits[-4] != " " and not tail:
+            plain.add(float(digits.replace(",", ".")))  # "1,200" may be 1.2
+        return _Values(plain)
+    if tail:  # a decimal refines its whole part: "Node 20.11" is Node 20
+        return _Values({float(f"{digits}.{tail}")}, {float(digits)})
+    return _Values({float(digits)})
 
 
-def _after(text: str, end: int) -> tuple[str | None, int]:
-    """The word a number ending at ``end`` counts, and where it ends."""
+def _counted(text: str, end: int) -> tuple[str | None, int]:
+    """The word a number ending at ``end`` counts (None: no count), and where it ends."""
     after = _WORD_AFTER.match(text, end)
     if after is None:
         return None, end
-    if after.group(2):
-        return after.group(2), after.end()  # a counter written on the number: "8편"
+    if after.group(2):  # a counter written on the number: "8편", "3个服务"
+        counter = after.group(2)
+        if counter in _TIME_COUNTERS:
+            return None, end
+        if counter not in _GENERIC:
+            return counter, after.end()
+        noun = _NEXT_WORD.match(text, after.end())
+        return (counter + noun.group(1).casefold(), noun.end()) if noun else (None, end)
     word = after.group(1).casefold()
+    stop = after.end()
     if word in _BETWEEN:
-        again = _NEXT_WORD.match(text, after.end())
-        return (again.group(1).casefold()[:STEM], again.end()) if again else (None, end)
-    return (None, end) if word in _JOINING else (word[:STEM], after.end())
+        again = _NEXT_WORD.match(text, stop)
+        if again is None:
+            return None, end
+        word, stop = again.group(1).casefold(), again.end()
+    if _not_a_thing(word, text[stop - len(word) : stop]) or _RANGE_AFTER.match(text, stop):
+        return None, end
+    return word, stop
 
 
-def _counts(text: str) -> Iterator[_Count]:
-    """The counts of ``text``, each with the key it counts or numbers."""
+def _not_a_thing(word: str, written: str) -> bool:
+    """Whether a word after a number says something other than what it counts: a word that
+    joins (``3 and 4``, ``für``), a unit of time, money or measure (``days``, ``euros``,
+    ``GiB``, ``USD``: written with two capitals or more), how often (``times``)."""
+    return word in _JOINING or word in _TIMES or word in _MONEY \
+        or any(word in words for words in FUNCTION_WORDS.values()) \
+        or sum(ch.isupper() for ch in written) >= 2 or word in time_words()
+
+
+def _counts(text: str, most: int | None = None) -> Iterator[_Count]:
+    """The counts of ``text`` (at most ``most``)."""
+    found = 0
     for match in _COUNT.finditer(text):
-        value = match.group(1)
-        if len(value) == 4 and value[:2] in ("19", "20"):
+        number = match.group("n")
+        if len(number) == 4 and number[:2] in ("19", "20") and not match.group("d"):
             continue  # a year
-        after, end = _after(text, match.end())
-        before = _WORD_BEFORE.search(text, max(0, match.start() - 40), match.start())
-        label = before.group(1) if before and before.group(1)[0].isupper() else None
-        if after or label:
-            yield _Count(label.casefold()[:STEM] if label else None, after, value,
-                         before.start() if label and before else match.start(), end)
+        word, end = _counted(text, match.end())
+        if word is None or _ABOUT.search(text, max(0, match.start() - 16), match.start()) \
+                or _CODE_BEFORE.search(text, max(0, match.start() - 12), match.start()):
+            continue  # no count, an approximate figure, or an identifier
+        yield _Count(word, _values(number, match.group("d")), match.group(0), match.start(),
+                     end)
+        found += 1
+        if most is not None and found >= most:
+            return
 
 
-def _numbers(text: str) -> set[str]:
-    """Every number written anywhere in ``text`` (dates, versions and ranges included)."""
-    return set(_ANY_NUMBER.findall(text))
+def _numbers(text: str) -> _Values:
+    """Every value a number written anywhere in ``text`` may have (dates, versions, ranges
+    too): each run of digits, and the whole read with its separators (``,``, ``.`` or a
+    space) as thousands or as a decimal point."""
+    out: set[float] = set()
+    refined: set[float] = set()
+    for token in _ANY_NUMBER.findall(text):
+        if len(token) > MAX_DIGITS:
+            continue  # no figure: an identifier, a hash, a dump of digits
+        parts = re.split(r"[.,]", token)
+        out.update(float(part) for part in parts)
+        if len(parts) > 1:
+            out.add(float("".join(parts)))
+            if len(parts) == 2:
+                out.add(float(".".join(parts)))
+            if len(parts) > 2 or len(parts[1]) != 3:  # a version, or plainly a decimal
+                refined.add(float(parts[0]))
+    out.update(float(token.replace(" ", "")) for token in _SPACED.findall(text))
+    return _Values(out, refined)
+
+
+class _Values:
+    """Numbers as values, and the whole numbers a decimal or a version written among them
+    refines (``20.11`` and ``3.8.1`` refine ``20`` and ``3``)."""
+
+    __slots__ = ("exact", "refined", "whole")
+
+    def __init__(self, values: Iterable[float], refined: Iterable[float] = ()) -> None:
+        self.exact = frozenset(values)
+        self.refined = frozenset(refined)
+        self.whole = frozenset(v for v in self.exact if v >= 1 and v.is_integer())
+
+    def __or__(self, other: _Values) -> _Values:
+        return _Values(self.exact | other.exact, self.refined | other.refined)
+
+    def agree(self, other: _Values) -> bool:
+        """Whether a number of each may be one value: equal, or one the other refined."""
+        return bool(self.exact & other.exact or self.whole & other.refined
+                    or other.whole & self.refined)
+
+
+def _alike(a: str, b: str) -> bool:
+    """Whether two counted words are one word, inflected: equal, or the same in their first
+    four letters and more, but for at most two final letters of each (CJK counters: equal)."""
+    if a == b:
+        return True
+    common = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        common += 1
+    return common >= 4 and common >= max(len(a), len(b)) - 2
+
+
+def _around(text: str, count: _Count) -> set[str]:
+    """The content words and CJK character pairs around a count."""
+    window = text[max(0, count.start - _CONTEXT) : count.start] + " " \
+        + text[count.end : count.end + _CONTEXT]
+    return line_features(normal_line(_URL.sub(" ", window)))  # a link is no shared subject
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    """What one text says of one counted word: every value it gives, and the first counts
+    (the ones a warning may quote)."""
+
+    values: _Values
+    distinct: int  # how many values it gives
+    counts: tuple[_Count, ...]
+
+
+class _Said:
+    """One text's counts, by the word they count."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        counts: dict[str, list[_Count]] = {}
+        for count in _counts(text):
+            counts.setdefault(count.word, []).append(count)
+        self.by_head: dict[str, list[tuple[str, _Word]]] = {}
+        for word, found in counts.items():
+            values = {min(c.values.exact) for c in found}
+            said = _Word(_Values(chain.from_iterable(c.values.exact for c in found),
+                                 chain.from_iterable(c.values.refined for c in found)),
+                         len(values), tuple(found[:QUOTED]))
+            self.by_head.setdefault(word[:3], []).append((word, said))
+
+    def of(self, word: str) -> list[_Word]:
+        """What this text says of ``word`` (and of the word inflected)."""
+        return [said for other, said in self.by_head.get(word[:3], ()) if _alike(other, word)]
+
+
+def _against(hook: str, said: _Said, never: _Values, hook_numbers: _Values, one_value: bool,
+             borne_out: _Said | None = None) -> tuple[_Count, _Count] | None:
+    """The first count of ``hook`` that ``said`` gives other values, where the memory
+    (``never``: every number it writes) never writes the hook's, the hook never writes the
+    other's, and the words around the two share one (``one_value``: only where ``said``
+    gives the word one value; ``borne_out``: a text of the memory that must not give the
+    word the hook's value)."""
+    for mine in _counts(hook, MAX_COUNTS):
+        value = mine.values
+        if value.agree(never):
+            continue
+        theirs = said.of(mine.word)
+        if not theirs or any(w.values.agree(hook_numbers) for w in theirs):
+            continue
+        if one_value and sum(w.distinct for w in theirs) > 1:
+            continue
+        if borne_out is not None and any(w.values.agree(value)
+                                         for w in borne_out.of(mine.word)):
+            continue
+        near = _around(hook, mine)
+        match = next((c for w in theirs for c in w.counts if near & _around(said.text, c)),
+                     None)
+        if match is not None:
+            return mine, match
+    return None
+
+
+class _Memory:
+    """A memory's text as counted, read once however many index lines point at it."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.description = _normal(memory.description)
+        self.described = _Said(self.description)
+        self.in_description = _numbers(self.description)
+        self._memory = memory
+        self._body: tuple[_Said, _Values] | None = None
+
+    def body(self) -> tuple[_Said, _Values]:
+        """The body's counts, and every number the memory writes anywhere."""
+        if self._body is None:
+            body = _normal(self._memory.body)
+            self._body = (_Said(body), self.in_description | _numbers(body))
+        return self._body
+
+
+def _normal(text: str) -> str:
+    """``text`` as counted: full-width digits and letters and no-break spaces in their plain
+    forms (NFKC: ``１０`` is 10), without emphasis or code marks (``**10**`` is 10)."""
+    text = unicodedata.normalize("NFKC", text) if not text.isascii() else text
+    return _EMPHASIS.sub("", text) if "*" in text or "`" in text else text
 
 
 def _quote(text: str, count: _Count) -> str:
-    """The count with a few words around it, as written, on one line."""
+    """The count with a few words around it, on one line."""
     start = max(0, count.start - _SHOWN)
     end = min(len(text), count.end + _SHOWN)
     if start:
@@ -133,55 +341,6 @@ def _quote(text: str, count: _Count) -> str:
     return f"{'…' if start else ''}{shown}{'…' if end < len(text) else ''}"
 
 
-_Keyed = dict[tuple[str, str], list[_Count]]
-
-
-def _keyed(text: str) -> _Keyed:
-    """The counts of ``text`` by each of their keys."""
-    out: _Keyed = {}
-    for count in _counts(text):
-        for key in count.keys():
-            out.setdefault(key, []).append(count)
-    return out
-
-
-def _against(hook: str, hook_numbers: set[str], theirs: _Keyed, never: set[str],
-             one_value: bool) -> tuple[_Count, _Count] | None:
-    """The first count of ``hook`` that another text (its counts: ``theirs``) gives other
-    values for, where the memory (``never``: every number it writes) never writes the hook's
-    and the hook never writes the other's (``one_value``: only where the text gives the key
-    one value)."""
-    for mine in _counts(hook):
-        if mine.value in never:
-            continue
-        found = [c for key in mine.keys() for c in theirs.get(key, ()) if mine.same_key(c)]
-        if not found:
-            continue
-        values = {c.value for c in found}
-        if values & hook_numbers or (one_value and len(values) > 1):
-            continue
-        return mine, found[0]
-    return None
-
-
-class _Said:
-    """A memory's counts and numbers, in its description and in all its text, read once
-    however many index lines point at it."""
-
-    def __init__(self, memory: Memory) -> None:
-        self.memory = memory
-        self.described = _keyed(memory.description)
-        self.in_description = _numbers(memory.description)
-        self._body: tuple[_Keyed, set[str]] | None = None
-
-    def body(self) -> tuple[_Keyed, set[str]]:
-        """The body's counts, and every number the memory writes anywhere."""
-        if self._body is None:
-            self._body = (_keyed(self.memory.body),
-                          self.in_description | _numbers(self.memory.body))
-        return self._body
-
-
 def hook_drift(snapshot: Snapshot, by_file: Mapping[str, Memory] | None = None
                ) -> dict[str, list[str]]:
     """For each memory whose index line counts something otherwise than the memory does, a
@@ -190,27 +349,29 @@ def hook_drift(snapshot: Snapshot, by_file: Mapping[str, Memory] | None = None
     if not text or not any(ch.isdigit() for ch in text):
         return {}
     by_file = by_file if by_file is not None else snapshot.by_file()
-    said: dict[str, _Said] = {}
+    read: dict[str, _Memory] = {}
     out: dict[str, list[str]] = {}
     for number, line in enumerate(parse_index(text, by_file), 1):
         memory = by_file.get(line.target or "")
         if memory is None:
             continue
-        hook = split_pointer(line.text)[2]
+        hook = _normal(split_pointer(line.text)[2])
         if not any(ch.isdigit() for ch in hook):
             continue
+        known = read.get(memory.file) or read.setdefault(memory.file, _Memory(memory))
         hook_numbers = _numbers(hook)
-        known = said.get(memory.file) or said.setdefault(memory.file, _Said(memory))
-        where, shown = "description", memory.description
-        found = _against(hook, hook_numbers, known.described, known.in_description, False)
+        body, everywhere = known.body()
+        where, said = "description", known.described
+        found = _against(hook, said, known.in_description, hook_numbers, False, body)
         if found is None:
-            where, shown = "text", memory.body
-            found = _against(hook, hook_numbers, *known.body(), True)
+            where, said = "text", body
+            found = _against(hook, body, everywhere, hook_numbers, True)
         if found is None:
             continue
         mine, theirs = found
         out.setdefault(memory.file, []).append(
             f'{snapshot.index.name} line {number} says "{_quote(hook, mine)}", and the '
-            f'memory\'s {where} "{_quote(shown, theirs)}", without {mine.value}: one of them '
-            "is out of date")
+            f'memory\'s {where} "{_quote(said.text, theirs)}", without {mine.shown}: one of '
+            "them is out of date")
     return out
+

@@ -334,3 +334,29 @@ def month_names() -> dict[str, int]:
                 if len(word) >= 3 and _WORD.fullmatch(word):
                     found.setdefault(word, set()).add(number)
     return {word: next(iter(months)) for word, months in found.items() if len(months) == 1}
+
+
+# Units of time a date library names, besides the months and weekdays.
+_TIME_KEYS = ("year", "month", "week", "day", "hour", "minute", "second")
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+TIME_LANGUAGES = (*MONTH_LANGUAGES, "en", "el", "bg", "vi", "ko", "ja", "zh", "ar", "he", "hi",
+                  "fa", "th")
+
+
+@cache
+def time_words() -> frozenset[str]:
+    """The words for units of time, months and weekdays in :data:`TIME_LANGUAGES`,
+    casefolded (``minutes``, ``stunden``, ``мая``, ``giorni``): what counts time, not things.
+    Read from dateparser's locale data on first use; empty without it."""
+    folder = _data_folder()
+    found: set[str] = set()
+    for code in TIME_LANGUAGES:
+        path = folder / f"{code}.py" if folder else None
+        info = _read(path) if path is not None and path.is_file() else None
+        for key in (*_TIME_KEYS, *MONTHS, *_WEEKDAYS):
+            names = info.get(key) if info else None
+            for name in names if isinstance(names, list) else ():
+                word = str(name).casefold()
+                if _WORD.fullmatch(word):
+                    found.add(word)
+    return frozenset(found)

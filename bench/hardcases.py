@@ -64,7 +64,11 @@ TARGETS: dict[str, tuple[str, float]] = {
     "conflict recall": ("recall", 0.8),
     "duplicate recall": ("recall", 0.8),
     "secret precision": ("precision", 0.9),
+    "hook-drift precision": ("precision", 0.9),
+    "hook-drift recall": ("recall", 0.8),
 }
+# The warning on a memory whose index line counts something otherwise (detect/conflicts/hooks).
+HOOK_WARNING = re.compile(r"\S+ line \d+ says ")
 
 # The index rebuild: measure -> the IndexResult field that lists each case (target: none).
 INDEX_TARGETS: dict[str, str] = {
@@ -462,6 +466,9 @@ def evaluate_set(path: Path, score: Score, work: Path) -> None:
     score_set(where, labels, alike, pairs(labels.get("duplicates", [])), score.tally("duplicate"))
     secrets = {m.file for m in plan.memories if any(SECRET_WARNING in w for w in m.warnings)}
     score_set(where, labels, secrets, set(labels.get("secrets", [])), score.tally("secret"))
+    drifted = {m.file for m in plan.memories if any(HOOK_WARNING.match(w) for w in m.warnings)}
+    score_set(where, labels, drifted, set(labels.get("hook_drift", [])),
+              score.tally("hook-drift"))
     forbidden = pairs(labels.get("no_merge", []))
     for action in plan.actions:
         if action.op == "merge":

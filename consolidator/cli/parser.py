@@ -42,7 +42,7 @@ def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
         "--debug", action="store_true", default=default, help="show tracebacks on errors"
     )
     group.add_argument("-v", "--verbose", action="count", default=default,
-                       help="more log lines (-v: debug)")
+                       help="log at debug level (report: list every memory too)")
     group.add_argument("-q", "--quiet", action="store_true", default=default,
                        help="warnings and errors only")
     group.add_argument("--no-color", action="store_true", default=default,
@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = command(sub, "run", help="one pass over every root: gates, then phases")
     run.add_argument("--force", action="store_true", help="skip gates G1-G6 (never the lock)")
-    run.add_argument("--dry-run", action="store_true", help="plan and report; change nothing")
+    run.add_argument("--dry-run", action="store_true", help="plan and report; change no memory (the run is recorded in history)")
     run.add_argument("--json", action="store_true", help="print the JSON report")
     run.add_argument("--ended-session", metavar="SESSION_ID", type=_session_id,
                      help="a session that just ended (as the SessionEnd hook passes it): its "
@@ -196,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     _all_roots(apply, "apply")
     _common(apply, suppress=True)
 
-    reject = command(sub, "reject", help="decline a proposal's actions (all, or the chosen)")
+    reject = command(sub, "reject", help="decline a proposal's actions (all, or the chosen ones)")
     reject.add_argument("run_id", metavar="RUN_ID", nargs="?",
                         help="the run whose proposal to decline (default, or `latest`: every "
                         "waiting one)")
@@ -205,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     _all_roots(reject, "decline")
     _common(reject, suppress=True)
 
-    prune = command(sub, "prune", help="remove old run folders and their archives, saying what")
+    prune = command(sub, "prune", help="remove old run folders and their archives, and say which")
     prune.add_argument("--older-than", metavar="AGE", type=_duration, required=True,
                        help="runs that started more than AGE ago (30 days: 30 or 30d; "
                        "12h, 2w)")

@@ -51,6 +51,7 @@ def test_every_label_names_a_memory_of_its_set(path: Path) -> None:
     assert set(labels["mtimes"]) == files, "every memory has its mtime, and only memories"
     named = set(labels.get("archive", [])) | set(labels.get("stale", []))
     named |= set(labels.get("relative", {})) | set(labels.get("secrets", []))
+    named |= set(labels.get("hook_drift", []))
     named |= set(labels.get("index", {}).get("unindexed", []))
     for key in ("conflicts", "duplicates", "no_merge"):
         named |= {f for group in labels.get(key, []) for f in group}

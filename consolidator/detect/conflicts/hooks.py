@@ -328,7 +328,8 @@ def _normal(text: str) -> str:
 
 
 def _quote(text: str, count: _Count) -> str:
-    """The count with a few words around it, on one line."""
+    """The count with a few words around it, on one line, from the text as counted (see
+    :func:`_normal`)."""
     start = max(0, count.start - _SHOWN)
     end = min(len(text), count.end + _SHOWN)
     if start:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from consolidator.detect.conflicts.hooks import is_drift
 from consolidator.detect.dates.freshness import age_warning
 from consolidator.detect.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
 from consolidator.index.rebuild import IndexPlan
@@ -352,6 +353,9 @@ def _findings_md(root: RootReport, rest: _Rest, mask: Mask) -> list[str]:
             f"- {_files(list(d.files))}: a private memory and the team's say the same "
             f"(line similarity {d.similarity:.2f}); team memory is shared with the whole "
             "team, so nothing crosses between the two" for d in root.plan.across]),
+        ("Index lines that count otherwise than their memory (reported, never changed)", [
+            f"- `{m.file}`: {_inline(mask(w))}"
+            for m in root.plan.memories for w in m.warnings if is_drift(w)]),
         ("Not memories (left untouched)", [
             f"- `{u.rel}`: {_inline(mask(u.error))}" for u in unparsed]),
     ]

@@ -39,8 +39,9 @@ def test_the_report_warns_on_the_memory_in_json_and_in_markdown(
 
     (team,) = found["memories"]
     assert WARNING in team["warnings"]
-    assert "Atlas 10 agents on the rented VPS" in markdown
-    assert "Atlas runs 9 agents on the rented VPS" in markdown
+    findings = markdown.split("### Findings that did not become an action")[1]
+    assert "#### Index lines that count otherwise than their memory" in findings
+    assert f"- `project_team.md`: {WARNING}" in findings
 
 
 def test_a_run_that_applies_everything_changes_neither_the_index_nor_the_memory(

@@ -103,6 +103,7 @@ _TIME_COUNTERS = frozenset("年月日号號時时分秒周週天회번次回시�
 _MONEY = frozenset({"dollars", "euros", "euro", "yen", "yuan", "pounds", "rupees", "pesos",
                     "reais", "dólares", "рублей", "рубля", "рубль", "гривен", "won"})
 _SHOWN = 30  # characters of context each side of a number a warning quotes
+_OUT_OF_DATE = "one of them is out of date"  # how every warning of this kind ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,7 +373,12 @@ def hook_drift(snapshot: Snapshot, by_file: Mapping[str, Memory] | None = None
         mine, theirs = found
         out.setdefault(memory.file, []).append(
             f'{snapshot.index.name} line {number} says "{_quote(hook, mine)}", and the '
-            f'memory\'s {where} "{_quote(said.text, theirs)}", without {mine.shown}: one of '
-            "them is out of date")
+            f'memory\'s {where} "{_quote(said.text, theirs)}", without {mine.shown}: '
+            f"{_OUT_OF_DATE}")
     return out
+
+
+def is_drift(warning: str) -> bool:
+    """Whether a memory's warning is one of :func:`hook_drift`'s."""
+    return warning.endswith(_OUT_OF_DATE) and " line " in warning
 

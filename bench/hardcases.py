@@ -43,6 +43,7 @@ if str(BENCH.parent) not in sys.path:
 
 from consolidator import log  # noqa: E402
 from consolidator.config import Config  # noqa: E402
+from consolidator.detect.conflicts.hooks import drift_line  # noqa: E402
 from consolidator.detect.dates.relative import relative_in  # noqa: E402
 from consolidator.plan import Plan  # noqa: E402
 from consolidator.runner import RunOptions, context_for, new_run_id, run_root  # noqa: E402
@@ -67,8 +68,6 @@ TARGETS: dict[str, tuple[str, float]] = {
     "hook-drift precision": ("precision", 0.9),
     "hook-drift recall": ("recall", 0.8),
 }
-# The warning on a memory whose index line counts something otherwise (detect/conflicts/hooks).
-HOOK_WARNING = re.compile(r"\S+ line \d+ says ")
 
 # The index rebuild: measure -> the IndexResult field that lists each case (target: none).
 INDEX_TARGETS: dict[str, str] = {
@@ -466,7 +465,8 @@ def evaluate_set(path: Path, score: Score, work: Path) -> None:
     score_set(where, labels, alike, pairs(labels.get("duplicates", [])), score.tally("duplicate"))
     secrets = {m.file for m in plan.memories if any(SECRET_WARNING in w for w in m.warnings)}
     score_set(where, labels, secrets, set(labels.get("secrets", [])), score.tally("secret"))
-    drifted = {m.file for m in plan.memories if any(HOOK_WARNING.match(w) for w in m.warnings)}
+    drifted = {m.file for m in plan.memories
+               if any(drift_line(w) is not None for w in m.warnings)}
     score_set(where, labels, drifted, set(labels.get("hook_drift", [])),
               score.tally("hook-drift"))
     forbidden = pairs(labels.get("no_merge", []))

@@ -71,6 +71,7 @@ from consolidator import (
     clock,  # noqa: E402
     log,  # noqa: E402
 )
+from consolidator.detect.conflicts.hooks import drift_line  # noqa: E402
 from consolidator.detect.dates.relative import find_relative, relative_in  # noqa: E402
 from consolidator.detect.stale.citations import mentioned_paths  # noqa: E402
 from consolidator.store.scan import scan  # noqa: E402
@@ -352,9 +353,6 @@ def _score(tally: Tally, where: str, found: set[Any], wanted: set[Any]) -> None:
     tally.missed += [f"{where}: {show(x)}" for x in sorted(wanted - found, key=show)]
 
 
-_HOOK_WARNING = re.compile(r"\S+ line (\d+) says ")
-
-
 def plan_index_name(root: Path) -> str:
     """The index's file name as the root has it (MEMORY.md, or a case variant)."""
     return next((p.name for p in root.iterdir() if p.name.casefold() == "memory.md"),
@@ -378,8 +376,8 @@ def evaluate_folder(text_root: Path, source: Source, labels: list[Label], score:
         score_citations(root, project, where, plan, score)
     memories = {m.file for m in plan.memories}
     index = plan_index_name(root)
-    drifted = {int(found.group(1)) for m in plan.memories for w in m.warnings
-               if (found := _HOOK_WARNING.match(w)) and w.startswith(f"{index} ")}
+    drifted = {line for m in plan.memories for w in m.warnings
+               if (line := drift_line(w)) is not None and w.startswith(f"{index} ")}
     _score(score.tally("index hook"), where, {f"{index}:{n}" for n in drifted},
            {f"{index}:{lab.line}" for lab in labels if lab.file == index
             and lab.kind in ("stale", "conflict") and lab.verdict in ("stale", "conflict")})

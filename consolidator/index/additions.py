@@ -40,22 +40,19 @@ def add_missing(
 
 
 def add_within(
-    lines: Sequence[IndexLine], memories: Iterable[Memory], limits: Limits, newline: str,
-    room_for_rest: bool = True,
+    lines: Sequence[IndexLine], memories: Iterable[Memory], limits: Limits, newline: str
 ) -> tuple[list[IndexLine], list[str], list[Memory]]:
-    """``lines`` with pointers to as many of ``memories`` as fit within ``limits`` (and,
-    with ``room_for_rest``, room for one more pointer, to the rest); the files added, and
-    the memories left over."""
+    """``lines`` with pointers to as many of ``memories`` as fit within ``limits`` (and room
+    for one more pointer, to the rest); the files added, and the memories left over."""
     missing = sorted(memories, key=_room_order)
     if not missing or not within(lines, limits, newline):
         return list(lines), [], missing
     full = add_pointers(list(lines), missing, limits.max_line_chars)
     if within(full, limits, newline):
         return full, sorted(m.file for m in missing), []
-    reserve = limits if not room_for_rest else Limits(
-        limits.max_lines - 2,  # a blank line and the pointer to the rest
-        limits.max_bytes - 4 * limits.max_line_chars - 2 * len(newline.encode()),
-        limits.max_line_chars)
+    reserve = Limits(limits.max_lines - 2,  # a blank line and the pointer to the rest
+                     limits.max_bytes - 4 * limits.max_line_chars - 2 * len(newline.encode()),
+                     limits.max_line_chars)
     low, high = 0, len(missing) - 1  # the most that fit beside one more pointer line
     while low < high:
         mid = (low + high + 1) // 2
@@ -75,8 +72,7 @@ def _room_order(memory: Memory) -> tuple[int, int, str]:
 
 
 def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory]) -> list[str]:
-    """Point to ``unlisted`` from one topic memory, when its pointer fits; else point to as
-    many as fit one by one, and name the rest."""
+    """Point to ``unlisted`` from one topic memory, when its pointer fits; else name them."""
     if not unlisted:
         return []
     lines, _added, rest = add_within(fitter.lines, unlisted, fitter.limits, fitter.newline)
@@ -93,12 +89,7 @@ def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory]) -> list[str]:
                             + (", ".join(p.target or "" for p in pointers if p.target)
                                or "their list"))
         return []
-    # No room for a pointer to their list: as many pointers of their own as still fit, and
-    # the rest named (no room for them).
-    lines, _added, rest = add_within(fitter.lines, unlisted, fitter.limits, fitter.newline,
-                                     room_for_rest=False)
-    fitter.replace(lines)
-    return [m.file for m in sorted(rest, key=lambda m: m.file)]
+    return [m.file for m in sorted(unlisted, key=lambda m: m.file)]  # named: no room for them
 
 
 def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:

@@ -205,6 +205,19 @@ def section_end(lines: list[IndexLine], start: int) -> int:
     return end
 
 
+def item_end(lines: list[IndexLine], at: int) -> int:
+    """One past the list item at ``at``: with the lines that continue it (indented, or a
+    paragraph's lazy continuation) and its sub-items, so that nothing is put between an item
+    and the rest of what it says."""
+    indent = len(lines[at].text) - len(lines[at].text.lstrip())
+    end = at + 1
+    while end < len(lines) and lines[end].kind not in ("blank", "heading", "table") and (
+            lines[end].kind == "text"
+            or len(lines[end].text) - len(lines[end].text.lstrip()) > indent):
+        end += 1
+    return end
+
+
 def add_pointers(
     lines: list[IndexLine], memories: list[Memory], limit: int
 ) -> list[IndexLine]:
@@ -229,7 +242,7 @@ def add_pointers(
         if end is not None:
             by_place.setdefault(end, []).append(line)
         elif last_pointer is not None and not fresh:
-            by_place.setdefault(last_pointer + 1, []).append(line)
+            by_place.setdefault(item_end(lines, last_pointer), []).append(line)
         elif fresh:
             if mtype not in headings:
                 if appended:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from consolidator.detect.conflicts.hooks import is_drift
+from consolidator.detect.conflicts.hooks import drift_line
 from consolidator.detect.dates.freshness import age_warning
 from consolidator.detect.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
 from consolidator.index.rebuild import IndexPlan
@@ -355,7 +355,7 @@ def _findings_md(root: RootReport, rest: _Rest, mask: Mask) -> list[str]:
             "team, so nothing crosses between the two" for d in root.plan.across]),
         ("Index lines that count otherwise than their memory (reported, never changed)", [
             f"- `{m.file}`: {_inline(mask(w))}"
-            for m in root.plan.memories for w in m.warnings if is_drift(w)]),
+            for m in root.plan.memories for w in m.warnings if drift_line(w) is not None]),
         ("Not memories (left untouched)", [
             f"- `{u.rel}`: {_inline(mask(u.error))}" for u in unparsed]),
     ]

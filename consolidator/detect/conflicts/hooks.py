@@ -4,43 +4,50 @@ Claude Code loads ``MEMORY.md`` into every session, and a memory's own text only
 opened. When a memory is brought up to date its line in the index often is not, so every
 session reads the old figure: ``OpenClaw 10 agents`` in the index, ``9 agents`` in the
 memory's description. Which side is right the text does not say (either may have been
-written last), so this only warns.
+written last), so this only warns. Topic memories the rebuild wrote are left out (their
+hooks count the lines moved into them).
 
 A count is a number and the word after it that says what it counts, in any language:
-``10 agents``, ``6 планов``, past a word such as ``more`` or ``new`` (``3 more checks``), or
-the counter written on the number in Chinese, Japanese and Korean (``8편``; a counter that
-fits anything, ``3个`` or ``3件``, takes the word after it too). Two counts count one thing
-when their words are one word inflected (``agent``/``agents``, ``плана``/``планов``: the
-same but for at most two final letters, ``committers`` and ``commits`` are not) and the words
-around them share a content word (``OpenClaw 10 agents on the VPS`` and ``OpenClaw 9 agents
-on the VPS`` do; ``2 agents offline`` and ``Atlas runs 9 agents`` do not).
+``10 agents``, ``6 планов``, or ``3 more checks`` (``more`` or ``new`` kept in the key: ``3
+new tests`` are not a suite's ``40 tests``); in Chinese, Japanese and Korean the counter
+written on the number (``8편``), and after a counter that fits anything (``3个``, ``3つの``,
+``3개의``) up to three letters of the noun after it too (``个服务`` is not ``个服务器``). Two
+counts count one thing when their words are one word inflected (``agent``/``agents``,
+``плана``/``планов``: the same in four letters or more but for at most two final letters;
+``committers`` and ``commits`` are not) and the words around them share a content word
+(``OpenClaw 10 agents on the VPS`` and ``OpenClaw 9 agents on the VPS`` do; ``2 agents
+offline`` and ``Atlas runs 9 agents`` do not).
 
 Not counts: a number inside a date, a time, a range, a ratio (``3 of 5``, ``3 bis 5``), a
-version, a share (``40 %``), a path or an identifier (``PR 412``, ``RFC 9110``); a year; an approximate figure (``about
-1,200``, ``~40``, ``约30``); a number of units of time (``30 days``, ``25 minutes``: read from
-dateparser's locale data, months and weekdays too), of money (``5000 USD``, ``9900원``), of a
-measure written with capitals (``40 GiB``) or of times something happens (``3 times``,
-``3 fois``, ``3次``). A number is its value however it is written: ``1,200``,
-``1 200`` and ``1200`` agree, so do ``30,9`` and ``30.9``, ``１０`` and ``10``, and a version
+version, a share (``40 %``), a path or an identifier (``PR 412``, ``RFC 9110``); a year; an
+approximate figure or a bound (``about 1,200``, ``~40``, ``约30``, ``up to 40``, ``at least
+40``); a rate (``3 nodes per region``, ``50 calls a day``); a number of units of time
+(``30 days``, ``25 minutes``, ``3个月``: English's and those of dateparser's locale data,
+months and weekdays too), of money (``5000 USD``, ``5 евро``, ``9900원``), of a measure
+written with capitals (``40 GiB``) or of times something happens (``3 times``, ``3 fois``,
+``3次``). A number is its value however it is written: ``1,200``, ``1 200`` and ``1200``
+agree, so do ``30,9`` and ``30.9``, ``１０`` and ``10``, ``**10**`` and ``10``, and a version
 and its refinement (``Node 20`` and ``Node 20.11``).
 
 The two disagree when the memory gives the count's word other values and never the index's
 (a memory that still gives it, ``6 clips, down from 8``, tells of the change), and the index
 never writes the memory's: the description first (the memory's own one-line summary, as the
-hook is), then the body where it gives the word exactly one value. Known false warnings: a
-hook that counts a part of what the memory counts whole (``top 5 rules`` of ``12 rules``,
-``3 new tests`` in a suite of ``40 tests``) when the words around them agree.
+hook is), then the body where it gives the word exactly one value. The line a warning names
+is the index's as read. Known false warnings: a hook that counts a part of what the memory
+counts whole in the same word (``2 agents offline`` of ``9 agents on the VPS``, when the
+words around them agree).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 
 from consolidator.detect.dates.locales import time_words
+from consolidator.detect.links import is_topic
 from consolidator.detect.script import CJK_LETTERS
 from consolidator.detect.text import normal_line
 from consolidator.detect.words import FUNCTION_WORDS, line_features
@@ -68,12 +75,22 @@ _WORD_AFTER = re.compile(rf"[ \t]([^\W\d_]{{3,}})|([{CJK_LETTERS}])")
 _NEXT_WORD = re.compile(rf"[ \t]?([{CJK_LETTERS}]{{1,2}}|[^\W\d_]{{3,}})")
 # An identifier's label right before a number: "PR 412", "RFC 9110", "HTTP 404".
 _CODE_BEFORE = re.compile(r"(?<![\w])[A-Z]{2,}[ \t#-]?$")
+# What joins a counter that fits anything to its noun: "3つのサービス", "3개의 서버", "3个的".
+_PARTICLE = re.compile(r"[ \t]?[の的之의]?[ \t]?")
+_NOUN = re.compile(rf"[{CJK_LETTERS}]{{1,3}}")
+# A rate, not a count: "3 nodes per region", "50 calls a day", "5 Anfragen pro Tag".
+_RATE = re.compile(r"[ \t]*(?:/(?=[^\W\d_])|(?:per|each|every|a|an|pro|par|por|al|за|в)[ \t])",
+                   re.IGNORECASE)
+# Time written on a counter that fits anything: "3个月", "3ヶ月", "3개월", "3个小时".
+_COUNTER_TIME = re.compile(r"[ヶケカか个個개]?[月時时주週周년年일日]|小时|小時|星期|시간|개월")
 _RANGE_AFTER = re.compile(r"[ \t]{0,2}[-–~]?[ \t]{0,2}\d")  # "3 bis 5", "4 sur 5"
 # Approximate figures: a sign or a word just before the number.
 _ABOUT = re.compile(
-    r"(?:[~≈≃]|约|約|대략|약|\b(?:about|around|approx\.?|approximately|over|under|nearly|almost|"
-    r"roughly|rund|etwa|ca\.|circa|environ|unos|unas|cerca de|quasi|около|примерно|почти|"
-    r"более|больше))[ \t]*$", re.IGNORECASE)
+    r"(?:[~≈≃<>≤≥]|约|約|대략|약|최대|최소|最多|最少|至少|\b(?:about|around|approx\.?|approximately|"
+    r"over|under|nearly|almost|roughly|up to|more than|less than|fewer than|at least|at most|"
+    r"max|min|maximum|minimum|rund|etwa|bis zu|mehr als|ca\.|circa|environ|jusqu'à|plus de|"
+    r"moins de|unos|unas|cerca de|hasta|más de|quasi|fino a|até|около|примерно|почти|более|"
+    r"больше|до|не менее))[ \t]*$", re.IGNORECASE)
 MAX_DIGITS = 24  # a longer run of digits and separators is no figure
 MAX_COUNTS = 200  # counts of a hook looked at: enough for any hook
 QUOTED = 20  # counts of one word a memory's text is compared by, around them
@@ -100,8 +117,12 @@ _GENERIC = frozenset("个個件つ개项項条條点點种種本枚台名位")
 # of things.
 _TIME_COUNTERS = frozenset("年月日号號時时分秒周週天회번次回시월일초원円元块圓")
 # Money: an amount is said of many things at once (a budget, a plan, a price).
-_MONEY = frozenset({"dollars", "euros", "euro", "yen", "yuan", "pounds", "rupees", "pesos",
-                    "reais", "dólares", "рублей", "рубля", "рубль", "гривен", "won"})
+_MONEY = frozenset({"dollars", "dollar", "euros", "euro", "yen", "yuan", "pounds", "rupees",
+                    "pesos", "reais", "dólares", "franken", "francs", "рублей", "рубля", "рубль",
+                    "евро", "долларов", "доллара", "доллар", "гривен", "won"})
+# Units of time in English, whatever dateparser's data holds.
+_UNITS = frozenset({"second", "seconds", "secs", "minute", "minutes", "mins", "hour", "hours",
+                    "hrs", "day", "days", "week", "weeks", "month", "months", "year", "years"})
 _SHOWN = 30  # characters of context each side of a number a warning quotes
 _OUT_OF_DATE = "one of them is out of date"  # how every warning of this kind ends
 
@@ -139,29 +160,32 @@ def _counted(text: str, end: int) -> tuple[str | None, int]:
         return None, end
     if after.group(2):  # a counter written on the number: "8편", "3个服务"
         counter = after.group(2)
-        if counter in _TIME_COUNTERS:
+        if counter in _TIME_COUNTERS or _COUNTER_TIME.match(text, end):
             return None, end
         if counter not in _GENERIC:
             return counter, after.end()
-        noun = _NEXT_WORD.match(text, after.end())
-        return (counter + noun.group(1).casefold(), noun.end()) if noun else (None, end)
+        joined = _PARTICLE.match(text, after.end())
+        noun = _NOUN.match(text, joined.end() if joined else after.end())
+        return (counter + noun.group(0), noun.end()) if noun else (None, end)
     word = after.group(1).casefold()
     stop = after.end()
-    if word in _BETWEEN:
+    between = ""
+    if word in _BETWEEN:  # kept in the key: "3 new tests" are not the suite's "40 tests"
         again = _NEXT_WORD.match(text, stop)
         if again is None:
             return None, end
-        word, stop = again.group(1).casefold(), again.end()
-    if _not_a_thing(word, text[stop - len(word) : stop]) or _RANGE_AFTER.match(text, stop):
+        between, word, stop = f"{word} ", again.group(1).casefold(), again.end()
+    if _not_a_thing(word, text[stop - len(word) : stop]) or _RANGE_AFTER.match(text, stop) \
+            or _RATE.match(text, stop):
         return None, end
-    return word, stop
+    return between + word, stop
 
 
 def _not_a_thing(word: str, written: str) -> bool:
     """Whether a word after a number says something other than what it counts: a word that
     joins (``3 and 4``, ``für``), a unit of time, money or measure (``days``, ``euros``,
     ``GiB``, ``USD``: written with two capitals or more), how often (``times``)."""
-    return word in _JOINING or word in _TIMES or word in _MONEY \
+    return word in _JOINING or word in _TIMES or word in _MONEY or word in _UNITS \
         or any(word in words for words in FUNCTION_WORDS.values()) \
         or sum(ch.isupper() for ch in written) >= 2 or word in time_words()
 
@@ -343,24 +367,25 @@ def _quote(text: str, count: _Count) -> str:
     return f"{'…' if start else ''}{shown}{'…' if end < len(text) else ''}"
 
 
-def hook_drift(snapshot: Snapshot, by_file: Mapping[str, Memory] | None = None
-               ) -> dict[str, list[str]]:
+def hook_drift(snapshot: Snapshot) -> dict[str, list[str]]:
     """For each memory whose index line counts something otherwise than the memory does, a
     warning per such line that quotes both."""
     text = snapshot.index.text
     if not text or not any(ch.isdigit() for ch in text):
         return {}
-    by_file = by_file if by_file is not None else snapshot.by_file()
+    by_file = snapshot.by_file()
     read: dict[str, _Memory] = {}
     out: dict[str, list[str]] = {}
     for number, line in enumerate(parse_index(text, by_file), 1):
         memory = by_file.get(line.target or "")
-        if memory is None:
-            continue
+        if memory is None or is_topic(memory.file):
+            continue  # no memory, or one the rebuild wrote: its hook counts moved lines
         hook = _normal(split_pointer(line.text)[2])
         if not any(ch.isdigit() for ch in hook):
             continue
-        known = read.get(memory.file) or read.setdefault(memory.file, _Memory(memory))
+        if memory.file not in read:
+            read[memory.file] = _Memory(memory)
+        known = read[memory.file]
         hook_numbers = _numbers(hook)
         body, everywhere = known.body()
         where, said = "description", known.described
@@ -378,7 +403,11 @@ def hook_drift(snapshot: Snapshot, by_file: Mapping[str, Memory] | None = None
     return out
 
 
-def is_drift(warning: str) -> bool:
-    """Whether a memory's warning is one of :func:`hook_drift`'s."""
-    return warning.endswith(_OUT_OF_DATE) and " line " in warning
+_WARNING = re.compile(r"\S+ line (\d+) says ")
+
+
+def drift_line(warning: str) -> int | None:
+    """The index line a warning of :func:`hook_drift`'s names; None for any other warning."""
+    found = _WARNING.match(warning) if warning.endswith(_OUT_OF_DATE) else None
+    return int(found.group(1)) if found else None
 

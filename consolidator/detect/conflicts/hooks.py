@@ -2,251 +2,46 @@
 
 Claude Code loads ``MEMORY.md`` into every session, and a memory's own text only when it is
 opened. When a memory is brought up to date its line in the index often is not, so every
-session reads the old figure: ``OpenClaw 10 agents`` in the index, ``9 agents`` in the
-memory's description. Which side is right the text does not say (either may have been
-written last), so this only warns. Topic memories the rebuild wrote are left out (their
-hooks count the lines moved into them).
+session reads the old figure: ``OpenClaw 10 agents`` in the index, ``9 agents`` in the memory's
+description. Which side is right the text does not say (either may have been written last), so
+this only warns. Topic memories the rebuild wrote are left out (their hooks count the lines
+moved into them).
 
-A count is a number and the word after it that says what it counts, in any language:
-``10 agents``, ``6 планов``, or ``3 more checks`` (``more`` or ``new`` kept in the key: ``3
-new tests`` are not a suite's ``40 tests``); in Chinese, Japanese and Korean the counter
-written on the number (``8편``), and after a counter that fits anything (``3个``, ``3つの``,
-``3개의``) up to three letters of the noun after it too (``个服务`` is not ``个服务器``). Two
-counts count one thing when their words are one word inflected (``agent``/``agents``,
+Two counts count one thing when their words are one word inflected (``agent``/``agents``,
 ``плана``/``планов``: the same in four letters or more but for at most two final letters;
 ``committers`` and ``commits`` are not) and the words around them share a content word
-(``OpenClaw 10 agents on the VPS`` and ``OpenClaw 9 agents on the VPS`` do; ``2 agents
-offline`` and ``Atlas runs 9 agents`` do not).
+(``OpenClaw 10 agents on the VPS`` and ``OpenClaw 9 agents on the VPS`` do;
+``2 agents offline`` and ``Atlas runs 9 agents`` do not). What a count is, and what is none:
+:mod:`consolidator.detect.conflicts.counts`.
 
-Not counts: a number inside a date, a time, a range, a ratio (``3 of 5``, ``3 bis 5``), a
-version, a share (``40 %``), a path or an identifier (``PR 412``, ``RFC 9110``); a year; an
-approximate figure or a bound (``about 1,200``, ``~40``, ``约30``, ``up to 40``, ``at least
-40``); a rate (``3 nodes per region``, ``50 calls a day``); a number of units of time
-(``30 days``, ``25 minutes``, ``3个月``: English's and those of dateparser's locale data,
-months and weekdays too), of money (``5000 USD``, ``5 евро``, ``9900원``), of a measure
-written with capitals (``40 GiB``) or of times something happens (``3 times``, ``3 fois``,
-``3次``). A number is its value however it is written: ``1,200``, ``1 200`` and ``1200``
-agree, so do ``30,9`` and ``30.9``, ``１０`` and ``10``, ``**10**`` and ``10``, and a version
-and its refinement (``Node 20`` and ``Node 20.11``).
-
-The two disagree when the memory gives the count's word other values and never the index's
-(a memory that still gives it, ``6 clips, down from 8``, tells of the change), and the index
-never writes the memory's: the description first (the memory's own one-line summary, as the
-hook is), then the body where it gives the word exactly one value. The line a warning names
-is the index's as read. Known false warnings: a hook that counts a part of what the memory
-counts whole in the same word (``2 agents offline`` of ``9 agents on the VPS``, when the
-words around them agree).
+The two disagree when the memory gives the count's word other values and never the index's (a
+memory that still gives it, ``6 clips, down from 8``, tells of the change), and the index never
+writes the memory's: the description first (the memory's own one-line summary, as the hook is),
+then the body where it gives the word exactly one value. The line a warning names is the
+index's as read. Known false warnings: a hook that counts a part of what the memory counts
+whole in the same word (``2 agents offline`` of ``9 agents on the VPS``, when the words around
+them agree).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 
-from consolidator.detect.dates.locales import time_words
+from consolidator.detect.conflicts.counts import Count, Values, as_counted, counts, numbers
 from consolidator.detect.links import is_topic
-from consolidator.detect.script import CJK_LETTERS
 from consolidator.detect.text import normal_line
-from consolidator.detect.words import FUNCTION_WORDS, line_features
+from consolidator.detect.words import line_features
 from consolidator.index.parse import parse_index, split_pointer
 from consolidator.store.model import Memory, Snapshot
 
-# Letters of the alphabets written with spaces (Latin, Greek, Cyrillic): one before a number
-# makes it part of a word ("v181"); a CJK letter does not ("共10个").
-_LETTERS = "\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
-# A number standing on its own: grouped thousands (1,200 / 1.200 / 1 200) or digits, with a
-# decimal part; not after a letter, a digit or a sign that makes it part of a longer token,
-# nor before one (a CJK letter after it is its counter: "8편").
-_COUNT = re.compile(
-    rf"(?<![0-9A-Za-z_{_LETTERS}./:#@$€£%+\-~–—≈\\])"
-    r"(?P<n>\d{1,3}(?:,\d{3}){1,4}|\d{1,3}(?:\.\d{3}){1,4}(?![.,]?\d)"
-    r"|\d{1,3}(?: \d{3}){1,4}(?![\d.,])|\d{1,15})"
-    r"(?P<d>[.,]\d{1,6})?"
-    r"(?![\d/:~×]|[.,\-–]\d|[ \t]?[%‰]|[A-Za-z_]|\.[A-Za-z])"
-)
-_EMPHASIS = re.compile(r"\*{1,3}|`+")  # around a number: "**10** agents", "`9` agents"
 _URL = re.compile(r"\w+://\S+")
-_ANY_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_SPACED = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3}){1,4}(?!\d)")  # "8 553", "1 200 000"
-_WORD_AFTER = re.compile(rf"[ \t]([^\W\d_]{{3,}})|([{CJK_LETTERS}])")
-_NEXT_WORD = re.compile(rf"[ \t]?([{CJK_LETTERS}]{{1,2}}|[^\W\d_]{{3,}})")
-# An identifier's label right before a number: "PR 412", "RFC 9110", "HTTP 404".
-_CODE_BEFORE = re.compile(r"(?<![\w])[A-Z]{2,}[ \t#-]?$")
-# What joins a counter that fits anything to its noun: "3つのサービス", "3개의 서버", "3个的".
-_PARTICLE = re.compile(r"[ \t]?[の的之의]?[ \t]?")
-_NOUN = re.compile(rf"[{CJK_LETTERS}]{{1,3}}")
-# A rate, not a count: "3 nodes per region", "50 calls a day", "5 Anfragen pro Tag".
-_RATE = re.compile(r"[ \t]*(?:/(?=[^\W\d_])|(?:per|each|every|a|an|pro|par|por|al|за|в)[ \t])",
-                   re.IGNORECASE)
-# Time written on a counter that fits anything: "3个月", "3ヶ月", "3개월", "3个小时".
-_COUNTER_TIME = re.compile(r"[ヶケカか个個개]?[月時时주週周년年일日]|小时|小時|星期|시간|개월")
-_RANGE_AFTER = re.compile(r"[ \t]{0,2}[-–~]?[ \t]{0,2}\d")  # "3 bis 5", "4 sur 5"
-# Approximate figures: a sign or a word just before the number.
-_ABOUT = re.compile(
-    r"(?:[~≈≃<>≤≥]|约|約|대략|약|최대|최소|最多|最少|至少|\b(?:about|around|approx\.?|approximately|"
-    r"over|under|nearly|almost|roughly|up to|more than|less than|fewer than|at least|at most|"
-    r"max|min|maximum|minimum|rund|etwa|bis zu|mehr als|ca\.|circa|environ|jusqu'à|plus de|"
-    r"moins de|unos|unas|cerca de|hasta|más de|quasi|fino a|até|около|примерно|почти|более|"
-    r"больше|до|не менее))[ \t]*$", re.IGNORECASE)
-MAX_DIGITS = 24  # a longer run of digits and separators is no figure
 MAX_COUNTS = 200  # counts of a hook looked at: enough for any hook
 QUOTED = 20  # counts of one word a memory's text is compared by, around them
 _CONTEXT = 60  # characters each side of a count whose words must share one
-# Words between a number and what it counts ("3 more tests", "5 neue Seiten").
-_BETWEEN = frozenset({
-    "more", "new", "other", "extra", "mehr", "neue", "weitere", "plus", "nouveaux",
-    "nouvelles", "autres", "más", "nuevos", "nuevas", "otros", "mais", "novos", "altri",
-    "nuovi", "ещё", "новых", "других",
-})
-# Words that follow a number without being what it counts ("3 and 4", "5 of them", "8080
-# behind nginx"), besides every language's commonest words (FUNCTION_WORDS).
-_JOINING = frozenset({
-    "and", "or", "of", "the", "for", "with", "from", "into", "than", "per", "via", "behind",
-    "before", "after", "since", "until", "over", "under", "between", "und", "oder", "bis",
-    "von", "les", "des", "par", "pour", "avec", "que", "por", "para", "con", "del", "для",
-    "при", "или", "из",
-})
-# How often, not how many: "3 times", "3 fois", "3 veces", "3 volte", "3 vezes", "3 Mal".
-_TIMES = frozenset({"times", "fois", "veces", "volte", "vezes", "mal", "раз", "раза"})
-# Counters that fit anything: the word after them says what is counted.
-_GENERIC = frozenset("个個件つ개项項条條点點种種本枚台名位")
-# Counters of time, of how often and of money: a day, an hour, a time, a price, not a count
-# of things.
-_TIME_COUNTERS = frozenset("年月日号號時时分秒周週天회번次回시월일초원円元块圓")
-# Money: an amount is said of many things at once (a budget, a plan, a price).
-_MONEY = frozenset({"dollars", "dollar", "euros", "euro", "yen", "yuan", "pounds", "rupees",
-                    "pesos", "reais", "dólares", "franken", "francs", "рублей", "рубля", "рубль",
-                    "евро", "долларов", "доллара", "доллар", "гривен", "won"})
-# Units of time in English, whatever dateparser's data holds.
-_UNITS = frozenset({"second", "seconds", "secs", "minute", "minutes", "mins", "hour", "hours",
-                    "hrs", "day", "days", "week", "weeks", "month", "months", "year", "years"})
 _SHOWN = 30  # characters of context each side of a number a warning quotes
 _OUT_OF_DATE = "one of them is out of date"  # how every warning of this kind ends
-
-
-@dataclass(frozen=True, slots=True)
-class _Count:
-    """A number and what it counts, in the text it stands in."""
-
-    word: str  # what it counts, case-folded
-    values: _Values  # the number's value, or each it may be ("1,200": 1200 or 1.2)
-    shown: str  # the number as written
-    start: int
-    end: int
-
-
-def _values(number: str, decimal: str | None) -> _Values:
-    """The values a number may have, however it groups its thousands."""
-    digits = "".join(str(unicodedata.digit(ch, 0)) if ch.isdigit() else ch for ch in number)
-    tail = decimal[1:] if decimal else ""
-    if len(digits) > 3 and digits[-4] in ",. ":
-        whole = float(digits.replace(",", "").replace(".", "").replace(" ", ""))
-        plain = {whole} if not tail else {float(f"{int(whole)}.{tail}")}
-        if digits.count(digits[-4]) == 1 and digits[-4] != " " and not tail:
-            plain.add(float(digits.replace(",", ".")))  # "1,200" may be 1.2
-        return _Values(plain)
-    if tail:  # a decimal refines its whole part: "Node 20.11" is Node 20
-        return _Values({float(f"{digits}.{tail}")}, {float(digits)})
-    return _Values({float(digits)})
-
-
-def _counted(text: str, end: int) -> tuple[str | None, int]:
-    """The word a number ending at ``end`` counts (None: no count), and where it ends."""
-    after = _WORD_AFTER.match(text, end)
-    if after is None:
-        return None, end
-    if after.group(2):  # a counter written on the number: "8편", "3个服务"
-        counter = after.group(2)
-        if counter in _TIME_COUNTERS or _COUNTER_TIME.match(text, end):
-            return None, end
-        if counter not in _GENERIC:
-            return counter, after.end()
-        joined = _PARTICLE.match(text, after.end())
-        noun = _NOUN.match(text, joined.end() if joined else after.end())
-        return (counter + noun.group(0), noun.end()) if noun else (None, end)
-    word = after.group(1).casefold()
-    stop = after.end()
-    between = ""
-    if word in _BETWEEN:  # kept in the key: "3 new tests" are not the suite's "40 tests"
-        again = _NEXT_WORD.match(text, stop)
-        if again is None:
-            return None, end
-        between, word, stop = f"{word} ", again.group(1).casefold(), again.end()
-    if _not_a_thing(word, text[stop - len(word) : stop]) or _RANGE_AFTER.match(text, stop) \
-            or _RATE.match(text, stop):
-        return None, end
-    return between + word, stop
-
-
-def _not_a_thing(word: str, written: str) -> bool:
-    """Whether a word after a number says something other than what it counts: a word that
-    joins (``3 and 4``, ``für``), a unit of time, money or measure (``days``, ``euros``,
-    ``GiB``, ``USD``: written with two capitals or more), how often (``times``)."""
-    return word in _JOINING or word in _TIMES or word in _MONEY or word in _UNITS \
-        or any(word in words for words in FUNCTION_WORDS.values()) \
-        or sum(ch.isupper() for ch in written) >= 2 or word in time_words()
-
-
-def _counts(text: str, most: int | None = None) -> Iterator[_Count]:
-    """The counts of ``text`` (at most ``most``)."""
-    found = 0
-    for match in _COUNT.finditer(text):
-        number = match.group("n")
-        if len(number) == 4 and number[:2] in ("19", "20") and not match.group("d"):
-            continue  # a year
-        word, end = _counted(text, match.end())
-        if word is None or _ABOUT.search(text, max(0, match.start() - 16), match.start()) \
-                or _CODE_BEFORE.search(text, max(0, match.start() - 12), match.start()):
-            continue  # no count, an approximate figure, or an identifier
-        yield _Count(word, _values(number, match.group("d")), match.group(0), match.start(),
-                     end)
-        found += 1
-        if most is not None and found >= most:
-            return
-
-
-def _numbers(text: str) -> _Values:
-    """Every value a number written anywhere in ``text`` may have (dates, versions, ranges
-    too): each run of digits, and the whole read with its separators (``,``, ``.`` or a
-    space) as thousands or as a decimal point."""
-    out: set[float] = set()
-    refined: set[float] = set()
-    for token in _ANY_NUMBER.findall(text):
-        if len(token) > MAX_DIGITS:
-            continue  # no figure: an identifier, a hash, a dump of digits
-        parts = re.split(r"[.,]", token)
-        out.update(float(part) for part in parts)
-        if len(parts) > 1:
-            out.add(float("".join(parts)))
-            if len(parts) == 2:
-                out.add(float(".".join(parts)))
-            if len(parts) > 2 or len(parts[1]) != 3:  # a version, or plainly a decimal
-                refined.add(float(parts[0]))
-    out.update(float(token.replace(" ", "")) for token in _SPACED.findall(text))
-    return _Values(out, refined)
-
-
-class _Values:
-    """Numbers as values, and the whole numbers a decimal or a version written among them
-    refines (``20.11`` and ``3.8.1`` refine ``20`` and ``3``)."""
-
-    __slots__ = ("exact", "refined", "whole")
-
-    def __init__(self, values: Iterable[float], refined: Iterable[float] = ()) -> None:
-        self.exact = frozenset(values)
-        self.refined = frozenset(refined)
-        self.whole = frozenset(v for v in self.exact if v >= 1 and v.is_integer())
-
-    def __or__(self, other: _Values) -> _Values:
-        return _Values(self.exact | other.exact, self.refined | other.refined)
-
-    def agree(self, other: _Values) -> bool:
-        """Whether a number of each may be one value: equal, or one the other refined."""
-        return bool(self.exact & other.exact or self.whole & other.refined
-                    or other.whole & self.refined)
 
 
 def _alike(a: str, b: str) -> bool:
@@ -262,7 +57,7 @@ def _alike(a: str, b: str) -> bool:
     return common >= 4 and common >= max(len(a), len(b)) - 2
 
 
-def _around(text: str, count: _Count) -> set[str]:
+def _around(text: str, count: Count) -> set[str]:
     """The content words and CJK character pairs around a count."""
     window = text[max(0, count.start - _CONTEXT) : count.start] + " " \
         + text[count.end : count.end + _CONTEXT]
@@ -274,9 +69,9 @@ class _Word:
     """What one text says of one counted word: every value it gives, and the first counts
     (the ones a warning may quote)."""
 
-    values: _Values
+    values: Values
     distinct: int  # how many values it gives
-    counts: tuple[_Count, ...]
+    counts: tuple[Count, ...]
 
 
 class _Said:
@@ -284,13 +79,13 @@ class _Said:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        counts: dict[str, list[_Count]] = {}
-        for count in _counts(text):
-            counts.setdefault(count.word, []).append(count)
+        by_word: dict[str, list[Count]] = {}
+        for count in counts(text):
+            by_word.setdefault(count.word, []).append(count)
         self.by_head: dict[str, list[tuple[str, _Word]]] = {}
-        for word, found in counts.items():
+        for word, found in by_word.items():
             values = {min(c.values.exact) for c in found}
-            said = _Word(_Values(chain.from_iterable(c.values.exact for c in found),
+            said = _Word(Values(chain.from_iterable(c.values.exact for c in found),
                                  chain.from_iterable(c.values.refined for c in found)),
                          len(values), tuple(found[:QUOTED]))
             self.by_head.setdefault(word[:3], []).append((word, said))
@@ -300,14 +95,14 @@ class _Said:
         return [said for other, said in self.by_head.get(word[:3], ()) if _alike(other, word)]
 
 
-def _against(hook: str, said: _Said, never: _Values, hook_numbers: _Values, one_value: bool,
-             borne_out: _Said | None = None) -> tuple[_Count, _Count] | None:
+def _against(hook: str, said: _Said, never: Values, hook_numbers: Values, one_value: bool,
+             borne_out: _Said | None = None) -> tuple[Count, Count] | None:
     """The first count of ``hook`` that ``said`` gives other values, where the memory
     (``never``: every number it writes) never writes the hook's, the hook never writes the
     other's, and the words around the two share one (``one_value``: only where ``said``
     gives the word one value; ``borne_out``: a text of the memory that must not give the
     word the hook's value)."""
-    for mine in _counts(hook, MAX_COUNTS):
+    for mine in counts(hook, MAX_COUNTS):
         value = mine.values
         if value.agree(never):
             continue
@@ -331,30 +126,23 @@ class _Memory:
     """A memory's text as counted, read once however many index lines point at it."""
 
     def __init__(self, memory: Memory) -> None:
-        self.description = _normal(memory.description)
+        self.description = as_counted(memory.description)
         self.described = _Said(self.description)
-        self.in_description = _numbers(self.description)
+        self.in_description = numbers(self.description)
         self._memory = memory
-        self._body: tuple[_Said, _Values] | None = None
+        self._body: tuple[_Said, Values] | None = None
 
-    def body(self) -> tuple[_Said, _Values]:
+    def body(self) -> tuple[_Said, Values]:
         """The body's counts, and every number the memory writes anywhere."""
         if self._body is None:
-            body = _normal(self._memory.body)
-            self._body = (_Said(body), self.in_description | _numbers(body))
+            body = as_counted(self._memory.body)
+            self._body = (_Said(body), self.in_description | numbers(body))
         return self._body
 
 
-def _normal(text: str) -> str:
-    """``text`` as counted: full-width digits and letters and no-break spaces in their plain
-    forms (NFKC: ``１０`` is 10), without emphasis or code marks (``**10**`` is 10)."""
-    text = unicodedata.normalize("NFKC", text) if not text.isascii() else text
-    return _EMPHASIS.sub("", text) if "*" in text or "`" in text else text
-
-
-def _quote(text: str, count: _Count) -> str:
+def _quote(text: str, count: Count) -> str:
     """The count with a few words around it, on one line, from the text as counted (see
-    :func:`_normal`)."""
+    :func:`~consolidator.detect.conflicts.counts.as_counted`)."""
     start = max(0, count.start - _SHOWN)
     end = min(len(text), count.end + _SHOWN)
     if start:
@@ -380,13 +168,13 @@ def hook_drift(snapshot: Snapshot) -> dict[str, list[str]]:
         memory = by_file.get(line.target or "")
         if memory is None or is_topic(memory.file):
             continue  # no memory, or one the rebuild wrote: its hook counts moved lines
-        hook = _normal(split_pointer(line.text)[2])
+        hook = as_counted(split_pointer(line.text)[2])
         if not any(ch.isdigit() for ch in hook):
             continue
         if memory.file not in read:
             read[memory.file] = _Memory(memory)
         known = read[memory.file]
-        hook_numbers = _numbers(hook)
+        hook_numbers = numbers(hook)
         body, everywhere = known.body()
         where, said = "description", known.described
         found = _against(hook, said, known.in_description, hook_numbers, False, body)
@@ -410,4 +198,3 @@ def drift_line(warning: str) -> int | None:
     """The index line a warning of :func:`hook_drift`'s names; None for any other warning."""
     found = _WARNING.match(warning) if warning.endswith(_OUT_OF_DATE) else None
     return int(found.group(1)) if found else None
-

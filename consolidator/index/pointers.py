@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from consolidator.detect.secrets.scan import redact
 from consolidator.index.parse import IndexLine, classify, link_path, split_pointer
+from consolidator.index.value import parents
 from consolidator.store.model import MEMORY_TYPES, Memory
 
 ELLIPSIS = "…"
@@ -206,15 +207,23 @@ def section_end(lines: list[IndexLine], start: int) -> int:
 
 
 def item_end(lines: list[IndexLine], at: int) -> int:
-    """One past the list item at ``at``: with the lines that continue it (indented, or a
-    paragraph's lazy continuation) and its sub-items, so that nothing is put between an item
-    and the rest of what it says."""
-    indent = len(lines[at].text) - len(lines[at].text.lstrip())
+    """One past the list item at ``at``: with the lines indented under it (its details, as
+    :func:`~consolidator.index.value.parents` reads them) and a paragraph's lazy continuation
+    lines, so that nothing is put between an item and the rest of what it says."""
+    under = parents(lines)
+    inside = {at}
     end = at + 1
-    while end < len(lines) and lines[end].kind not in ("blank", "heading", "table") and (
-            lines[end].kind == "text"
-            or len(lines[end].text) - len(lines[end].text.lstrip()) > indent):
-        end += 1
+    for i in range(at + 1, len(lines)):
+        kind = lines[i].kind
+        if kind == "heading":
+            break
+        if under.get(i) in inside:
+            inside.add(i)
+            end = i + 1
+        elif kind == "text" and i == end:  # unindented, right after: still the same item
+            end = i + 1
+        elif kind != "blank":
+            break
     return end
 
 

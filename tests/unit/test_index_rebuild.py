@@ -1332,6 +1332,7 @@ def test_rebuild_keeps_every_line_somewhere_and_fits_the_limits(data: st.DataObj
     "  Continued: alpha runs on host 3, ask Bob first.",  # indented
     "Continued: alpha runs on host 3, ask Bob first.",  # a paragraph's lazy continuation
     "  - sub-item: the staging copy of alpha",  # a sub-item
+    "\n  A detail of alpha after a blank line.",  # a detail, below a blank line
 ])
 def test_a_new_pointer_never_goes_between_a_list_item_and_the_lines_that_continue_it(
         continued: str) -> None:
@@ -1342,5 +1343,5 @@ def test_a_new_pointer_never_goes_between_a_list_item_and_the_lines_that_continu
 
     assert plan.added == ("project_b.md",)
     result = lines_of(plan.text)
-    assert result[:3] == text.splitlines()  # the user's lines, in order, nothing between
+    assert result[:len(text.splitlines())] == text.splitlines()  # in order, nothing between
     assert result[-1] == "- [B](project_b.md) — beta"

@@ -25,6 +25,7 @@ them agree).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from itertools import chain
@@ -47,14 +48,8 @@ _OUT_OF_DATE = "one of them is out of date"  # how every warning of this kind en
 def _alike(a: str, b: str) -> bool:
     """Whether two counted words are one word, inflected: equal, or the same in their first
     four letters and more, but for at most two final letters of each (CJK counters: equal)."""
-    if a == b:
-        return True
-    common = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        common += 1
-    return common >= 4 and common >= max(len(a), len(b)) - 2
+    common = len(os.path.commonprefix((a, b)))
+    return a == b or (common >= 4 and common >= max(len(a), len(b)) - 2)
 
 
 def _around(text: str, count: Count) -> set[str]:
@@ -103,15 +98,14 @@ def _against(hook: str, said: _Said, never: Values, hook_numbers: Values, one_va
     gives the word one value; ``borne_out``: a text of the memory that must not give the
     word the hook's value)."""
     for mine in counts(hook, MAX_COUNTS):
-        value = mine.values
-        if value.agree(never):
+        if mine.values.agree(never):
             continue
         theirs = said.of(mine.word)
         if not theirs or any(w.values.agree(hook_numbers) for w in theirs):
             continue
         if one_value and sum(w.distinct for w in theirs) > 1:
             continue
-        if borne_out is not None and any(w.values.agree(value)
+        if borne_out is not None and any(w.values.agree(mine.values)
                                          for w in borne_out.of(mine.word)):
             continue
         near = _around(hook, mine)

@@ -106,21 +106,36 @@ def title_of(memory: Memory) -> str:
         words = [w for w in re.split(r"[_-]+", name.removesuffix(".md")) if w]
         if len(words) > 1 and words[0].casefold() in MEMORY_TYPES:
             words = words[1:]
-        text = f"{memory.description}\n{memory.body[:SPELLING_CHARS]}"
-        name = " ".join(_spelt(word, text) for word in words)
+        forms = _forms(f"{memory.description}\n{memory.body[:SPELLING_CHARS]}",
+                       {word for word in words if word.islower()})
+        name = " ".join(_spelt(word, forms) for word in words)
         name = name[:1].upper() + name[1:]
     return name or memory.description or memory.stem
 
 
-def _spelt(word: str, text: str) -> str:
-    """``word`` as ``text`` mostly writes it when that is not in lower case ("CI", "GitHub"),
-    else as the slug has it."""
-    if not word.islower():
+_WORD_RUN = re.compile(r"[\w-]+")  # a word as a slug's word is found in text: whole, unjoined
+
+
+def _forms(text: str, words: set[str]) -> dict[str, Counter[str]]:
+    """Each of ``words`` (in lower case) -> how often ``text`` writes it in each form."""
+    forms: dict[str, Counter[str]] = {word: Counter() for word in words}
+    for run in _WORD_RUN.findall(text):
+        found = forms.get(run.lower())
+        if found is not None:
+            found[run] += 1
+    for word in words:
+        if "." in word:  # "v1.2": a dot ends a run, so it is looked for whole
+            forms[word].update(re.findall(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text,
+                                          re.IGNORECASE))
+    return forms
+
+
+def _spelt(word: str, forms: dict[str, Counter[str]]) -> str:
+    """``word`` as the text of ``forms`` mostly writes it when that is not in lower case
+    ("CI", "GitHub"), else as the slug has it."""
+    if not forms.get(word):
         return word
-    forms = Counter(re.findall(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE))
-    if not forms:
-        return word
-    form, _ = forms.most_common(1)[0]
+    form, _ = forms[word].most_common(1)[0]
     return word if form.islower() or form[:1].isupper() and form[1:].islower() else form
 
 

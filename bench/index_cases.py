@@ -175,12 +175,41 @@ def frontmatter_and_comments(lang: str) -> Case:
     return build
 
 
+def nearly_full(lang: str, by_bytes: bool) -> Case:
+    """An index within its limits with room for two or three more lines, or about 900
+    bytes, and several memories it does not point to: the room Claude Code's own next
+    pointer needs must stay free."""
+    words = LANGS[lang]
+
+    def build(root: Path) -> dict[str, Any]:
+        lines = [words["title"], "", "## Project"]
+        hook = f"{words['did']}, {words['left']}" * (3 if by_bytes else 1)
+        used = sum(len(line.encode()) + 1 for line in lines)
+        for i in range(1000):
+            file = f"project_{lang}_full_{i:03d}.md"
+            line = f"- [{words['area']} {i}]({file}) — {hook}"
+            if len(lines) >= 197 or used + len(line.encode()) + 1 > 25000 - 900:
+                break
+            _memory(root, file, "project", f"{words['note']} {i}", f"- {words['note']} {i}\n")
+            lines.append(line)
+            used += len(line.encode()) + 1
+        for i in range(6):
+            _memory(root, f"project_{lang}_unlisted_{i}.md", "project", f"new {i}", "- new\n")
+        _index(root, lines)
+        return {"class": "index nearly full, memories it does not point to",
+                "pinned": [words["title"]], "within": True}
+
+    return build
+
+
 CASES: dict[str, Case] = {
     **{f"typed-log-{lang}": typed_with_log(lang) for lang in ("en", "ja", "de")},
     **{f"long-blank-{lang}": long_blank_heavy(lang) for lang in ("en", "ko", "zh")},
     **{f"dormant-{lang}": within_with_dormant_list(lang) for lang in ("en", "ja")},
     **{f"pointers-{lang}": pointer_heavy(lang) for lang in ("en", "ko")},
     "comments-en": frontmatter_and_comments("en"),
+    "nearly-full-lines-en": nearly_full("en", by_bytes=False),
+    "nearly-full-bytes-ja": nearly_full("ja", by_bytes=True),
 }
 
 

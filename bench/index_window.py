@@ -28,6 +28,8 @@ HTML comments left out):
   lines with a warning sign or a shouted NEVER / ALWAYS / CRITICAL / IMPORTANT / MUST);
 - topic memories created or extended per run (target: at most 3);
 - hooks changed in an index that was within its limits (default run);
+- default runs that left no room for Claude Code's next pointer line (150 characters of up
+  to 4 bytes) in an index that had it (since 2.1.210 that write would fail);
 - indexes still over after ``apply = "all"`` without a reason in the report;
 - files a second run changes, per mode; runs of blank lines gained; topic memories the
   index (or another topic memory) does not point to exactly once.
@@ -66,6 +68,7 @@ from consolidator.runner import RunOptions, context_for, new_run_id, run_root  #
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 AGE_S = 30 * 86400
 MAX_LINES, MAX_BYTES = 200, 25000
+NEXT_POINTER = 4 * 150 + 1  # the bytes Claude Code's next pointer line may take
 _PRIORITY = re.compile(r"🚨|⚠|❗|‼|⛔|\b(?:NEVER|ALWAYS|CRITICAL|IMPORTANT|MUST)\b|절대|必ず|严禁")
 _RULES_HEADING = re.compile(r"feedback|rules|フィードバック|피드백|反馈|規則|规则", re.I)
 _TARGET = re.compile(r"\]\([^)\s]*\)|\s\([^\s()]+\.md (?:missing|archived)\)|[\[\]]")
@@ -101,12 +104,14 @@ class Result:
     blank_runs_gained: int = 0
     topics_not_pointed_once: list[str] = field(default_factory=list)
     pinned_out_after_apply: list[str] = field(default_factory=list)
+    room_taken: bool = False
     within_after_all: bool = True
     seconds: float = 0.0
 
 
-def window(text: str) -> list[str]:
-    """The lines Claude Code loads of an index (an independent reading)."""
+def content(text: str) -> list[str]:
+    """The lines of an index Claude Code counts (an independent reading): no frontmatter, no
+    block HTML comment, no leading blank line."""
     lines = text.replace("\r\n", "\n").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -114,7 +119,7 @@ def window(text: str) -> list[str]:
         end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
         if end is not None:
             lines = lines[end + 1:]
-    kept, out, used, comment = [], [], 0, False
+    kept, comment = [], False
     for line in lines:
         stripped = line.strip()
         if comment or stripped.startswith("<!--"):
@@ -123,12 +128,27 @@ def window(text: str) -> list[str]:
         kept.append(line)
     while kept and not kept[0].strip():
         kept.pop(0)
-    for line in kept:
+    return kept
+
+
+def window(text: str) -> list[str]:
+    """The lines Claude Code loads of an index (an independent reading)."""
+    out: list[str] = []
+    used = 0
+    for line in content(text):
         used += len(line.encode()) + 1
         if len(out) >= MAX_LINES or used > MAX_BYTES:
             break
         out.append(line)
     return out
+
+
+def room_for_a_pointer(text: str) -> bool:
+    """Whether Claude Code could add one more pointer line, whatever it says (150 characters
+    of up to 4 bytes), without leaving the index over its limits."""
+    lines = content(text)
+    return (len(lines) + 1 <= MAX_LINES
+            and sum(len(line.encode()) + 1 for line in lines) + NEXT_POINTER <= MAX_BYTES)
 
 
 def plain_pinned(text: str) -> list[str]:
@@ -251,6 +271,7 @@ def measure(case: str, group: str, source: Path, pinned: list[str] | None) -> Re
                 result.loaded_changed = sorted(left)
                 if within_before:
                     result.hooks_changed = sorted(left)
+                result.room_taken = room_for_a_pointer(before) and not room_for_a_pointer(after)
             else:
                 result.topics_all = len(made)
                 result.pinned_out = [p for p in pinned if p.strip() and not p.startswith("<!--")
@@ -326,6 +347,8 @@ TARGETS = [
      lambda r: len(r.pinned_out_after_apply), 0),
     ("runs creating more than 3 topic memories", lambda r: (r.topics_safe > 3) + (r.topics_all > 3), 0),
     ("hooks changed in an index within its limits", lambda r: len(r.hooks_changed), 0),
+    ("default runs that took the room of Claude Code's next pointer",
+     lambda r: int(r.room_taken), 0),
     ("over after apply=all with no reason given", lambda r: int(r.over_without_reason), 0),
     ("files a second run changed", lambda r: len(r.second_run_safe) + len(r.second_run_all), 0),
     ("runs of blank lines gained", lambda r: r.blank_runs_gained, 0),

@@ -3,9 +3,9 @@ shrinking.
 
 A memory counts as reached when a line of the index links it, or a memory a line links
 does (a user's own list of memories, a "dormant" list, a topic memory; topic memories are
-followed further). New pointers go in only while the index stays within its limits; the
-memories left over are listed in one topic memory the index points to, when that pointer
-fits, else named.
+followed further). New pointers go in only while the index stays within its limits with room
+left for Claude Code's own next pointer; the memories left over are listed in one topic
+memory the index points to, when that pointer fits with that room left too, else named.
 """
 
 from __future__ import annotations
@@ -42,18 +42,19 @@ def add_missing(
 def add_within(
     lines: Sequence[IndexLine], memories: Iterable[Memory], limits: Limits, newline: str
 ) -> tuple[list[IndexLine], list[str], list[Memory]]:
-    """``lines`` with pointers to as many of ``memories`` as fit within ``limits`` (and room
-    for one more pointer, to the rest); the files added, and the memories left over."""
+    """``lines`` with pointers to as many of ``memories`` as fit within ``limits`` with room
+    left for Claude Code's next pointer (since 2.1.210 a memory write that leaves the index
+    over its limits fails) and, when not all fit, for one more pointer, to the rest; the
+    files added, and the memories left over."""
     missing = sorted(memories, key=_room_order)
-    if not missing or not within(lines, limits, newline):
+    room = _leaving(limits, 1, 0, newline)  # Claude Code's next pointer
+    if not missing or not within(lines, room, newline):
         return list(lines), [], missing
     full = add_pointers(list(lines), missing, limits.max_line_chars)
-    if within(full, limits, newline):
+    if within(full, room, newline):
         return full, sorted(m.file for m in missing), []
-    reserve = Limits(limits.max_lines - 2,  # a blank line and the pointer to the rest
-                     limits.max_bytes - 4 * limits.max_line_chars - 2 * len(newline.encode()),
-                     limits.max_line_chars)
-    low, high = 0, len(missing) - 1  # the most that fit beside one more pointer line
+    reserve = _leaving(limits, 2, 1, newline)  # ... and a blank line and the pointer to the rest
+    low, high = 0, len(missing) - 1  # the most that fit beside them
     while low < high:
         mid = (low + high + 1) // 2
         if within(add_pointers(list(lines), missing[:mid], limits.max_line_chars), reserve,
@@ -66,13 +67,29 @@ def add_within(
     return out, sorted(m.file for m in kept), missing[low:]
 
 
+def _leaving(limits: Limits, pointers: int, blanks: int, newline: str) -> Limits:
+    """``limits`` less the room of ``pointers`` pointer lines and ``blanks`` blank lines."""
+    nl = len(newline.encode())
+    return Limits(limits.max_lines - pointers - blanks,
+                  limits.max_bytes - pointers * _pointer_room(limits, newline) - blanks * nl,
+                  limits.max_line_chars)
+
+
+def _pointer_room(limits: Limits, newline: str) -> int:
+    """The bytes a pointer line may take whatever it says: 4 a character, and its newline."""
+    return 4 * limits.max_line_chars + len(newline.encode())
+
+
 def _room_order(memory: Memory) -> tuple[int, int, str]:
     rank = {"feedback": 0, "user": 1, "project": 2, "reference": 3}.get(memory.type or "", 4)
     return rank, -memory.stat.mtime_ns, memory.file
 
 
-def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory]) -> list[str]:
-    """Point to ``unlisted`` from one topic memory, when its pointer fits; else name them."""
+def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory], keep_room: bool = True
+                  ) -> list[str]:
+    """Point to ``unlisted`` from one topic memory, when its pointer fits (``keep_room``: with
+    room left for Claude Code's next pointer, as for any pointer a run adds to an index it
+    did not fit); else name them."""
     if not unlisted:
         return []
     lines, _added, rest = add_within(fitter.lines, unlisted, fitter.limits, fitter.newline)
@@ -82,7 +99,10 @@ def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory]) -> list[str]:
     unlisted = rest
     limit = fitter.limits.max_line_chars
     body = [classify(pointer_line(m, limit)) for m in sorted(unlisted, key=lambda m: m.file)]
-    if fitter.fits(2, fitter.pointer_bytes(body)) and len(fitter.creates) < MAX_TOPICS:
+    room = int(keep_room)  # pointer lines left free after the list's
+    if fitter.fits(2 + room, fitter.pointer_bytes(body)
+                   + room * _pointer_room(fitter.limits, fitter.newline)) \
+            and len(fitter.creates) < MAX_TOPICS:
         pointers = fitter.topics(UNLISTED_TITLE, body, "notes")
         fitter.append(pointers)
         fitter.moved.append(f"{len(unlisted)} memories with no room in the index -> "

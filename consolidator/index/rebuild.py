@@ -8,7 +8,8 @@ An index within its limits keeps every line as it is; the rebuild only
   marked, so the words stay loaded and no link dangles (the line goes only when the same
   text is already live elsewhere);
 - adds a pointer for each memory that has none, where a person would put it.
-  A new pointer goes in only while the index stays within its limits.
+  A new pointer goes in only while the index stays within its limits with room left for
+  Claude Code's own next pointer.
 Only when the index is over its line or byte limit (measured as Claude Code measures it, see
 :mod:`consolidator.index.window`) does it shrink: in the ``safe`` scope only the lines Claude
 Code does not load move; in the ``all`` scope (a judgment) it is fitted, least valuable text
@@ -425,7 +426,9 @@ def shrink(
         fitter.fit()
         fitter.limits = limits
     before = {t for line in fitter.lines for t in line.targets}
-    dropped = list_unlisted(fitter, unlisted)
+    # An index fitted by a judgment has room made for the list's pointer; one that was not
+    # fitted keeps room for Claude Code's next pointer, as any pointer a run adds does.
+    dropped = list_unlisted(fitter, unlisted, keep_room=not over or scope == SAFE_SCOPE)
     added = sorted({t for line in fitter.lines for t in line.targets} - before
                    & {m.file for m in unlisted})
     return Fitted(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import pytest
+
 from consolidator.index.parse import IndexLine, classify, parse_index
 from consolidator.index.rebuild import (
     Fitted,
@@ -243,6 +245,53 @@ def test_add_missing_adds_pointers_only_while_the_index_stays_within_its_limits(
 
     assert len(out) <= 4  # one line stays free for the pointer to the rest
     assert len(added) + len(left) == 5 and left
+
+
+@pytest.mark.parametrize(("max_lines", "bytes_left", "added"), [
+    # Lines: 2 now, a pointer makes 3; Claude Code's next pointer needs a fourth.
+    (4, 25000, True),
+    (3, 25000, False),
+    # Bytes: the new pointer's 12, and 601 for the next pointer line, which may take 4 bytes
+    # a character whatever it says, and its newline.
+    (200, 12 + 601, True),
+    (200, 12 + 600, False),
+])
+def test_a_new_pointer_leaves_room_for_the_pointer_claude_code_writes_next(
+    max_lines: int, bytes_left: int, added: bool
+) -> None:
+    # Since 2.1.210 a memory write that leaves MEMORY.md over its limits fails: an index
+    # filled to the last line or byte would break the next session's first memory write.
+    lines = parse_index("## Project\n- [A](a.md) — a hook of some words\n")
+    used = sum(len(line.text.encode()) + 1 for line in lines)
+    live = live_of(make_memory("a.md"), make_memory("b.md", name="B", description="b"))
+
+    out, got, left = add_missing(lines, live, Limits(max_lines, used + bytes_left))
+
+    assert got == (["b.md"] if added else [])
+    assert [m.file for m in left] == ([] if added else ["b.md"])
+    assert texts(out)[2:] == (["- [B](b.md)"] if added else [])  # 12 bytes with its newline
+
+
+@pytest.mark.parametrize(("kept", "listed"), [(197, True), (198, False)])
+def test_the_pointer_to_the_list_of_the_rest_leaves_room_for_claude_codes_next_one_too(
+    kept: int, listed: bool
+) -> None:
+    # 197 lines: a blank line and the list's pointer make 199, one left for Claude Code.
+    # 198: the list's pointer would fill the index to its last line; they are named instead.
+    old = [make_memory(f"k{i:03d}.md") for i in range(kept)]
+    new = [make_memory(f"new_{i}.md") for i in range(5)]
+    text = "".join(f"- [K{i}](k{i:03d}.md) — kept\n" for i in range(kept))
+
+    plan = plan_index(text, old + new, present={m.file for m in old + new}, limits=Limits())
+
+    assert plan.within_limits and not plan.over_limits
+    assert text.splitlines() == plan.text.splitlines()[:kept]  # every line kept, in order
+    if listed:
+        assert plan.dropped == () and len(plan.creates) == 1
+        assert len(plan.text.splitlines()) == 199
+    else:
+        assert plan.dropped == tuple(m.file for m in new) and plan.creates == ()
+        assert plan.text == text
 
 
 def test_an_index_over_its_limits_gets_no_new_pointer() -> None:

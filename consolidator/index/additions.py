@@ -16,7 +16,7 @@ from consolidator.detect.links import is_topic
 from consolidator.index.parse import IndexLine, classify
 from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.shrink import MAX_TOPICS, Fitter
-from consolidator.index.window import Limits, within
+from consolidator.index.window import Limits, leaving, pointer_room, within
 from consolidator.store.links import link_matches, resolve_link, wiki_matches
 from consolidator.store.model import Memory
 
@@ -47,13 +47,14 @@ def add_within(
     over its limits fails) and, when not all fit, for one more pointer, to the rest; the
     files added, and the memories left over."""
     missing = sorted(memories, key=_room_order)
-    room = _leaving(limits, 1, 0, newline)  # Claude Code's next pointer
+    room = leaving(limits, 1, newline)  # Claude Code's next pointer
     if not missing or not within(lines, room, newline):
         return list(lines), [], missing
     full = add_pointers(list(lines), missing, limits.max_line_chars)
     if within(full, room, newline):
         return full, sorted(m.file for m in missing), []
-    reserve = _leaving(limits, 2, 1, newline)  # ... and a blank line and the pointer to the rest
+    # ... and a blank line and the pointer to the rest
+    reserve = leaving(limits, 2, newline, 1, len(newline.encode()))
     low, high = 0, len(missing) - 1  # the most that fit beside them
     while low < high:
         mid = (low + high + 1) // 2
@@ -65,19 +66,6 @@ def add_within(
     kept = missing[:low]
     out = add_pointers(list(lines), kept, limits.max_line_chars) if kept else list(lines)
     return out, sorted(m.file for m in kept), missing[low:]
-
-
-def _leaving(limits: Limits, pointers: int, blanks: int, newline: str) -> Limits:
-    """``limits`` less the room of ``pointers`` pointer lines and ``blanks`` blank lines."""
-    nl = len(newline.encode())
-    return Limits(limits.max_lines - pointers - blanks,
-                  limits.max_bytes - pointers * _pointer_room(limits, newline) - blanks * nl,
-                  limits.max_line_chars)
-
-
-def _pointer_room(limits: Limits, newline: str) -> int:
-    """The bytes a pointer line may take whatever it says: 4 a character, and its newline."""
-    return 4 * limits.max_line_chars + len(newline.encode())
 
 
 def _room_order(memory: Memory) -> tuple[int, int, str]:
@@ -101,7 +89,7 @@ def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory], keep_room: bool = 
     body = [classify(pointer_line(m, limit)) for m in sorted(unlisted, key=lambda m: m.file)]
     room = int(keep_room)  # pointer lines left free after the list's
     if fitter.fits(2 + room, fitter.pointer_bytes(body)
-                   + room * _pointer_room(fitter.limits, fitter.newline)) \
+                   + room * pointer_room(fitter.limits, fitter.newline)) \
             and len(fitter.creates) < MAX_TOPICS:
         pointers = fitter.topics(UNLISTED_TITLE, body, "notes")
         fitter.append(pointers)

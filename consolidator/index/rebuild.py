@@ -45,7 +45,15 @@ from consolidator.index.pointers import pointer_line
 from consolidator.index.said import said_form, says
 from consolidator.index.shrink import Fitter
 from consolidator.index.topic import TopicMemory
-from consolidator.index.window import TOPIC_MAX_BYTES, Limits, hide, loaded, measure, over_by
+from consolidator.index.window import (
+    TOPIC_MAX_BYTES,
+    Limits,
+    hide,
+    leaving,
+    loaded,
+    measure,
+    over_by,
+)
 from consolidator.store.model import INDEX_NAME, Memory
 
 SAFE_SCOPE, ALL = "safe", "all"  # what a rebuild may move: unloaded lines only, or any
@@ -421,13 +429,13 @@ def shrink(
         if unlisted:  # fitted with room left for the pointer to their list
             room = fitter.pointer_bytes(classify(pointer_line(m, limits.max_line_chars))
                                         for m in unlisted)
-            fitter.limits = Limits(limits.max_lines - 2, limits.max_bytes - room,
-                                   limits.max_line_chars)
+            fitter.limits = leaving(limits, 0, newline, 2, room)
         fitter.fit()
         fitter.limits = limits
     before = {t for line in fitter.lines for t in line.targets}
-    # An index fitted by a judgment has room made for the list's pointer; one that was not
-    # fitted keeps room for Claude Code's next pointer, as any pointer a run adds does.
+    # An index fitted by a judgment has room made for the list's pointer (no more: a fit moves
+    # no more than it takes); one that was not fitted keeps room for Claude Code's next
+    # pointer, as any pointer a run adds does.
     dropped = list_unlisted(fitter, unlisted, keep_room=not over or scope == SAFE_SCOPE)
     added = sorted({t for line in fitter.lines for t in line.targets} - before
                    & {m.file for m in unlisted})

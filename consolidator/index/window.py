@@ -114,6 +114,22 @@ def size(lines: Sequence[IndexLine], newline: str = "\n") -> tuple[int, int]:
     return len(positions), sum(line_cost(lines[i], nl) for i in positions)
 
 
+def pointer_room(limits: Limits, newline: str = "\n") -> int:
+    """The bytes a pointer line may take whatever it says: ``max_line_chars`` characters of
+    up to 4 bytes, and its newline."""
+    return 4 * limits.max_line_chars + len(newline.encode())
+
+
+def leaving(limits: Limits, pointers: int, newline: str = "\n", lines: int = 0,
+            used: int = 0) -> Limits:
+    """``limits`` less the room of ``pointers`` pointer lines (see :func:`pointer_room`) and
+    of ``lines`` more lines taking ``used`` bytes. Claude Code's next memory write adds a
+    pointer line, and since 2.1.210 a write that leaves the index over its limits fails."""
+    return Limits(limits.max_lines - pointers - lines,
+                  limits.max_bytes - pointers * pointer_room(limits, newline) - used,
+                  limits.max_line_chars)
+
+
 def within(lines: Sequence[IndexLine], limits: Limits, newline: str = "\n") -> bool:
     count, used = size(lines, newline)
     return count <= limits.max_lines and used <= limits.max_bytes

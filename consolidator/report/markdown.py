@@ -385,7 +385,8 @@ def _index_md(root: RootReport, mask: Mask) -> list[str]:
          [f for f in index.removed if f not in kept]),
         ("repointed", [f"{a} -> {b}" for a, b in index.repointed]),
         ("moved", mask.all(index.moved)),
-        ("could not be indexed", mask.all(index.dropped)),
+        ("could not be indexed, no room (a run leaves room for Claude Code's next pointer)",
+         mask.all(index.dropped)),
     ):
         if items:
             out.append(f"- {label}: " + ", ".join(f"`{i}`" for i in items))

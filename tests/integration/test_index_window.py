@@ -280,3 +280,34 @@ def test_a_long_blank_heavy_index_keeps_its_window_by_default_and_its_rules_when
 
 def _targets(text: str) -> set[str]:
     return {t for line in parse_index(text) for t in line.targets}
+
+
+@pytest.mark.parametrize(("kept", "listed"), [(197, True), (198, False)])
+def test_a_nearly_full_index_keeps_room_for_claude_codes_next_pointer(
+    world: World, capsys: pytest.CaptureFixture[str], kept: int, listed: bool
+) -> None:
+    # Since 2.1.210 a memory write that leaves MEMORY.md over its limits fails: a default
+    # run never takes the last line Claude Code's next pointer needs.
+    lines = []
+    for i in range(kept):
+        world.put(f"project_k{i:03d}.md", f"- kept fact {i}\n")
+        lines.append(f"- [Kept {i}](project_k{i:03d}.md) — kept {i}")
+    text = "\n".join(lines) + "\n"
+    world.raw("MEMORY.md", text.encode(), days=3)
+    for i in range(3):
+        world.put(f"project_new_{i}.md", f"- new fact {i}\n")
+
+    report = world.run(capsys, "--apply", "safe")
+
+    after = (world.root / "MEMORY.md").read_text()
+    assert len(loaded_window(after)) <= 199 and after.startswith(text)
+    if listed:  # a blank line and the pointer to their list: 199 lines
+        assert report["index"]["dropped"] == [] and len(topic_files(world)) == 1
+    else:  # named, the index as it was
+        assert report["index"]["dropped"] == [f"project_new_{i}.md" for i in range(3)]
+        assert after == text and topic_files(world) == []
+        assert main(["report", "--memory-dir", str(world.root), "--state-dir",
+                     str(world.state), "--project-root", str(world.project)]) == 0
+        markdown = capsys.readouterr().out
+        assert "could not be indexed, no room (a run leaves room for Claude Code's next " \
+               "pointer): `project_new_0.md`" in markdown

@@ -16,6 +16,7 @@ from consolidator.detect.links import is_topic
 from consolidator.index.parse import IndexLine, classify
 from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.shrink import MAX_TOPICS, Fitter
+from consolidator.index.topic import UNLISTED
 from consolidator.index.window import Limits, leaving, pointer_room, within
 from consolidator.store.links import link_matches, resolve_link, wiki_matches
 from consolidator.store.model import Memory
@@ -91,7 +92,7 @@ def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory], keep_room: bool = 
     if fitter.fits(2 + room, fitter.pointer_bytes(body)
                    + room * pointer_room(fitter.limits, fitter.newline)) \
             and len(fitter.creates) < MAX_TOPICS:
-        pointers = fitter.topics(UNLISTED_TITLE, body, "notes")
+        pointers = fitter.topics(UNLISTED_TITLE, body, "notes", UNLISTED)
         fitter.append(pointers)
         fitter.moved.append(f"{len(unlisted)} memories with no room in the index -> "
                             + (", ".join(p.target or "" for p in pointers if p.target)

@@ -53,6 +53,7 @@ from consolidator.index.window import (
     loaded,
     measure,
     over_by,
+    pointer_room,
 )
 from consolidator.store.model import INDEX_NAME, Memory
 
@@ -88,6 +89,9 @@ class IndexPlan:
     lines: int
     bytes: int
     within_limits: bool
+    # Within its limits, but with no room for one more pointer line: Claude Code's next
+    # memory write would leave it over them, and fail (since 2.1.210).
+    full: bool = False
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()  # files whose pointer lost its link (text kept or live)
     repointed: tuple[tuple[str, str], ...] = ()
@@ -473,6 +477,9 @@ def assemble(
         lines=count,
         bytes=used,
         within_limits=count <= limits.max_lines and used <= limits.max_bytes,
+        full=(count <= limits.max_lines and used <= limits.max_bytes
+              and (count + 1 > limits.max_lines
+                   or used + pointer_room(limits, newline) > limits.max_bytes)),
         added=tuple(sorted([*added, *fitted.added])),
         removed=relinked.removed,
         repointed=relinked.repointed,

@@ -45,10 +45,11 @@ def section_of(lines: Sequence[IndexLine]) -> list[int]:
     return out
 
 
-def summary(lines: list[IndexLine]) -> str:
-    """A topic pointer's hook: how many lines moved, then what they are about, in the words
-    of the lines themselves (a pointer's title, a note's first words, a heading), so that a
-    session can tell when to open it. The pointer line is shortened to the line limit."""
+def summary(lines: list[IndexLine], what: str = "lines moved from MEMORY.md") -> str:
+    """A topic pointer's hook: how many lines it holds (``what`` they are), then what they are
+    about, in the words of the lines themselves (a pointer's title, a note's first words, a
+    heading), so that a session can tell when to open it. The pointer line is shortened to
+    the line limit."""
     about: list[str] = []
     for line in lines:
         if line.kind in QUIET:
@@ -63,7 +64,7 @@ def summary(lines: list[IndexLine]) -> str:
         if words and words not in about:
             about.append(words)
     count = sum(1 for line in lines if line.kind not in QUIET)
-    head = f"{count} lines moved from MEMORY.md"
+    head = f"{count} {what}"
     return f"{head}: {', '.join(about)}" if about else head
 
 

@@ -43,6 +43,8 @@ from consolidator.index.sections import (
     with_details,
 )
 from consolidator.index.topic import (
+    OVERFLOW,
+    UNLISTED,
     TopicMemory,
     extended,
     topic_body,
@@ -157,9 +159,12 @@ class Fitter:
             return None
         return memory
 
-    def topics(self, title: str, body: list[IndexLine], fallback: str) -> list[IndexLine]:
+    def topics(self, title: str, body: list[IndexLine], fallback: str,
+               reason: str = OVERFLOW) -> list[IndexLine]:
         """Topic memories holding ``body`` and the pointer lines to them (none for a topic
-        memory the index already points to elsewhere).
+        memory the index already points to elsewhere). ``reason``: ``OVERFLOW`` for lines
+        moved out of the index, ``UNLISTED`` for pointers to memories it has no room for
+        (a list of memories, a reference whatever their types).
 
         A pointer in ``body`` to a topic memory an earlier run made is replaced by what that
         memory holds, and that memory takes ``body`` (so a section that moves in two steps
@@ -176,6 +181,8 @@ class Fitter:
             sources = [t for line in part for t in line.targets]
             stamps = [self.live[s].stat.mtime_ns for s in sources if s in self.live]
             types = [t for s in sources if s in self.live and (t := self.live[s].type)]
+            if reason == UNLISTED:
+                types = ["reference"]
             kind = Counter(types).most_common(1)[0][0] if types else fallback
             old = reused if number == 1 else None
             if old is not None:
@@ -186,14 +193,15 @@ class Fitter:
                 self.taken.add(file)
             texts = [line.text for line in part]
             newest = max(stamps, default=self.mtime_ns)
-            topic = (extended(old, texts, newest, sources, name) if old is not None
+            topic = (extended(old, texts, newest, sources, name, reason) if old is not None
                      else topic_memory(file, name, texts, newest, types, self.newline,
-                                       sources=sources))
+                                       reason, sources=sources))
             self.creates.append(topic)
             if old is not None and pointers_to(old.file, self.lines) > pointers_to(old.file,
                                                                                      moving):
                 continue  # a line that stays in the index points to it already
-            hook = summary(part)
+            hook = (summary(part, "memories MEMORY.md has no room for") if reason == UNLISTED
+                    else summary(part))
             line = pointer_line(topic.memory, self.limits.max_line_chars, title=name, hook=hook)
             pointers.append(classify(line, self.names))
         return pointers

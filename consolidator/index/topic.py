@@ -15,6 +15,8 @@ from consolidator.store.model import FileStat, Memory
 from consolidator.store.names import TOPIC_PREFIX, clip, fold
 
 PREFIX = TOPIC_PREFIX
+OVERFLOW = "index overflow"  # lines moved out of an index over its limits
+UNLISTED = "memories with no room in the index"  # pointers that never were in the index
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,7 @@ class TopicMemory:
     mtime_ns: int
     sources: tuple[str, ...]
     memory: Memory
-    reason: str = "index overflow"
+    reason: str = OVERFLOW
     before: FileStat | None = None  # an earlier topic memory this one extends
     title: str = ""  # its heading, as the index's pointer names it
 
@@ -60,10 +62,11 @@ def topic_memory(
     mtime_ns: int,
     types: Iterable[str],
     newline: str = "\n",
-    reason: str = "index overflow",
+    reason: str = OVERFLOW,
     sources: Iterable[str] | None = None,
 ) -> TopicMemory:
-    """Build the text of a topic memory holding ``body_lines`` moved out of MEMORY.md."""
+    """Build the text of a topic memory holding ``body_lines`` moved out of MEMORY.md (or,
+    for ``UNLISTED``, pointers to memories it has no room for)."""
     counts = Counter(types)
     mtype = counts.most_common(1)[0][0] if counts else "project"
     name = file[:-3]
@@ -88,7 +91,7 @@ def topic_memory(
 
 
 def extended(old: Memory, lines: list[str], mtime_ns: int, sources: Iterable[str],
-             title: str) -> TopicMemory:
+             title: str, reason: str = OVERFLOW) -> TopicMemory:
     """``old``, a topic memory an earlier run made, now holding ``lines`` (its own lines among
     them) after what opens its body. Rewritten losslessly: its frontmatter (any key a person
     added included) and the lines before its held lines stay byte for byte."""
@@ -100,7 +103,7 @@ def extended(old: Memory, lines: list[str], mtime_ns: int, sources: Iterable[str
     stat = FileStat(old.file, len(data), mtime_ns, old.stat.mode,
                     hashlib.sha256(data).hexdigest())
     return TopicMemory(old.file, data.decode("utf-8", "surrogateescape"), mtime_ns,
-                       tuple(dict.fromkeys(sources)), Memory(stat, parse(data)),
+                       tuple(dict.fromkeys(sources)), Memory(stat, parse(data)), reason,
                        before=old.stat, title=title)
 
 
@@ -117,9 +120,12 @@ def topic_body(memory: Memory) -> list[str]:
 
 
 def _description(title: str, reason: str) -> str:
-    if reason == "index overflow":
+    if reason == OVERFLOW:
         return (f"{title}: index entries moved here from MEMORY.md, which was over the "
                 "200 lines or 25 KB Claude Code loads")
+    if reason == UNLISTED:
+        return (f"{title}: pointers to memories MEMORY.md has no room for (it keeps within "
+                "the 200 lines or 25 KB Claude Code loads)")
     return f"{title}: lines kept from MEMORY.md ({reason})"
 
 

@@ -20,6 +20,7 @@ from consolidator.context import REVIEWED_KINDS
 from consolidator.decide import not_declined
 from consolidator.decide.follow import moves
 from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
+from consolidator.index.topic import UNLISTED
 from consolidator.index.window import Limits
 from consolidator.phases.context import Work
 from consolidator.plan import JUDGMENT, SAFE, Action, Create, Rewrite
@@ -54,6 +55,11 @@ def plan(work: Work, snapshot: Snapshot, scope: str = ALL) -> IndexPlan:
     )
 
 
+def _more(reason: str) -> str:
+    """What extending a topic memory made for ``reason`` adds to it."""
+    return "more memories listed" if reason == UNLISTED else "more index lines moved in"
+
+
 def actions(snapshot: Snapshot, index: IndexPlan, now_ns: int,
             kind: str = SAFE) -> list[Action]:
     """What the index plan writes: topic memories, details moved into memories, the index."""
@@ -65,7 +71,7 @@ def actions(snapshot: Snapshot, index: IndexPlan, now_ns: int,
         Create(file=t.file, kind=kind, data=t.text.encode("utf-8"), mtime_ns=t.mtime_ns,
                reason=t.reason + why, sources=t.sources, mode=mode) if t.before is None
         else Rewrite(file=t.file, kind=kind, data=t.text.encode("utf-8"), mtime_ns=t.mtime_ns,
-                     reason=f"{t.reason}: more index lines moved in" + why, before=(t.before,))
+                     reason=f"{t.reason}: {_more(t.reason)}" + why, before=(t.before,))
         for t in index.creates
     ]
     for file, lines in index.notes.items():

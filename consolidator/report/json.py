@@ -165,6 +165,7 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
             "lines": index.lines if index else 0,
             "bytes": index.bytes if index else 0,
             "within_limits": index.within_limits if index else True,
+            "full": index.full if index else False,
             "changed": index.changed if index else False,
             "added": list(index.added) if index else [],
             "removed": list(index.removed) if index else [],

@@ -15,6 +15,7 @@ from consolidator.detect.conflicts.hooks import drift_line
 from consolidator.detect.dates.freshness import age_warning
 from consolidator.detect.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
 from consolidator.index.rebuild import IndexPlan
+from consolidator.index.topic import UNLISTED
 from consolidator.plan import JUDGMENT, Action, Archive, Create, Merge, Plan, Rewrite
 from consolidator.report.json import Mask, applied_flags, mask_for
 from consolidator.report.outcome import RootReport, RunReport
@@ -211,12 +212,21 @@ def _found(root: RootReport, rest: _Rest, index_name: str) -> str:
         ("index pointer to a missing file", "index pointers to missing files",
          len(plan.index.missing) if plan.index else 0, ""),
         ("memory with no index pointer", "memories with no index pointer",
-         len(plan.index.added) if plan.index else 0, ""),
+         _unindexed(plan.index) if plan.index else 0,
+         f" ({len(plan.index.dropped)} with no room, named under Index)"
+         if plan.index and plan.index.dropped else ""),
         ("memory with warnings", "memories with warnings",
          sum(1 for m in plan.memories if _warnings(m)), ""),
     ]
     parts += [_plural(n, one, many) + tail for one, many, n, tail in more if n]
     return ", ".join(parts) or "nothing"
+
+
+def _unindexed(index: IndexPlan) -> int:
+    """Memories the index had no pointer to: given one, listed in the topic memory of those
+    with no room, or named."""
+    listed = {s for t in index.creates if t.reason == UNLISTED for s in t.sources}
+    return len(set(index.added) | listed | set(index.dropped))
 
 
 def index_limits_line(index: IndexPlan, name: str, mask: Mask) -> str:
@@ -226,7 +236,10 @@ def index_limits_line(index: IndexPlan, name: str, mask: Mask) -> str:
     lines, size = index.before
     out = (f"- Index {name}: {lines} lines, {size} bytes before; {index.lines} lines, "
            f"{index.bytes} bytes after")
-    if index.within_limits:
+    if index.full:
+        out += (": within what Claude Code loads, but **full**: no room for one more pointer "
+                "line, so Claude Code's next memory write fails until a line moves out")
+    elif index.within_limits:
         out += ": within what Claude Code loads"
     else:
         out += (f": **still over Claude Code's limits** ({index.over}); Claude Code's own "
@@ -262,7 +275,8 @@ def _summary_md(report: RunReport, root: RootReport, mask: Mask, actions: _Actio
     if actions.left:
         out.append(f"- Not applied, not proposed: {_changes(actions.left, index_name)}")
     out.append(f"- Found: {_found(root, rest, index_name)}")
-    if plan.index is not None and (plan.index.over_limits or not plan.index.within_limits):
+    if plan.index is not None and (plan.index.over_limits or not plan.index.within_limits
+                                   or plan.index.full):
         out.append(index_limits_line(plan.index, index_name, mask))
     llm = root.llm
     if llm.backend != "offline" or llm.calls:
@@ -373,6 +387,8 @@ def _index_md(root: RootReport, mask: Mask) -> list[str]:
     before = (root.snapshot.index.text or "") if root.snapshot else ""
     name = root.snapshot.index.name if root.snapshot else "MEMORY.md"
     fit = "within limits" if index.within_limits else "**over limits**"
+    if index.full:
+        fit += ", **full** (no room for Claude Code's next pointer line)"
     if index.over_limits and index.within_limits:
         fit = "within limits after shrinking (it was over)"
     out = ["", "### Index", "", f"{index.lines} lines, {index.bytes} bytes, {fit}"]

@@ -303,6 +303,15 @@ def test_a_nearly_full_index_keeps_room_for_claude_codes_next_pointer(
     assert len(loaded_window(after)) <= 199 and after.startswith(text)
     if listed:  # a blank line and the pointer to their list: 199 lines
         assert report["index"]["dropped"] == [] and len(topic_files(world)) == 1
+        # The list says what it is: no line of the index moved into it.
+        (topic,) = topic_files(world)
+        listing = (world.root / topic).read_text()
+        assert "type: reference" in listing and "no room for" in listing
+        assert "moved" not in listing and "was over" not in listing
+        pointer = after.splitlines()[-1]
+        assert f"({topic}) — 3 memories MEMORY.md has no room for" in pointer
+        (create,) = [a for a in report["actions"] if a["op"] == "create"]
+        assert create["reason"].startswith("memories with no room in the index")
     else:  # named, the index as it was
         assert report["index"]["dropped"] == [f"project_new_{i}.md" for i in range(3)]
         assert after == text and topic_files(world) == []
@@ -311,3 +320,31 @@ def test_a_nearly_full_index_keeps_room_for_claude_codes_next_pointer(
         markdown = capsys.readouterr().out
         assert "could not be indexed, no room (a run leaves room for Claude Code's next " \
                "pointer): `project_new_0.md`" in markdown
+        assert "3 memories with no index pointer (3 with no room, named under Index)" \
+            in markdown
+
+
+def test_a_full_index_is_called_full_in_the_report(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 200 lines within the limits: Claude Code's next pointer line has no room.
+    for i in range(200):
+        world.put(f"project_k{i:03d}.md", f"- kept fact {i}\n")
+    text = "".join(f"- [Kept {i}](project_k{i:03d}.md) — kept {i}\n" for i in range(200))
+    world.raw("MEMORY.md", text.encode(), days=3)
+
+    report = world.run(capsys, "--apply", "safe")
+    assert report["index"]["within_limits"] is True and report["index"]["full"] is True
+    assert (world.root / "MEMORY.md").read_text() == text  # nothing loaded moves on its own
+
+    assert main(["report", "--memory-dir", str(world.root), "--state-dir",
+                 str(world.state), "--project-root", str(world.project)]) == 0
+    markdown = capsys.readouterr().out
+    assert "but **full**: no room for one more pointer line, so Claude Code's next memory " \
+           "write fails until a line moves out" in markdown
+    assert "within limits, **full** (no room for Claude Code's next pointer line)" in markdown
+
+    # One line fewer: room again, and no word of it.
+    (world.root / "MEMORY.md").write_text("".join(text.splitlines(True)[:199]))
+    world.put("project_k199.md", "- kept fact 199\n")
+    assert world.run(capsys, "--apply", "safe")["index"]["full"] is False

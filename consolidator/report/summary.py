@@ -54,6 +54,12 @@ def summary_of(counts: MutableMapping[str, Any], dry: bool = False, past: bool =
     if counts.get("index_over"):
         parts.append("index still over what Claude Code loads (its own memory writes fail "
                      "until it fits)")
+    elif counts.get("index_full"):
+        parts.append("index full (Claude Code's next memory write fails until a line moves "
+                     "out)")
+    if counts.get("index_dropped"):
+        n = counts["index_dropped"]
+        parts.append(f"{n} {'memory' if n == 1 else 'memories'} with no room in the index")
     if counts.get("proposed"):
         n = counts["proposed"]
         parts.append(f"{n} for review (a dry run keeps no proposal)" if dry

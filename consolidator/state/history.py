@@ -66,6 +66,9 @@ def counts(report: RootReport) -> dict[str, int]:
         "index_rebuilt": int(index_done),
         # Still over Claude Code's limits after the pass: its own memory writes fail.
         "index_over": int(bool(plan.index and not plan.index.within_limits)),
+        # Within them but with no room for one more pointer: Claude Code's next write fails.
+        "index_full": int(bool(plan.index and plan.index.full)),
+        "index_dropped": len(plan.index.dropped) if plan.index else 0,
         "skipped": len(report.skipped),
         "held": held(plan, len(report.skipped)),
         "llm_calls": report.llm.calls,

@@ -343,6 +343,10 @@ def test_a_full_index_is_called_full_in_the_report(
     assert "but **full**: no room for one more pointer line, so Claude Code's next memory " \
            "write fails until a line moves out" in markdown
     assert "within limits, **full** (no room for Claude Code's next pointer line)" in markdown
+    assert main(["history", "--memory-dir", str(world.root), "--state-dir",
+                 str(world.state)]) == 0
+    assert "index full (Claude Code's next memory write fails until a line moves out)" \
+        in capsys.readouterr().out
 
     # One line fewer: room again, and no word of it.
     (world.root / "MEMORY.md").write_text("".join(text.splitlines(True)[:199]))

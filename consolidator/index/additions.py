@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from consolidator.detect.links import is_topic
 from consolidator.index.parse import IndexLine, classify
 from consolidator.index.pointers import add_pointers, pointer_line
+from consolidator.index.sections import pointers_to
 from consolidator.index.shrink import MAX_TOPICS, Fitter
 from consolidator.index.topic import UNLISTED
 from consolidator.index.window import Limits, leaving, pointer_room, within
@@ -41,25 +42,29 @@ def add_missing(
 
 
 def add_within(
-    lines: Sequence[IndexLine], memories: Iterable[Memory], limits: Limits, newline: str
+    lines: Sequence[IndexLine], memories: Iterable[Memory], limits: Limits, newline: str,
+    spare: int = 1,
 ) -> tuple[list[IndexLine], list[str], list[Memory]]:
     """``lines`` with pointers to as many of ``memories`` as fit within ``limits`` with room
-    left for Claude Code's next pointer (since 2.1.210 a memory write that leaves the index
-    over its limits fails) and, when not all fit, for one more pointer, to the rest; the
-    files added, and the memories left over."""
+    left for ``spare`` more pointer lines (Claude Code's next memory write adds one, and
+    since 2.1.210 a write that leaves the index over its limits fails) and, when not all fit
+    and there is room for it, for one more pointer, to the rest; the files added, and the
+    memories left over."""
     missing = sorted(memories, key=_room_order)
-    room = leaving(limits, 1, newline)  # Claude Code's next pointer
+    room = leaving(limits, spare, newline)
     if not missing or not within(lines, room, newline):
         return list(lines), [], missing
     full = add_pointers(list(lines), missing, limits.max_line_chars)
     if within(full, room, newline):
         return full, sorted(m.file for m in missing), []
-    # ... and a blank line and the pointer to the rest
-    reserve = leaving(limits, 2, newline, 1, len(newline.encode()))
-    low, high = 0, len(missing) - 1  # the most that fit beside them
+    # ... and a blank line and the pointer to the rest, where the index has room for them;
+    # else as many pointers as fit, the rest named.
+    reserve = leaving(limits, spare + 1, newline, 1, len(newline.encode()))
+    target = reserve if within(lines, reserve, newline) else room
+    low, high = 0, len(missing) - 1  # the most that fit within the target
     while low < high:
         mid = (low + high + 1) // 2
-        if within(add_pointers(list(lines), missing[:mid], limits.max_line_chars), reserve,
+        if within(add_pointers(list(lines), missing[:mid], limits.max_line_chars), target,
                   newline):
             low = mid
         else:
@@ -78,25 +83,29 @@ def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory], keep_room: bool = 
                   ) -> list[str]:
     """Point to ``unlisted`` from one topic memory, when its pointer fits (``keep_room``: with
     room left for Claude Code's next pointer, as for any pointer a run adds to an index it
-    did not fit); else name them."""
+    did not fit), or from the one an earlier run made, when the index still points to it
+    (extending it costs the index nothing); else name them."""
     if not unlisted:
         return []
-    lines, _added, rest = add_within(fitter.lines, unlisted, fitter.limits, fitter.newline)
+    room = int(keep_room)  # pointer lines left free for Claude Code
+    lines, _added, rest = add_within(fitter.lines, unlisted, fitter.limits, fitter.newline,
+                                     room)
     fitter.replace(lines)
     if not rest:
         return []
     unlisted = rest
     limit = fitter.limits.max_line_chars
     body = [classify(pointer_line(m, limit)) for m in sorted(unlisted, key=lambda m: m.file)]
-    room = int(keep_room)  # pointer lines left free after the list's
-    if fitter.fits(2 + room, fitter.pointer_bytes(body)
-                   + room * pointer_room(fitter.limits, fitter.newline)) \
+    earlier = fitter.earlier_topic(UNLISTED_TITLE)
+    listed = earlier is not None and pointers_to(earlier.file, fitter.lines) > 0
+    if (listed or fitter.fits(2 + room, fitter.pointer_bytes(body)
+                              + room * pointer_room(fitter.limits, fitter.newline))) \
             and len(fitter.creates) < MAX_TOPICS:
         pointers = fitter.topics(UNLISTED_TITLE, body, "notes", UNLISTED)
         fitter.append(pointers)
         fitter.moved.append(f"{len(unlisted)} memories with no room in the index -> "
                             + (", ".join(p.target or "" for p in pointers if p.target)
-                               or "their list"))
+                               or (earlier.file if earlier else "their list")))
         return []
     return [m.file for m in sorted(unlisted, key=lambda m: m.file)]  # named: no room for them
 

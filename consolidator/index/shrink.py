@@ -86,6 +86,7 @@ class Fitter:
         self._nl = len(self.newline.encode())
         self._bytes = sum(self._size(line) for line in self.lines)
         self._count = sum(1 for line in self.lines if line.kind != HIDDEN)
+        self._trim: tuple[int, int] | None = None  # see _trimmed
         self._origin = list(range(len(self.lines)))  # where each line stood at the start
         self._more: list[IndexLine] = []  # what "More of the index" holds so far
 
@@ -101,35 +102,73 @@ class Fitter:
         width = 1 if all(line.text.isascii() for line in lines) else 4
         return width * self.limits.max_line_chars + 2 * self._nl
 
+    def _trimmed(self) -> tuple[int, int]:
+        """(lines, bytes) of the blank lines Claude Code trims: those before the first line
+        it counts (after a frontmatter block or a comment too) and after the last one
+        (worked out again only after the lines change)."""
+        if self._trim is None:
+            self._trim = self._trim_now()
+        return self._trim
+
+    def _trim_now(self) -> tuple[int, int]:
+        count = used = 0
+        first = None
+        for i, line in enumerate(self.lines):
+            if line.kind == "blank":
+                count, used = count + 1, used + self._size(line)
+            elif line.kind != HIDDEN:
+                first = i
+                break
+        if first is None:
+            return count, used  # nothing but blank and hidden lines: all of them trimmed
+        for line in reversed(self.lines[first:]):
+            if line.kind == "blank":
+                count, used = count + 1, used + self._size(line)
+            elif line.kind != HIDDEN:
+                break
+        return count, used
+
+    def _measured(self) -> tuple[int, int]:
+        """(lines, bytes) as Claude Code counts them (see :func:`~consolidator.index.window.
+        size`), from the running totals."""
+        lines, used = self._trimmed()
+        return self._count - lines, self._bytes - used
+
     def fits(self, extra_lines: int = 0, extra_bytes: int = 0) -> bool:
-        return (self._count + extra_lines <= self.limits.max_lines
-                and self._bytes + extra_bytes <= self.limits.max_bytes)
+        count, used = self._measured()
+        return (count + extra_lines <= self.limits.max_lines
+                and used + extra_bytes <= self.limits.max_bytes)
 
     def over(self) -> tuple[int, int]:
         """(lines, bytes) over the limits now (0 where within)."""
-        return (max(self._count - self.limits.max_lines, 0),
-                max(self._bytes - self.limits.max_bytes, 0))
+        count, used = self._measured()
+        return (max(count - self.limits.max_lines, 0),
+                max(used - self.limits.max_bytes, 0))
 
     def replace(self, lines: list[IndexLine]) -> None:
         """Take ``lines`` as the index's lines (measured afresh)."""
         self.lines = lines
         self._bytes = sum(self._size(line) for line in lines)
         self._count = sum(1 for line in lines if line.kind != HIDDEN)
+        self._trim = None
 
     def _set(self, i: int, line: IndexLine) -> None:
         self._bytes += self._size(line) - self._size(self.lines[i])
         self.lines[i] = line
+        self._trim = None
 
     def _remove(self, positions: Iterable[int]) -> None:
         gone = set(positions)
         self._bytes -= sum(self._size(self.lines[i]) for i in gone)
         self._count -= sum(1 for i in gone if self.lines[i].kind != HIDDEN)
         self.lines = [line for i, line in enumerate(self.lines) if i not in gone]
+        self._trim = None
 
     def _insert(self, i: int, new: list[IndexLine]) -> None:
         self._bytes += sum(self._size(line) for line in new)
         self._count += sum(1 for line in new if line.kind != HIDDEN)
         self.lines[i:i] = new
+        self._trim = None
 
     # -- where text goes ---------------------------------------------------------------
 
@@ -200,8 +239,9 @@ class Fitter:
             if old is not None and pointers_to(old.file, self.lines) > pointers_to(old.file,
                                                                                      moving):
                 continue  # a line that stays in the index points to it already
-            hook = (summary(part, "memories MEMORY.md has no room for") if reason == UNLISTED
-                    else summary(part))
+            held = sum(1 for line in part if line.kind not in QUIET)
+            hook = (summary(part, f"{'memory' if held == 1 else 'memories'} MEMORY.md has no "
+                                  "room for") if reason == UNLISTED else summary(part))
             line = pointer_line(topic.memory, self.limits.max_line_chars, title=name, hook=hook)
             pointers.append(classify(line, self.names))
         return pointers
@@ -225,10 +265,17 @@ class Fitter:
             if old is not None and old.file not in made:
                 inner = [classify(text, self.names) for text in topic_body(old)]
                 return body[:n] + inner + body[n + 1:], old
-        same = self._ours(topic_file_name(title, set(), "notes"))
-        if same is not None and same.file not in made:
+        same = self.earlier_topic(title)
+        if same is not None:
             return [classify(text, self.names) for text in topic_body(same)] + body, same
         return body, None
+
+    def earlier_topic(self, title: str) -> Memory | None:
+        """The topic memory of ``title`` an earlier run made, when this plan may extend it."""
+        same = self._ours(topic_file_name(title, set(), "notes"))
+        if same is None or same.file in {t.file for t in self.creates}:
+            return None
+        return same
 
     def _holds_pinned(self, at: int, marks: Sequence[Worth]) -> bool:
         """Whether the sub-section headed at ``at`` keeps a pinned line (its heading then
@@ -362,7 +409,7 @@ class Fitter:
     def _shorten_hooks(self, marks: list[Worth]) -> None:
         """Shorten long hooks while the index has too many bytes but not too many lines
         (shortening cannot fix a line count; the lines that then move keep their hooks)."""
-        if self._count > self.limits.max_lines:
+        if self._measured()[0] > self.limits.max_lines:
             return
         limit = self.limits.max_line_chars
         order = sorted(

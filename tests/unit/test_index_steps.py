@@ -277,7 +277,8 @@ def test_the_pointer_to_the_list_of_the_rest_leaves_room_for_claude_codes_next_o
     kept: int, listed: bool
 ) -> None:
     # 197 lines: a blank line and the list's pointer make 199, one left for Claude Code.
-    # 198: the list's pointer would fill the index to its last line; they are named instead.
+    # 198: the list's pointer would fill the index to its last line: one pointer goes in
+    # (199 lines, feedback and user memories, then the newest, first), the rest are named.
     old = [make_memory(f"k{i:03d}.md") for i in range(kept)]
     new = [make_memory(f"new_{i}.md") for i in range(5)]
     text = "".join(f"- [K{i}](k{i:03d}.md) — kept\n" for i in range(kept))
@@ -290,8 +291,68 @@ def test_the_pointer_to_the_list_of_the_rest_leaves_room_for_claude_codes_next_o
         assert plan.dropped == () and len(plan.creates) == 1
         assert len(plan.text.splitlines()) == 199
     else:
-        assert plan.dropped == tuple(m.file for m in new) and plan.creates == ()
-        assert plan.text == text
+        assert plan.creates == () and len(plan.added) == 1
+        assert sorted([*plan.dropped, *plan.added]) == [m.file for m in new]
+        assert plan.text.splitlines()[:kept] == text.splitlines()
+        assert len(plan.text.splitlines()) == 199
+
+
+def test_the_list_an_earlier_run_made_takes_more_memories_at_no_cost_to_the_index() -> None:
+    # 199 lines, the last one the pointer to the list an earlier run made: no room for any
+    # new line, and none is needed: the list takes the new memories.
+    listing = make_memory("index_memories_not_listed_in_the_index.md",
+                          body="# Memories not listed in the index\n\n- [Old](old.md)\n")
+    old = [make_memory(f"k{i:03d}.md") for i in range(197)] + [make_memory("old.md")]
+    new = [make_memory(f"new_{i}.md") for i in range(3)]
+    text = "".join(f"- [K{i}](k{i:03d}.md) — kept\n" for i in range(197)) \
+        + "\n- [Memories not listed in the index](index_memories_not_listed_in_the_index.md)\n"
+    everything = [listing, *old, *new]
+
+    plan = plan_index(text, everything, present={m.file for m in everything}, limits=Limits())
+
+    assert plan.text == text and plan.dropped == ()
+    (topic,) = plan.creates
+    assert topic.file == listing.file and topic.before == listing.stat  # extended
+    assert all(f"({m.file})" in topic.text for m in [*new, make_memory("old.md")])
+    assert topic.reason == "memories with no room in the index"
+
+
+def test_a_fitted_index_gives_a_memory_a_pointer_of_its_own_rather_than_a_list_of_one() -> None:
+    # Over its byte limit by long hooks: the fit shortens them and makes room for the list's
+    # pointer; a memory's own pointer, shorter, takes that room instead.
+    hook = ("notes on this part of the system, with the details of how it was set up, why, "
+            "and what to check first when it breaks again next time")
+    memories = [make_memory(f"topic_{i:03d}.md") for i in range(150)]
+    text = "# Memory\n\n## Projects\n\n" + "".join(
+        f"- [Topic {i}](topic_{i:03d}.md) — {hook} ({i})\n" for i in range(150))
+    alone = make_memory("deploy.md", description="how we deploy to production")
+    everything = [*memories, alone]
+
+    plan = plan_index(text, everything, present={m.file for m in everything}, limits=Limits())
+
+    assert plan.over_limits and plan.within_limits
+    assert plan.added == ("deploy.md",) and plan.dropped == ()
+    assert not any(t.reason == "memories with no room in the index" for t in plan.creates)
+
+
+@pytest.mark.parametrize("around", [
+    ("---\nkind: index\n---\n\n", ""),  # a blank line after the frontmatter
+    ("\n\n\n", ""),  # blank lines at the top
+    ("<!-- notes -->\n\n", ""),  # after a block comment
+    ("", "\n\n"),  # blank lines at the end
+])
+def test_blank_lines_claude_code_trims_never_make_an_index_over(
+    around: tuple[str, str]
+) -> None:
+    # 200 content lines: at the limit, within it, whatever blank lines stand around them.
+    memories = [make_memory(f"k{i:03d}.md") for i in range(200)]
+    lines = "".join(f"- [K{i}](k{i:03d}.md) — kept\n" for i in range(200))
+    text = around[0] + lines + around[1]
+
+    plan = plan_index(text, memories, present={m.file for m in memories}, limits=Limits())
+
+    assert not plan.over_limits and plan.within_limits and plan.lines == 200
+    assert plan.text == text and plan.creates == ()
 
 
 def test_an_index_over_its_limits_gets_no_new_pointer() -> None:

@@ -50,6 +50,7 @@ from consolidator.index.window import (
     Limits,
     hide,
     leaving,
+    line_endings,
     loaded,
     measure,
     over_by,
@@ -552,7 +553,7 @@ def plan_index(
         _lines, moves = repoint(original, live, present, redirected, set(archived), True, names)
         claimed = {new for old, new in moves if old not in redirected}
     lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed)
-    window = loaded(original, limits, newline)
+    window = loaded(original, limits, newline, line_endings(text or ""))
     loaded_now = ([window[i] for i in relinked.origin] if len(lines) == len(relinked.lines)
                   else [True] * len(lines))
     fitted = shrink(

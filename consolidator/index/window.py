@@ -93,13 +93,45 @@ def counted(lines: Sequence[IndexLine]) -> list[int]:
     return out
 
 
-def loaded(lines: Sequence[IndexLine], limits: Limits, newline: str = "\n") -> list[bool]:
-    """Per line, whether Claude Code loads it into a session (hidden lines: never)."""
+def newline_of(text: str | None) -> str:
+    """The line ending most lines of ``text`` end with (CRLF on a tie): the one a rewrite
+    writes."""
+    crlf = text.count("\r\n") if text else 0
+    return "\r\n" if crlf and 2 * crlf >= (text or "").count("\n") else "\n"
+
+
+def line_endings(text: str) -> list[int]:
+    """The bytes of each line's own ending, line by line as :func:`~consolidator.index.parse.
+    parse_index` splits ``text``: 2 for CRLF, 1 for LF, none for a last line without one. A
+    file whose lines end in both ways is measured as it is, not as one of them."""
+    if not text:
+        return []
+    parts = text.removesuffix("\n").split("\n")
+    out = [2 if part.endswith("\r") else 1 for part in parts]
+    if not text.endswith("\n"):
+        out[-1] = 1 if parts[-1].endswith("\r") else 0
+    return out
+
+
+def _costs(lines: Sequence[IndexLine], newline: str,
+           endings: Sequence[int] | None) -> list[int]:
+    """What each line costs against the byte limit: with its own ending, when ``endings``
+    gives them, else with ``newline``."""
     nl = len(newline.encode())
+    if endings is None or len(endings) != len(lines):
+        return [line_cost(line, nl) for line in lines]
+    return [line_cost(line, end) for line, end in zip(lines, endings, strict=True)]
+
+
+def loaded(lines: Sequence[IndexLine], limits: Limits, newline: str = "\n",
+           endings: Sequence[int] | None = None) -> list[bool]:
+    """Per line, whether Claude Code loads it into a session (hidden lines: never);
+    ``endings``: each line's own ending (see :func:`line_endings`), if known."""
+    costs = _costs(lines, newline, endings)
     out = [False] * len(lines)
     used = 0
     for n, i in enumerate(counted(lines)):
-        used += line_cost(lines[i], nl)
+        used += costs[i]
         if n >= limits.max_lines or used > limits.max_bytes:
             break
         out[i] = True
@@ -107,11 +139,13 @@ def loaded(lines: Sequence[IndexLine], limits: Limits, newline: str = "\n") -> l
     return out
 
 
-def size(lines: Sequence[IndexLine], newline: str = "\n") -> tuple[int, int]:
-    """(lines, UTF-8 bytes) of the content Claude Code counts."""
-    nl = len(newline.encode())
+def size(lines: Sequence[IndexLine], newline: str = "\n",
+         endings: Sequence[int] | None = None) -> tuple[int, int]:
+    """(lines, UTF-8 bytes) of the content Claude Code counts (``endings``: as for
+    :func:`loaded`)."""
+    costs = _costs(lines, newline, endings)
     positions = counted(lines)
-    return len(positions), sum(line_cost(lines[i], nl) for i in positions)
+    return len(positions), sum(costs[i] for i in positions)
 
 
 def pointer_room(limits: Limits, newline: str = "\n") -> int:
@@ -148,13 +182,9 @@ def over_by(count: int, used: int, limits: Limits) -> str:
 
 def measure(text: str) -> tuple[int, int]:
     """(lines, UTF-8 bytes) of an index text as Claude Code counts them: its frontmatter and
-    block HTML comments left out, leading and trailing blank lines trimmed."""
-    newline = "\r\n" if "\r\n" in text else "\n"
-    lines = hide(parse_index(text))
-    count, used = size(lines, newline)
-    if count and text and not text.endswith("\n") and counted(lines)[-1] == len(lines) - 1:
-        used -= len(newline)  # the last line has no line ending to count
-    return count, used
+    block HTML comments left out, leading and trailing blank lines trimmed, each line with
+    its own ending."""
+    return size(hide(parse_index(text)), endings=line_endings(text))
 
 
 def chunks(lines: list[IndexLine], max_bytes: int) -> list[list[IndexLine]]:

@@ -21,7 +21,7 @@ from consolidator.decide import not_declined
 from consolidator.decide.follow import moves
 from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
 from consolidator.index.topic import UNLISTED
-from consolidator.index.window import Limits
+from consolidator.index.window import Limits, newline_of
 from consolidator.phases.context import Work
 from consolidator.plan import JUDGMENT, SAFE, Action, Create, Rewrite
 from consolidator.report.summary import command
@@ -44,7 +44,7 @@ def plan(work: Work, snapshot: Snapshot, scope: str = ALL) -> IndexPlan:
         archived=archived,
         index_mtime_ns=snapshot.index.stat.mtime_ns if snapshot.index.stat else 0,
         limits=Limits(limits.max_lines, limits.max_bytes, limits.max_line_chars),
-        newline="\r\n" if text and "\r\n" in text else "\n",
+        newline=newline_of(text),
         editable={m.file for m in snapshot.memories if m.stat.mtime_ns <= work.ctx.hot_after_ns},
         index_name=snapshot.index.name,
         occupied=snapshot.names,

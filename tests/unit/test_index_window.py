@@ -7,7 +7,16 @@ from consolidator.index.rebuild import plan_index
 from consolidator.index.sections import top_sections
 from consolidator.index.shrink import MAX_TOPICS, Fitter
 from consolidator.index.value import stressed
-from consolidator.index.window import HIDDEN, Limits, hide, loaded, measure, over_by
+from consolidator.index.window import (
+    HIDDEN,
+    Limits,
+    hide,
+    line_endings,
+    loaded,
+    measure,
+    newline_of,
+    over_by,
+)
 from consolidator.plan import Create, Rewrite
 from consolidator.state.proposal import Item, Proposal
 from consolidator.state.statedir import DECLINED
@@ -190,3 +199,43 @@ def test_extending_an_earlier_topic_keeps_its_frontmatter_and_opening_byte_for_b
     assert "owner: dana\n" in grown.text
     assert grown.text.count("Kept by hand: read the newest day first.\n") == 1
     assert grown.text.count("- did thing 89") == 1
+
+
+def _notes(count: int, width: int) -> list[str]:
+    return [f"- note {i:03d} ".ljust(width, "x") for i in range(count)]
+
+
+def test_each_line_is_measured_with_its_own_ending() -> None:
+    # 199 lines of 124 characters, one of them ending in CRLF: 24,876 bytes, all loaded.
+    # Measured as if every line ended in CRLF it would be 25,074: over, its tail unloaded.
+    lines = _notes(199, 124)
+    text = "\n".join(lines[:10]) + "\r\n" + "\n".join(lines[10:]) + "\n"
+    assert len(text.encode()) == 24876 and newline_of(text) == "\n"
+    assert measure(text) == (199, 24876)
+
+    plan = plan_index(text, [], present=set(), limits=Limits(), scope="safe",
+                      newline=newline_of(text))
+
+    assert not plan.changed and plan.text == text and plan.creates == ()
+
+
+def test_a_last_line_with_no_ending_costs_no_newline() -> None:
+    # 200 lines, exactly 25,000 bytes because the last line has no line ending: all loaded.
+    lines = _notes(199, 124) + ["- the last note ".ljust(125, "y")]
+    text = "\n".join(lines)
+    assert len(text.encode()) == 25000
+    assert measure(text) == (200, 25000)
+    assert all(loaded(parse_index(text), Limits(), "\n", line_endings(text)))
+
+    plan = plan_index(text, [], present=set(), limits=Limits(), scope="safe")
+
+    assert plan.creates == () and plan.text.rstrip("\n") == text
+
+
+def test_a_rewrite_keeps_the_line_ending_most_lines_have() -> None:
+    assert newline_of("a\nb\r\nc\n") == "\n"
+    assert newline_of("a\r\nb\r\nc\n") == "\r\n"
+    assert newline_of("a\r\nb\n") == "\r\n"  # a tie
+    assert newline_of("") == newline_of(None) == "\n"
+    assert line_endings("a\r\nb\nc") == [2, 1, 0]
+    assert line_endings("a\nb\n") == [1, 1]

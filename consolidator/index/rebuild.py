@@ -55,6 +55,7 @@ from consolidator.index.window import (
     measure,
     over_by,
     pointer_room,
+    size,
 )
 from consolidator.store.model import INDEX_NAME, Memory
 
@@ -419,14 +420,16 @@ def shrink(
     unlisted: Sequence[Memory] = (),
     used: Iterable[str] = (),
     names: Names | None = None,
+    bias: int = 0,
 ) -> Fitted:
     """Only an index over its limits shrinks: in the ``safe`` scope only the lines Claude Code
     does not load (``loaded_now``, per line) move; in ``all`` the index is fitted, pinned
     lines kept (see :mod:`consolidator.index.shrink`). Memories with no pointer and no room
     (``unlisted``) are listed in one topic memory the index points to, when that pointer
-    fits; else they are named in ``dropped``. ``taken``: names a topic memory may not take."""
-    fitter = Fitter(list(lines), live, editable, limits, newline,
-                    taken=set(taken), mtime_ns=mtime_ns, used=frozenset(used), names=names)
+    fits; else they are named in ``dropped``. ``taken``: names a topic memory may not take;
+    ``bias``: bytes ``newline`` counts beyond the lines' own endings (see ``Fitter.bias``)."""
+    fitter = Fitter(list(lines), live, editable, limits, newline, taken=set(taken),
+                    mtime_ns=mtime_ns, used=frozenset(used), names=names, bias=bias)
     over = not fitter.fits()
     if over and scope == SAFE_SCOPE:
         fitter.move_unloaded(loaded_now if loaded_now is not None else [True] * len(lines))
@@ -560,5 +563,6 @@ def plan_index(
         lines, live, editable=editable, limits=limits, newline=newline,
         taken=set(present) | set(occupied) | {index_name}, mtime_ns=index_mtime_ns,
         scope=scope, loaded_now=loaded_now, unlisted=unlisted, used=used, names=names,
+        bias=size(original, newline)[1] - measure(text)[1] if text else 0,
     )
     return assemble(text, original, relinked, added, fitted, limits, newline, scope)

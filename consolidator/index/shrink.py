@@ -80,6 +80,9 @@ class Fitter:
     why: list[str] = field(default_factory=list)  # why the index could not fit
     used: frozenset[str] = frozenset()  # memories sessions were seen opening
     names: Names | None = None  # what a [[key]] may name
+    # Bytes the lines cost measured with ``newline`` beyond what they cost with their own
+    # endings (a CRLF line among LF ones, a last line with none): taken off every measure.
+    bias: int = 0
 
     def __post_init__(self) -> None:
         self._types: dict[str, str | None] | None = None
@@ -132,7 +135,7 @@ class Fitter:
         """(lines, bytes) as Claude Code counts them (see :func:`~consolidator.index.window.
         size`), from the running totals."""
         lines, used = self._trimmed()
-        return self._count - lines, self._bytes - used
+        return self._count - lines, self._bytes - used - self.bias
 
     def fits(self, extra_lines: int = 0, extra_bytes: int = 0) -> bool:
         count, used = self._measured()

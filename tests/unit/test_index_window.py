@@ -213,10 +213,12 @@ def test_each_line_is_measured_with_its_own_ending() -> None:
     assert len(text.encode()) == 24876 and newline_of(text) == "\n"
     assert measure(text) == (199, 24876)
 
-    plan = plan_index(text, [], present=set(), limits=Limits(), scope="safe",
-                      newline=newline_of(text))
+    for scope in ("safe", "all"):
+        plan = plan_index(text, [], present=set(), limits=Limits(), scope=scope,
+                          newline=newline_of(text))
 
-    assert not plan.changed and plan.text == text and plan.creates == ()
+        assert not plan.changed and plan.text == text and plan.creates == ()
+        assert not plan.over_limits
 
 
 def test_a_last_line_with_no_ending_costs_no_newline() -> None:
@@ -227,9 +229,10 @@ def test_a_last_line_with_no_ending_costs_no_newline() -> None:
     assert measure(text) == (200, 25000)
     assert all(loaded(parse_index(text), Limits(), "\n", line_endings(text)))
 
-    plan = plan_index(text, [], present=set(), limits=Limits(), scope="safe")
+    for scope in ("safe", "all"):
+        plan = plan_index(text, [], present=set(), limits=Limits(), scope=scope)
 
-    assert plan.creates == () and plan.text.rstrip("\n") == text
+        assert plan.creates == () and plan.text == text and not plan.over_limits
 
 
 def test_a_rewrite_keeps_the_line_ending_most_lines_have() -> None:

@@ -36,6 +36,18 @@ def topic_files(world: World) -> list[str]:
     return sorted(p.name for p in world.root.glob("index_*.md"))
 
 
+def kept_index(world: World, count: int, head: tuple[str, ...] = ()) -> str:
+    """A MEMORY.md of ``head`` and one pointer to each of ``count`` memories (written, three
+    days old); its text."""
+    lines = list(head)
+    for i in range(count):
+        world.put(f"project_k{i:03d}.md", f"- kept fact {i}\n")
+        lines.append(f"- [Kept {i}](project_k{i:03d}.md) — kept {i}")
+    text = "\n".join(lines) + "\n"
+    world.raw("MEMORY.md", text.encode(), days=3)
+    return text
+
+
 def typed_index_with_a_session_log(world: World, days: int = 80) -> tuple[str, list[str]]:
     """``# title``, a priority line, then User / Feedback / Project / Reference sections of
     pointers, then ``## Session log`` with one ``### <date>`` heading and two lines per day:
@@ -200,12 +212,7 @@ def test_memories_a_users_own_list_links_get_no_pointer_and_no_hook_is_shortened
 def test_more_unlisted_memories_than_fit_are_listed_in_one_topic_memory(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    lines = ["# Index", "", "## Project"]
-    for i in range(180):
-        world.put(f"project_k{i:03d}.md", f"- kept fact {i}\n")
-        lines.append(f"- [Kept {i}](project_k{i:03d}.md) — kept {i}")
-    text = "\n".join(lines) + "\n"
-    world.raw("MEMORY.md", text.encode(), days=3)
+    text = kept_index(world, 180, ("# Index", "", "## Project"))
     for i in range(40):
         world.put(f"project_new_{i:02d}.md", f"- new fact {i}\n")
 
@@ -214,7 +221,8 @@ def test_more_unlisted_memories_than_fit_are_listed_in_one_topic_memory(
     after = (world.root / "MEMORY.md").read_text()
     assert report["index"]["within_limits"] is True
     assert len(after.splitlines()) <= 200
-    assert after.splitlines()[:len(lines)] == lines  # old lines stay where they were
+    old = text.splitlines()
+    assert after.splitlines()[:len(old)] == old  # old lines stay where they were
     [listing] = topic_files(world)
     listed = _targets((world.root / listing).read_text())
     added = set(report["index"]["added"])
@@ -288,12 +296,7 @@ def test_a_nearly_full_index_keeps_room_for_claude_codes_next_pointer(
 ) -> None:
     # Since 2.1.210 a memory write that leaves MEMORY.md over its limits fails: a default
     # run never takes the last line Claude Code's next pointer needs.
-    lines = []
-    for i in range(kept):
-        world.put(f"project_k{i:03d}.md", f"- kept fact {i}\n")
-        lines.append(f"- [Kept {i}](project_k{i:03d}.md) — kept {i}")
-    text = "\n".join(lines) + "\n"
-    world.raw("MEMORY.md", text.encode(), days=3)
+    text = kept_index(world, kept)
     for i in range(3):
         world.put(f"project_new_{i}.md", f"- new fact {i}\n")
 
@@ -330,10 +333,7 @@ def test_a_full_index_is_called_full_in_the_report(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # 200 lines within the limits: Claude Code's next pointer line has no room.
-    for i in range(200):
-        world.put(f"project_k{i:03d}.md", f"- kept fact {i}\n")
-    text = "".join(f"- [Kept {i}](project_k{i:03d}.md) — kept {i}\n" for i in range(200))
-    world.raw("MEMORY.md", text.encode(), days=3)
+    text = kept_index(world, 200)
 
     report = world.run(capsys, "--apply", "safe")
     assert report["index"]["within_limits"] is True and report["index"]["full"] is True

@@ -28,6 +28,7 @@ from consolidator import clock
 from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
 from consolidator.decide.bodies import appended, changed_lines, merged_body, newest_stamp, with_body
+from consolidator.decide.room import costly_merges
 from consolidator.detect.dates.anchors import mark_end
 from consolidator.detect.dates.freshness import age_days
 from consolidator.detect.dates.relative import relative_in, rewrite_relative
@@ -36,6 +37,7 @@ from consolidator.detect.findings import Conflict, Duplicate, Similar, Stale
 from consolidator.detect.links import is_topic, linked_from, linking_to, links_of, name_table
 from consolidator.detect.overlap.duplicates import Cluster
 from consolidator.detect.perfile import Findings
+from consolidator.index.window import Limits
 from consolidator.llm.base import Answer
 from consolidator.plan import (
     JUDGMENT,
@@ -95,8 +97,11 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
                          f"{file} ({why})" for file, why in sorted(guarded.items())))
     merged, too_big = merges(found.clusters, by_file, hot, pinned)
     notes += too_big
+    limits = Limits(cfg.index.max_lines, cfg.index.max_bytes, cfg.index.max_line_chars)
+    kept_safe, costly = costly_merges(merged, snapshot, limits)
+    notes += costly
     blocked = pinned | {f for c in found.clusters for f in c.files}
-    actions: list[Action] = [*merged, *archives(found, cfg, blocked)]
+    actions: list[Action] = [*kept_safe, *archives(found, cfg, blocked)]
     actions += answered(found.answers, by_file, hot | {f for a in actions for f in a.touches()})
     actions, kept = keep_linked(snapshot, actions)
     notes += [f"{file} not archived: {', '.join(sources)} link to it"

@@ -354,3 +354,37 @@ def test_a_full_index_is_called_full_in_the_report(
     (world.root / "MEMORY.md").write_text("".join(text.splitlines(True)[:199]))
     world.put("project_k199.md", "- kept fact 199\n")
     assert world.run(capsys, "--apply", "safe")["index"]["full"] is False
+
+
+@pytest.mark.parametrize(("room", "safe"), [(20, False), (2000, True)])
+def test_a_merge_whose_repointed_links_would_take_the_index_room_waits_for_review(
+    world: World, capsys: pytest.CaptureFixture[str], room: int, safe: bool
+) -> None:
+    # Merging a.md into a memory with a longer name repoints its index line at that name,
+    # 49 bytes longer: with 20 bytes to spare beside Claude Code's next pointer (601 bytes),
+    # the index would lose that room, so the merge waits for review; with 2,000 it is safe.
+    survivor = "deploy_order_staging_first_then_production_rollout.md"
+    line = "Deploys go through the staging cluster first; run smoke tests there.\n"
+    world.put("a.md", line)
+    world.put(survivor, line + "Production follows once staging is green for a day.\n")
+    head = f"- [Deploy order](a.md) — deploy order\n- [Deploy]({survivor}) — deploy\n"
+    notes = "".join(f"- note {i:03d} ".ljust(110, "x") + "\n" for i in range(190))
+    text = head + notes
+    pad = 25000 - 601 - room - len(text.encode())
+    assert pad > 0
+    text += "- " + "y" * (pad - 3) + "\n"
+    assert len(text.encode()) == 25000 - 601 - room
+    world.raw("MEMORY.md", text.encode(), days=3)
+
+    report = world.run(capsys, "--apply", "safe")
+
+    (merge,) = [a for a in report["actions"] if a["op"] == "merge"]
+    assert (merge["kind"] == "safe") is safe
+    assert (world.root / "a.md").exists() is not safe
+    after = (world.root / "MEMORY.md").read_text()
+    if safe:
+        assert f"- [Deploy order]({survivor}) — deploy order" in after
+    else:
+        assert after == text and "would take the index to" in merge["reason"]
+        assert any(n.startswith(f"merge into {survivor} waits for review") for n in
+                   report["notes"])

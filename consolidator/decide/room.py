@@ -1,0 +1,66 @@
+"""Safe merges whose links in MEMORY.md would cost the index its room.
+
+A merge points the index's links to a merged-away memory at its survivor; a longer file name
+makes those lines longer. They are lines Claude Code loads: an index near its byte limit
+would lose the room for Claude Code's next pointer line (since 2.1.210 its next memory write
+fails), or go over its limit, its last loaded line no longer loaded. Such a merge is a
+judgment: it waits for review, where the index's fit is planned with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from consolidator.detect.links import name_table
+from consolidator.index.parse import parse_index
+from consolidator.index.rebuild import repoint
+from consolidator.index.window import (
+    Limits,
+    hide,
+    line_endings,
+    newline_of,
+    pointer_room,
+    size,
+)
+from consolidator.plan import JUDGMENT, SAFE, Action, Merge
+from consolidator.store.model import Snapshot
+
+
+def costly_merges(actions: Sequence[Action], snapshot: Snapshot, limits: Limits
+                  ) -> tuple[list[Action], list[str]]:
+    """``actions`` with each safe merge that would leave the index over ``limits``, or
+    without the room for one more pointer line it has now, made a judgment; a note for each.
+    An index over its limits already is fitted by a judgment anyway: its merges stay safe."""
+    text = snapshot.index.text
+    if not text or not any(isinstance(a, Merge) and a.kind == SAFE for a in actions):
+        return list(actions), []
+    names = name_table(list(snapshot.memories))
+    lines = hide(parse_index(text, names))
+    newline, endings = newline_of(text), line_endings(text)
+    count, used = size(lines, newline, endings)
+    if count > limits.max_lines or used > limits.max_bytes:
+        return list(actions), []
+    room = pointer_room(limits, newline)
+    limit = limits.max_bytes - (room if used + room <= limits.max_bytes else 0)
+    redirects: dict[str, str] = {}
+    out: list[Action] = []
+    notes: list[str] = []
+    for action in actions:
+        if not isinstance(action, Merge) or action.kind != SAFE:
+            out.append(action)
+            continue
+        trial = {**redirects, **{f: action.file for f in action.sources if f != action.file}}
+        repointed, _moves = repoint(lines, {}, set(), trial, set(), guess=False, names=names)
+        grown = size(repointed, newline, endings)[1]
+        if grown <= limit:
+            redirects = trial
+            out.append(action)
+            continue
+        why = (f"its links in {snapshot.index.name} pointed at {action.file} would take the "
+               f"index to {grown} bytes, " + ("past its limit" if grown > limits.max_bytes
+                                               else "leaving no room for Claude Code's next "
+                                               "pointer"))
+        out.append(replace(action, kind=JUDGMENT, reason=f"{action.reason}; {why}"))
+        notes.append(f"merge into {action.file} waits for review: {why}")
+    return out, notes

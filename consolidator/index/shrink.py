@@ -391,7 +391,15 @@ class Fitter:
         self.append(self.topics(MORE_TITLE, moved, "notes"))
 
     def append(self, pointers: list[IndexLine]) -> None:
-        """``pointers`` at the end of the index, after one blank line."""
+        """``pointers`` at the end of the index, after one blank line (a run of blank lines
+        at the end, which Claude Code does not count, would count once something follows
+        it: one is kept)."""
+        end = len(self.lines)
+        while pointers and end > 1 and self.lines[end - 1].kind == "blank" \
+                and self.lines[end - 2].kind == "blank":
+            end -= 1
+        if end < len(self.lines):
+            self._remove_tracked(list(range(end, len(self.lines))))
         if pointers and self.lines and self.lines[-1].kind != "blank":
             pointers = [IndexLine("", "blank"), *pointers]
         self._insert(len(self.lines), pointers)

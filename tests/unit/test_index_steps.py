@@ -297,6 +297,19 @@ def test_the_pointer_to_the_list_of_the_rest_leaves_room_for_claude_codes_next_o
         assert len(plan.text.splitlines()) == 199
 
 
+def test_blank_lines_at_the_end_do_not_hide_what_the_list_pointer_costs() -> None:
+    # 197 lines and two blank lines Claude Code does not count: a pointer after them would
+    # make them count. One is kept, then the list's pointer: 199 lines, room for one more.
+    old = [make_memory(f"k{i:03d}.md") for i in range(197)]
+    new = [make_memory(f"new_{i}.md") for i in range(4)]
+    text = "".join(f"- [K{i}](k{i:03d}.md) — kept\n" for i in range(197)) + "\n\n"
+
+    plan = plan_index(text, old + new, present={m.file for m in old + new}, limits=Limits())
+
+    assert plan.dropped == () and len(plan.creates) == 1
+    assert plan.lines == 199 and not plan.full
+
+
 def test_the_list_an_earlier_run_made_takes_more_memories_at_no_cost_to_the_index() -> None:
     # 199 lines, the last one the pointer to the list an earlier run made: no room for any
     # new line, and none is needed: the list takes the new memories.

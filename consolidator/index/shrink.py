@@ -52,7 +52,14 @@ from consolidator.index.topic import (
     topic_memory,
 )
 from consolidator.index.value import Worth, parents, worth
-from consolidator.index.window import HIDDEN, TOPIC_MAX_BYTES, Limits, chunks, line_cost
+from consolidator.index.window import (
+    HIDDEN,
+    TOPIC_MAX_BYTES,
+    Limits,
+    chunks,
+    line_cost,
+    trimmed,
+)
 from consolidator.store.model import Memory
 from consolidator.store.names import TOPIC_PREFIX
 
@@ -110,26 +117,8 @@ class Fitter:
         it counts (after a frontmatter block or a comment too) and after the last one
         (worked out again only after the lines change)."""
         if self._trim is None:
-            self._trim = self._trim_now()
+            self._trim = trimmed(self.lines, self.newline)
         return self._trim
-
-    def _trim_now(self) -> tuple[int, int]:
-        count = used = 0
-        first = None
-        for i, line in enumerate(self.lines):
-            if line.kind == "blank":
-                count, used = count + 1, used + self._size(line)
-            elif line.kind != HIDDEN:
-                first = i
-                break
-        if first is None:
-            return count, used  # nothing but blank and hidden lines: all of them trimmed
-        for line in reversed(self.lines[first:]):
-            if line.kind == "blank":
-                count, used = count + 1, used + self._size(line)
-            elif line.kind != HIDDEN:
-                break
-        return count, used
 
     def _measured(self) -> tuple[int, int]:
         """(lines, bytes) as Claude Code counts them (see :func:`~consolidator.index.window.

@@ -93,6 +93,21 @@ def counted(lines: Sequence[IndexLine]) -> list[int]:
     return out
 
 
+def trimmed(lines: Sequence[IndexLine], newline: str = "\n") -> tuple[int, int]:
+    """(lines, bytes) of the blank lines Claude Code trims: those before the first line it
+    counts (after a frontmatter block or a comment too) and after the last one."""
+    nl = len(newline.encode())
+    first = next((i for i, line in enumerate(lines) if line.kind not in ("blank", HIDDEN)),
+                 len(lines))  # none: every blank line is trimmed
+    gone = [line for line in lines[:first] if line.kind == "blank"]
+    for i in range(len(lines) - 1, first, -1):
+        if lines[i].kind == "blank":
+            gone.append(lines[i])
+        elif lines[i].kind != HIDDEN:
+            break
+    return len(gone), sum(line_cost(line, nl) for line in gone)
+
+
 def newline_of(text: str | None) -> str:
     """The line ending most lines of ``text`` end with (CRLF on a tie): the one a rewrite
     writes."""

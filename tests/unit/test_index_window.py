@@ -16,6 +16,7 @@ from consolidator.index.window import (
     measure,
     newline_of,
     over_by,
+    trimmed,
 )
 from consolidator.plan import Create, Rewrite
 from consolidator.state.proposal import Item, Proposal
@@ -242,3 +243,10 @@ def test_a_rewrite_keeps_the_line_ending_most_lines_have() -> None:
     assert newline_of("") == newline_of(None) == "\n"
     assert line_endings("a\r\nb\nc") == [2, 1, 0]
     assert line_endings("a\nb\n") == [1, 1]
+
+
+def test_trimmed_counts_the_blank_lines_before_and_after_what_claude_code_counts() -> None:
+    assert trimmed(parse_index("\n\na\n\nb\n\n")) == (3, 3)  # the blank between is counted
+    assert trimmed(hide(parse_index("---\nk: v\n---\n\n  \na\n")), "\r\n") == (2, 6)
+    assert trimmed(parse_index("\n\n")) == (2, 2)  # nothing counted: every blank trimmed
+    assert trimmed([]) == (0, 0)

@@ -41,14 +41,16 @@ def costly_merges(actions: Sequence[Action], snapshot: Snapshot, limits: Limits
     count, used = size(lines, newline, endings)
     if count > limits.max_lines or used > limits.max_bytes:
         return list(actions), []
+    linked = {t for line in lines for t in line.targets}
     room = pointer_room(limits, newline)
     limit = limits.max_bytes - (room if used + room <= limits.max_bytes else 0)
     redirects: dict[str, str] = {}
     out: list[Action] = []
     notes: list[str] = []
     for action in actions:
-        if not isinstance(action, Merge) or action.kind != SAFE:
-            out.append(action)
+        if not isinstance(action, Merge) or action.kind != SAFE \
+                or not linked & (set(action.sources) - {action.file}):
+            out.append(action)  # (a merge the index does not link repoints nothing in it)
             continue
         trial = {**redirects, **{f: action.file for f in action.sources if f != action.file}}
         repointed, _moves = repoint(lines, {}, set(), trial, set(), guess=False, names=names)

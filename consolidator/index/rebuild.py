@@ -556,13 +556,14 @@ def plan_index(
         _lines, moves = repoint(original, live, present, redirected, set(archived), True, names)
         claimed = {new for old, new in moves if old not in redirected}
     lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed)
-    window = loaded(original, limits, newline, line_endings(text or ""))
+    endings = line_endings(text or "")
+    window = loaded(original, limits, newline, endings)
     loaded_now = ([window[i] for i in relinked.origin] if len(lines) == len(relinked.lines)
                   else [True] * len(lines))
     fitted = shrink(
         lines, live, editable=editable, limits=limits, newline=newline,
         taken=set(present) | set(occupied) | {index_name}, mtime_ns=index_mtime_ns,
         scope=scope, loaded_now=loaded_now, unlisted=unlisted, used=used, names=names,
-        bias=size(original, newline)[1] - measure(text)[1] if text else 0,
+        bias=size(original, newline)[1] - size(original, newline, endings)[1],
     )
     return assemble(text, original, relinked, added, fitted, limits, newline, scope)

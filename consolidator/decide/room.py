@@ -29,21 +29,25 @@ from consolidator.store.model import Snapshot
 
 def costly_merges(actions: Sequence[Action], snapshot: Snapshot, limits: Limits
                   ) -> tuple[list[Action], list[str]]:
-    """``actions`` with each safe merge that would leave the index over ``limits``, or
-    without the room for one more pointer line it has now, made a judgment; a note for each.
-    An index over its limits already is fitted by a judgment anyway: its merges stay safe."""
+    """``actions`` with each safe merge made a judgment, with a note, when the index its links
+    leave would be over ``limits``, or without the room for one more pointer line it has now,
+    or, for an index over its limits already, longer (a loaded line would leave the window).
+
+    The index as read is measured line by line with its own endings; as written, every line
+    ends as most of them do (see :func:`~consolidator.index.rebuild.render`)."""
     text = snapshot.index.text
     if not text or not any(isinstance(a, Merge) and a.kind == SAFE for a in actions):
         return list(actions), []
     names = name_table(list(snapshot.memories))
     lines = hide(parse_index(text, names))
-    newline, endings = newline_of(text), line_endings(text)
-    count, used = size(lines, newline, endings)
-    if count > limits.max_lines or used > limits.max_bytes:
-        return list(actions), []
     linked = {t for line in lines for t in line.targets}
+    newline = newline_of(text)
+    count, used = size(lines, newline, line_endings(text))
     room = pointer_room(limits, newline)
-    limit = limits.max_bytes - (room if used + room <= limits.max_bytes else 0)
+    over = count > limits.max_lines or used > limits.max_bytes
+    has_room = count < limits.max_lines and used + room <= limits.max_bytes
+    limit = limits.max_bytes - (room if has_room else 0)
+    written = size(lines, newline)[1]  # with the merges kept safe so far
     redirects: dict[str, str] = {}
     out: list[Action] = []
     notes: list[str] = []
@@ -54,15 +58,16 @@ def costly_merges(actions: Sequence[Action], snapshot: Snapshot, limits: Limits
             continue
         trial = {**redirects, **{f: action.file for f in action.sources if f != action.file}}
         repointed, _moves = repoint(lines, {}, set(), trial, set(), guess=False, names=names)
-        grown = size(repointed, newline, endings)[1]
-        if grown <= limit:
-            redirects = trial
+        grown = size(repointed, newline)[1]
+        if grown <= (written if over else limit):
+            redirects, written = trial, grown
             out.append(action)
             continue
         why = (f"its links in {snapshot.index.name} pointed at {action.file} would take the "
-               f"index to {grown} bytes, " + ("past its limit" if grown > limits.max_bytes
-                                               else "leaving no room for Claude Code's next "
-                                               "pointer"))
+               f"index to {grown} bytes, " + (
+                   "past its limit" if grown > limits.max_bytes and not over
+                   else "pushing a loaded line out of what Claude Code loads" if over
+                   else "leaving no room for Claude Code's next pointer"))
         out.append(replace(action, kind=JUDGMENT, reason=f"{action.reason}; {why}"))
         notes.append(f"merge into {action.file} waits for review: {why}")
     return out, notes

@@ -80,19 +80,19 @@ def _room_order(memory: Memory) -> tuple[int, int, str]:
 
 
 def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory], keep_room: bool = True
-                  ) -> list[str]:
+                  ) -> tuple[list[str], list[str]]:
     """Point to ``unlisted`` from one topic memory, when its pointer fits (``keep_room``: with
     room left for Claude Code's next pointer, as for any pointer a run adds to an index it
     did not fit), or from the one an earlier run made, when the index still points to it
-    (extending it costs the index nothing); else name them."""
+    (extending it costs the index nothing); else name them. Returns (named, listed)."""
     if not unlisted:
-        return []
+        return [], []
     room = int(keep_room)  # pointer lines left free for Claude Code
     lines, _added, rest = add_within(fitter.lines, unlisted, fitter.limits, fitter.newline,
                                      room)
     fitter.replace(lines)
     if not rest:
-        return []
+        return [], []
     unlisted = rest
     limit = fitter.limits.max_line_chars
     body = [classify(pointer_line(m, limit)) for m in sorted(unlisted, key=lambda m: m.file)]
@@ -106,8 +106,8 @@ def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory], keep_room: bool = 
         fitter.moved.append(f"{len(unlisted)} memories with no room in the index -> "
                             + (", ".join(p.target or "" for p in pointers if p.target)
                                or (earlier.file if earlier else "their list")))
-        return []
-    return [m.file for m in sorted(unlisted, key=lambda m: m.file)]  # named: no room for them
+        return [], sorted(m.file for m in unlisted)
+    return sorted(m.file for m in unlisted), []  # named: no room for them
 
 
 def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:

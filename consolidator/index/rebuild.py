@@ -55,7 +55,7 @@ from consolidator.index.window import (
     measure,
     over_by,
     pointer_room,
-    size,
+    within,
 )
 from consolidator.store.model import INDEX_NAME, Memory
 
@@ -98,6 +98,7 @@ class IndexPlan:
     removed: tuple[str, ...] = ()  # files whose pointer lost its link (text kept or live)
     repointed: tuple[tuple[str, str], ...] = ()
     dropped: tuple[str, ...] = ()
+    listed: tuple[str, ...] = ()  # memories listed in the topic memory of those with no room
     moved: tuple[str, ...] = ()
     notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # file -> lines to add
     creates: tuple[TopicMemory, ...] = ()
@@ -138,6 +139,7 @@ class Fitted:
     creates: tuple[TopicMemory, ...] = ()
     why: tuple[str, ...] = ()
     added: tuple[str, ...] = ()  # pointers added once the index fitted
+    listed: tuple[str, ...] = ()  # memories listed in the topic memory of those with no room
 
 
 _DROP = IndexLine("", "drop")  # a line leaving; positions stay put until step 1 ends
@@ -420,17 +422,19 @@ def shrink(
     unlisted: Sequence[Memory] = (),
     used: Iterable[str] = (),
     names: Names | None = None,
-    bias: int = 0,
+    settled: bool = False,
 ) -> Fitted:
     """Only an index over its limits shrinks: in the ``safe`` scope only the lines Claude Code
     does not load (``loaded_now``, per line) move; in ``all`` the index is fitted, pinned
     lines kept (see :mod:`consolidator.index.shrink`). Memories with no pointer and no room
     (``unlisted``) are listed in one topic memory the index points to, when that pointer
     fits; else they are named in ``dropped``. ``taken``: names a topic memory may not take;
-    ``bias``: bytes ``newline`` counts beyond the lines' own endings (see ``Fitter.bias``)."""
+    ``settled``: the lines are the index as read, within its limits measured line by line
+    with their own endings (one ending for all, as a rewrite writes them, may count more:
+    it is not rewritten for that)."""
     fitter = Fitter(list(lines), live, editable, limits, newline, taken=set(taken),
-                    mtime_ns=mtime_ns, used=frozenset(used), names=names, bias=bias)
-    over = not fitter.fits()
+                    mtime_ns=mtime_ns, used=frozenset(used), names=names)
+    over = not settled and not fitter.fits()
     if over and scope == SAFE_SCOPE:
         fitter.move_unloaded(loaded_now if loaded_now is not None else [True] * len(lines))
     elif over:
@@ -444,13 +448,15 @@ def shrink(
     # An index fitted by a judgment has room made for the list's pointer (no more: a fit moves
     # no more than it takes); one that was not fitted keeps room for Claude Code's next
     # pointer, as any pointer a run adds does.
-    dropped = list_unlisted(fitter, unlisted, keep_room=not over or scope == SAFE_SCOPE)
+    dropped, listed = list_unlisted(fitter, unlisted,
+                                    keep_room=not over or scope == SAFE_SCOPE)
     added = sorted({t for line in fitter.lines for t in line.targets} - before
                    & {m.file for m in unlisted})
     return Fitted(
         lines=tuple(fitter.lines),
         over_limits=over,
         dropped=tuple(dropped),
+        listed=tuple(listed),
         moved=tuple(fitter.moved),
         notes={k: tuple(v) for k, v in fitter.notes.items()},
         creates=tuple(fitter.creates),
@@ -488,6 +494,7 @@ def assemble(
         removed=relinked.removed,
         repointed=relinked.repointed,
         dropped=fitted.dropped,
+        listed=fitted.listed,
         moved=fitted.moved,
         notes=fitted.notes,
         creates=fitted.creates,
@@ -564,6 +571,7 @@ def plan_index(
         lines, live, editable=editable, limits=limits, newline=newline,
         taken=set(present) | set(occupied) | {index_name}, mtime_ns=index_mtime_ns,
         scope=scope, loaded_now=loaded_now, unlisted=unlisted, used=used, names=names,
-        bias=size(original, newline)[1] - size(original, newline, endings)[1],
+        settled=[line.text for line in lines] == [line.text for line in original]
+        and within(original, limits, newline, endings),
     )
     return assemble(text, original, relinked, added, fitted, limits, newline, scope)

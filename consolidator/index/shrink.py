@@ -87,9 +87,6 @@ class Fitter:
     why: list[str] = field(default_factory=list)  # why the index could not fit
     used: frozenset[str] = frozenset()  # memories sessions were seen opening
     names: Names | None = None  # what a [[key]] may name
-    # Bytes the lines cost measured with ``newline`` beyond what they cost with their own
-    # endings (a CRLF line among LF ones, a last line with none): taken off every measure.
-    bias: int = 0
 
     def __post_init__(self) -> None:
         self._types: dict[str, str | None] | None = None
@@ -121,10 +118,11 @@ class Fitter:
         return self._trim
 
     def _measured(self) -> tuple[int, int]:
-        """(lines, bytes) as Claude Code counts them (see :func:`~consolidator.index.window.
-        size`), from the running totals."""
+        """(lines, bytes) as Claude Code will count them once written (see
+        :func:`~consolidator.index.window.size`: a rewrite writes every line with
+        ``newline``), from the running totals."""
         lines, used = self._trimmed()
-        return self._count - lines, self._bytes - used - self.bias
+        return self._count - lines, self._bytes - used
 
     def fits(self, extra_lines: int = 0, extra_bytes: int = 0) -> bool:
         count, used = self._measured()
@@ -380,18 +378,16 @@ class Fitter:
         self.append(self.topics(MORE_TITLE, moved, "notes"))
 
     def append(self, pointers: list[IndexLine]) -> None:
-        """``pointers`` at the end of the index, after one blank line (a run of blank lines
-        at the end, which Claude Code does not count, would count once something follows
-        it: one is kept)."""
-        end = len(self.lines)
-        while pointers and end > 1 and self.lines[end - 1].kind == "blank" \
-                and self.lines[end - 2].kind == "blank":
-            end -= 1
-        if end < len(self.lines):
-            self._remove_tracked(list(range(end, len(self.lines))))
-        if pointers and self.lines and self.lines[-1].kind != "blank":
+        """``pointers`` after the last line Claude Code counts, after one blank line: blank
+        lines and comments after it, which it does not count, stay after them (what follows
+        a blank line makes it count)."""
+        if not pointers:
+            return
+        at = next((i + 1 for i in range(len(self.lines) - 1, -1, -1)
+                   if self.lines[i].kind not in ("blank", HIDDEN)), len(self.lines))
+        if at and self.lines[at - 1].kind != "blank":
             pointers = [IndexLine("", "blank"), *pointers]
-        self._insert(len(self.lines), pointers)
+        self._insert(at, pointers)
 
     def _collapse_blanks(self) -> None:
         """Close up runs of blank lines (and blank lines at either end): not content."""

@@ -179,8 +179,9 @@ def leaving(limits: Limits, pointers: int, newline: str = "\n", lines: int = 0,
                   limits.max_line_chars)
 
 
-def within(lines: Sequence[IndexLine], limits: Limits, newline: str = "\n") -> bool:
-    count, used = size(lines, newline)
+def within(lines: Sequence[IndexLine], limits: Limits, newline: str = "\n",
+           endings: Sequence[int] | None = None) -> bool:
+    count, used = size(lines, newline, endings)
     return count <= limits.max_lines and used <= limits.max_bytes
 
 

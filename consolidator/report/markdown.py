@@ -15,7 +15,6 @@ from consolidator.detect.conflicts.hooks import drift_line
 from consolidator.detect.dates.freshness import age_warning
 from consolidator.detect.findings import Conflict, Duplicate, MemoryInfo, Similar, Stale
 from consolidator.index.rebuild import IndexPlan
-from consolidator.index.topic import UNLISTED
 from consolidator.plan import JUDGMENT, Action, Archive, Create, Merge, Plan, Rewrite
 from consolidator.report.json import Mask, applied_flags, mask_for
 from consolidator.report.outcome import RootReport, RunReport
@@ -225,8 +224,7 @@ def _found(root: RootReport, rest: _Rest, index_name: str) -> str:
 def _unindexed(index: IndexPlan) -> int:
     """Memories the index had no pointer to: given one, listed in the topic memory of those
     with no room, or named."""
-    listed = {s for t in index.creates if t.reason == UNLISTED for s in t.sources}
-    return len(set(index.added) | listed | set(index.dropped))
+    return len(set(index.added) | set(index.listed) | set(index.dropped))
 
 
 def index_limits_line(index: IndexPlan, name: str, mask: Mask) -> str:

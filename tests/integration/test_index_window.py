@@ -15,6 +15,7 @@ import pytest
 
 from consolidator.cli import main
 from consolidator.index.parse import parse_index
+from consolidator.index.window import measure
 from tests.conftest import REPO
 from tests.integration.test_consolidate import World
 
@@ -315,6 +316,11 @@ def test_a_nearly_full_index_keeps_room_for_claude_codes_next_pointer(
         assert f"({topic}) — 3 memories MEMORY.md has no room for" in pointer
         (create,) = [a for a in report["actions"] if a["op"] == "create"]
         assert create["reason"].startswith("memories with no room in the index")
+        # A later memory joins the list; the report counts it alone, not the list's others.
+        world.put("project_later.md", "- a later fact\n")
+        assert main(["report", "--memory-dir", str(world.root), "--state-dir",
+                     str(world.state), "--project-root", str(world.project)]) == 0
+        assert "1 memory with no index pointer" in capsys.readouterr().out
     else:  # one pointer (199 lines), the others named
         (added,) = report["index"]["added"]
         dropped = report["index"]["dropped"]
@@ -388,3 +394,26 @@ def test_a_merge_whose_repointed_links_would_take_the_index_room_waits_for_revie
         assert after == text and "would take the index to" in merge["reason"]
         assert any(n.startswith(f"merge into {survivor} waits for review") for n in
                    report["notes"])
+
+
+def test_a_merge_is_measured_as_the_index_will_be_written(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Most lines end in CRLF, some in LF: read as it is, the index has 10 bytes to spare;
+    # any change rewrites every line with CRLF, past its limit. A merge that repoints a line
+    # at a name of the same length still changes it: the merge waits for review.
+    line = "Deploys go through the staging cluster first; run smoke tests there.\n"
+    world.put("a.md", line)
+    world.put("z.md", line + "Production follows once staging is green for a day.\n")
+    text = "- [Deploy order](a.md) — deploy order\r\n- [Deploy](z.md) — deploy\r\n" + "".join(
+        f"- note {i:03d} ".ljust(110, "x") + ("\r\n" if i % 2 else "\n") for i in range(190))
+    pad = 25000 - 10 - measure(text + "- \r\n")[1]
+    text += "- " + "y" * pad + "\r\n"
+    assert measure(text) == (193, 24990)
+    world.raw("MEMORY.md", text.encode(), days=3)
+
+    report = world.run(capsys, "--apply", "safe")
+
+    (merge,) = [a for a in report["actions"] if a["op"] == "merge"]
+    assert merge["kind"] == "judgment" and (world.root / "a.md").exists()
+    assert (world.root / "MEMORY.md").read_bytes() == text.encode()

@@ -310,6 +310,23 @@ def test_blank_lines_at_the_end_do_not_hide_what_the_list_pointer_costs() -> Non
     assert plan.lines == 199 and not plan.full
 
 
+def test_the_list_pointer_goes_after_the_last_counted_line_not_after_a_closing_comment() -> None:
+    # Blank lines and a comment at the end count for nothing; a pointer after them would make
+    # the blank lines count. It goes after the last line Claude Code counts instead.
+    old = [make_memory(f"k{i:03d}.md") for i in range(196)]
+    new = [make_memory(f"new_{i}.md") for i in range(6)]
+    text = "".join(f"- [K{i}](k{i:03d}.md) — kept\n" for i in range(196)) \
+        + "\n" * 5 + "<!-- end of index -->\n"
+
+    plan = plan_index(text, old + new, present={m.file for m in old + new}, limits=Limits())
+
+    assert plan.lines <= 199 and not plan.full and plan.within_limits
+    assert sorted([*plan.added, *plan.listed, *plan.dropped]) == [m.file for m in new]
+    assert plan.text.endswith("<!-- end of index -->\n")
+    tail = plan.text.splitlines()
+    assert tail[-7].startswith("- [Memories not listed in the index]")  # before the blanks
+
+
 def test_the_list_an_earlier_run_made_takes_more_memories_at_no_cost_to_the_index() -> None:
     # 199 lines, the last one the pointer to the list an earlier run made: no room for any
     # new line, and none is needed: the list takes the new memories.

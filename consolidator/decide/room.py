@@ -18,9 +18,10 @@ from consolidator.index.rebuild import repoint
 from consolidator.index.window import (
     Limits,
     hide,
+    holds,
+    leaving,
     line_endings,
     newline_of,
-    pointer_room,
     size,
 )
 from consolidator.plan import JUDGMENT, SAFE, Action, Merge
@@ -43,10 +44,10 @@ def costly_merges(actions: Sequence[Action], snapshot: Snapshot, limits: Limits
     linked = {t for line in lines for t in line.targets}
     newline = newline_of(text)
     count, used = size(lines, newline, line_endings(text))
-    room = pointer_room(limits, newline)
-    over = count > limits.max_lines or used > limits.max_bytes
-    has_room = count < limits.max_lines and used + room <= limits.max_bytes
-    limit = limits.max_bytes - (room if has_room else 0)
+    over = not holds(count, used, limits)
+    roomy = leaving(limits, 1, newline)  # with room for Claude Code's next pointer
+    limit = roomy if holds(count, used, roomy) else limits  # that room is kept where it is
+
     written = size(lines, newline)[1]  # with the merges kept safe so far
     redirects: dict[str, str] = {}
     out: list[Action] = []
@@ -59,7 +60,7 @@ def costly_merges(actions: Sequence[Action], snapshot: Snapshot, limits: Limits
         trial = {**redirects, **{f: action.file for f in action.sources if f != action.file}}
         repointed, _moves = repoint(lines, {}, set(), trial, set(), guess=False, names=names)
         grown = size(repointed, newline)[1]
-        if grown <= (written if over else limit):
+        if grown <= (written if over else limit.max_bytes):
             redirects, written = trial, grown
             out.append(action)
             continue

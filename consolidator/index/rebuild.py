@@ -49,12 +49,12 @@ from consolidator.index.window import (
     TOPIC_MAX_BYTES,
     Limits,
     hide,
+    holds,
     leaving,
     line_endings,
     loaded,
     measure,
     over_by,
-    pointer_room,
     within,
 )
 from consolidator.store.model import INDEX_NAME, Memory
@@ -486,10 +486,8 @@ def assemble(
         changed=changed,
         lines=count,
         bytes=used,
-        within_limits=count <= limits.max_lines and used <= limits.max_bytes,
-        full=(count <= limits.max_lines and used <= limits.max_bytes
-              and (count + 1 > limits.max_lines
-                   or used + pointer_room(limits, newline) > limits.max_bytes)),
+        within_limits=holds(count, used, limits),
+        full=holds(count, used, limits) and not holds(count, used, leaving(limits, 1, newline)),
         added=tuple(sorted([*added, *fitted.added])),
         removed=relinked.removed,
         repointed=relinked.repointed,

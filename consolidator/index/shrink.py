@@ -58,6 +58,7 @@ from consolidator.index.window import (
     Limits,
     chunks,
     line_cost,
+    pointer_room,
     trimmed,
 )
 from consolidator.store.model import Memory
@@ -486,7 +487,7 @@ class Fitter:
         largest chosen get topic memories of their own (up to :data:`MAX_TOPICS` less one);
         the others, headings and all, share "More of the index"."""
         pool = self._section_bodies(marks)
-        pointer_bytes = 4 * self.limits.max_line_chars + self._nl
+        pointer_bytes = pointer_room(self.limits, self.newline)
         chosen: list[tuple[int, list[int]]] = []
         freed_lines = freed_bytes = 0
         room = self._room_for_topics() - 1  # one stays for "More of the index"

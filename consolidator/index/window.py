@@ -179,10 +179,14 @@ def leaving(limits: Limits, pointers: int, newline: str = "\n", lines: int = 0,
                   limits.max_line_chars)
 
 
+def holds(count: int, used: int, limits: Limits) -> bool:
+    """Whether an index of ``count`` lines and ``used`` bytes is within ``limits``."""
+    return count <= limits.max_lines and used <= limits.max_bytes
+
+
 def within(lines: Sequence[IndexLine], limits: Limits, newline: str = "\n",
            endings: Sequence[int] | None = None) -> bool:
-    count, used = size(lines, newline, endings)
-    return count <= limits.max_lines and used <= limits.max_bytes
+    return holds(*size(lines, newline, endings), limits)
 
 
 def over_by(count: int, used: int, limits: Limits) -> str:

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from consolidator.detect.links import name_table
 from consolidator.index.parse import parse_index
-from consolidator.index.rebuild import repoint
+from consolidator.index.relink import repoint
 from consolidator.index.window import (
     Limits,
     hide,

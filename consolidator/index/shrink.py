@@ -307,6 +307,7 @@ class Fitter:
             if line.kind == "heading" and self._holds_pinned(i, marks):
                 continue
             groups.setdefault(section[i], []).append(i)
+        groups = {s: taking for s, taking in groups.items() if self._frees(taking)}
         if not groups:
             return
         order = sorted(groups)
@@ -331,6 +332,15 @@ class Fitter:
             self.moved.append(f"{len(moved)} line(s) of {title!r} past Claude Code's window "
                               f"-> {files}")
         self._collapse_blanks()
+
+    def _frees(self, taking: list[int]) -> bool:
+        """Whether moving the lines at ``taking`` behind one pointer frees a line or bytes:
+        a lone line no longer than the pointer that would replace it frees neither, and only
+        adds a memory and a step for a session to take."""
+        moved = [self.lines[i] for i in taking]
+        if sum(1 for line in moved if line.kind != HIDDEN) > 1:
+            return True
+        return sum(self._size(line) for line in moved) > self.pointer_bytes(moved) - self._nl
 
     # -- the stages --------------------------------------------------------------------
 

@@ -10,16 +10,18 @@ import pytest
 from consolidator.index.parse import IndexLine, classify, parse_index
 from consolidator.index.rebuild import (
     Fitted,
-    Relinked,
     add_missing,
     assemble,
+    plan_index,
+    render,
+    shrink,
+)
+from consolidator.index.relink import (
+    Relinked,
     dead_links,
     drop_repeats,
-    plan_index,
     relink_lines,
-    render,
     repoint,
-    shrink,
     unlink_dead,
 )
 from consolidator.index.shrink import Fitter

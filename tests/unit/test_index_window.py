@@ -107,6 +107,30 @@ def test_the_safe_scope_leaves_an_index_within_its_limits_alone() -> None:
     assert plan.changed is False and plan.creates == ()
 
 
+def test_the_safe_scope_leaves_a_lone_unloaded_line_no_pointer_would_shorten() -> None:
+    lines = ["# Memory"] + [f"- fact {i}" for i in range(199)]
+    lines += ["## Later", "- a short note past the window"]
+    text = "\n".join(lines) + "\n"
+
+    plan = plan_index(text, [], present=set(), scope="safe")
+
+    assert plan.creates == ()  # a topic of one line frees no line and no byte
+    assert plan.text.splitlines()[:200] == lines[:200]
+    assert "- a short note past the window" in plan.text.splitlines()
+
+
+def test_the_safe_scope_moves_a_lone_unloaded_line_longer_than_its_pointer() -> None:
+    long_note = "- " + " ".join(["a long note past the window"] * 40)
+    lines = ["# Memory"] + [f"- fact {i}" for i in range(199)] + ["## Later", long_note]
+    text = "\n".join(lines) + "\n"
+
+    plan = plan_index(text, [], present=set(), scope="safe")
+
+    [topic] = plan.creates
+    assert long_note in topic.text.splitlines()
+    assert long_note not in plan.text.splitlines()
+
+
 def test_the_whole_fit_moves_the_log_into_the_topic_an_earlier_safe_run_made() -> None:
     text, memories = _log_index(90)
     present = {m.file for m in memories}

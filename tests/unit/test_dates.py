@@ -275,6 +275,24 @@ def test_a_date_glossing_the_phrase_is_its_day_and_the_lines_writing_day() -> No
     assert days(text) == ["2026-08-19", "2026-08-20"]
 
 
+def test_a_gloss_without_a_year_never_puts_the_day_after_the_note_was_saved() -> None:
+    # Saved in November: May is the May before, whichever May is nearer the saving day.
+    assert days("- Yesterday (05-05) the deploy went out; the gap shows since.") \
+        == ["2026-05-05"]
+    assert days("- 어제(05-05) 배포 후 확인한 차이.") == ["2026-05-05"]
+    assert days("- Tomorrow (11-19) the review.") == ["2026-11-19"]
+
+
+def test_a_date_inside_a_link_names_what_it_links_to_not_the_lines_day() -> None:
+    # The note of the 29th links the note of the 28th: "yesterday" is the 28th, the day the
+    # link names, counted from the note's own date (its heading), not from the link's.
+    text = ("# Session 2026-05-29\n\n## Related\n"
+            "- [Session 2026-05-28](project_session_2026_05_28.md) — yesterday's session\n")
+    assert days(text) == ["2026-05-28"]
+    assert days("# 2026-05-29 세션\n\n- [[project-session-2026-05-28]] — 어제 세션\n") \
+        == ["2026-05-28"]
+
+
 def test_a_gloss_with_a_year_is_already_absolute_and_left_alone() -> None:
     assert find_relative("Yesterday (2026-03-23) we met the client.", WRITTEN) == []
 

@@ -409,6 +409,18 @@ def test_lines_that_point_at_the_same_file_restate_nothing() -> None:
     assert find_similar([a, b, *other], Together([])) == []
 
 
+def test_lines_naming_the_same_folder_in_either_slash_restate_nothing() -> None:
+    # A folder's path (a Windows one too, with backslashes) in code points somewhere: two
+    # memories on other subjects naming the same install folder make no point together.
+    a = memory("reference_browser_cli.md", "The browser CLI drives a portable Chrome build.\n"
+               "- **Path**: `F:\\tools\\portable\\chrome-win64\\chrome.exe`\n",
+               mtype="reference")
+    b = memory("reference_folders.md", "The user's project folders, one a line.\n"
+               "- **Portable chrome-win64** — `f:/tools/portable/chrome-win64`\n",
+               mtype="reference")
+    assert find_similar([a, b, *_others()], Together([])) == []
+
+
 def test_two_headings_alike_restate_nothing() -> None:
     # A heading names a topic: two notes with the same section heading make no point twice.
     a = memory("project_ws_debug.md", "## Hypotheses ruled out for the websocket reconnect bug\n"

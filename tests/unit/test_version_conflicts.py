@@ -80,6 +80,10 @@ NEVER = {
                      ("check.md", "The service tests run on Python 3.11.\n")],
     "a move noted": [("upgrade.md", "Moved the app from Next 14.2 to Next 15.1 last sprint.\n"),
                      ("app.md", "The app is built on Next 14.2 today.\n")],
+    "a move noted without the name": [
+        ("pitfalls.md", "- Gradle 8.9 + AGP 9.0.0 failed: it needs a newer Gradle.\n"
+                        "- Fix: went back down to 8.7.3, which the cached Gradle builds.\n"),
+        ("status.md", "- Skeleton: Gradle 8.9 + AGP 8.7.3 + Kotlin 2.0 build fine.\n")],
     "a third value": [("a.md", "The API service needs Node 16.20.\n"),
                       ("b.md", "The web service needs Node 18.19.\n"),
                       ("c.md", "The worker service needs Node 20.11.\n")],

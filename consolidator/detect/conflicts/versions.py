@@ -21,9 +21,10 @@ is read only where the directory's own writing shows it is one:
 - the name is no heading's (a heading that numbers a name, ``## Phase 2`` or ``### Top 15``,
   makes it a part of something, not a tool), and a line that is a heading states no version;
 - the directory gives the name exactly two versions (three or more: a counter or an ordinal,
-  not one tool), one in each memory (a memory that states both is a note of the move from one
-  to the other), and neither refines the other (``3`` and ``3.11``); a number the memory's own
-  file name holds (``v8_refactoring.md``) names the memory, not a version;
+  not one tool), one in each memory (a memory that states both, or writes the other's dotted
+  version anywhere, even without the name, is a note of the move from one to the other or of
+  why one failed), and neither refines the other (``3`` and ``3.11``); a number the memory's
+  own file name holds (``v8_refactoring.md``) names the memory, not a version;
 - the two lines share a content word besides the name and the numbers (``islands`` in both:
   one claim about one use of the tool; ``locally`` against ``on the prod server`` is two
   places, each with its version), and the two memories are not one template filled in for two
@@ -115,6 +116,8 @@ def find_version_conflicts(memories: Iterable[Memory],
                 if a < b and one[a].version != one[b].version \
                         and frozenset((a, b)) not in skip \
                         and _same_claim(one[a], one[b], key) \
+                        and not _gives(by_file[a], one[b].version) \
+                        and not _gives(by_file[b], one[a].version) \
                         and not _instances(by_file[a], by_file[b], sets):
                     out.append(_conflict(by_file[a], by_file[b], one[a], one[b]))
     return out
@@ -137,6 +140,15 @@ def _versions(files: dict[str, _Stated]) -> frozenset[str]:
 def _names_itself(file: str, version: str) -> bool:
     """Whether the memory's file name holds ``version`` as a number of its own."""
     return re.search(rf"(?<![\d.]){re.escape(version)}(?![\d.]*\d)", file) is not None
+
+
+def _gives(memory: Memory, version: str) -> bool:
+    """Whether the memory writes the other's dotted ``version`` too, with or without the
+    name (``AGP 9.0.0 needs Gradle 9.1`` then ``so AGP went down to 8.7.3``): a note of a
+    move from one to the other, or of why one failed, not a claim against it. A whole
+    number (``6``) stands for too many other things to count."""
+    return "." in version and re.search(
+        rf"(?<![\w.])v?{re.escape(version)}(?![\w]|\.\d)", memory.body) is not None
 
 
 def _same_claim(a: _Stated, b: _Stated, key: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from consolidator.detect.dates.locales import MONTHS, month_names
 from consolidator.detect.script import HAN, KANA, lazy
@@ -69,6 +69,9 @@ _NAME_DATE = re.compile(
 _HEADING = re.compile(r"[ ]{0,3}(#{1,6})[ \t]")
 _LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?")
 _LABEL_END = re.compile(r"[:：]|\s[—–-]\s|\s\|\s")
+# A link (Markdown or wiki): a date in its text or target names what it links to (a dated
+# session note), not the day the line was written.
+_LINK = re.compile(r"\[\[[^\[\]\n]{0,200}\]\]|\[[^\[\]\n]{0,200}\]\([^()\s]{0,300}\)")
 _BOLD_LINE = re.compile(r"(?:\*\*|__)(?P<inner>[^*_\n]{1,120})(?:\*\*|__)[ \t]*[:：]?[ \t]*")
 _WORD = lazy(rf"[A-Za-z]+|[{KANA}{HAN}]")
 # Words before "2/3" that make it a count of parts, not a date.
@@ -163,12 +166,17 @@ def writing_day(found: Explicit, written: date) -> date | None:
 
 
 def near_day(found: Explicit, target: date) -> date | None:
-    """``found`` as the day nearest ``target`` (a date without a year takes the nearest year)."""
+    """``found`` as the day nearest ``target``, the day a phrase names counted from when its
+    text was saved: a date without a year takes the nearest year that does not put the day
+    after ``target`` (a day's slack for time zones). "Yesterday (05-05)" in a note saved in
+    December is the May before it, never the May after: its text was written before it was
+    saved."""
     if found.year is not None:
         return _valid(found.year, found.month, found.day)
+    latest = target + timedelta(days=1)
     days = [d for y in (target.year - 1, target.year, target.year + 1)
-            if (d := _valid(y, found.month, found.day)) is not None]
-    return min(days, key=lambda d: abs((d - target).days)) if days else None
+            if (d := _valid(y, found.month, found.day)) is not None and d <= latest]
+    return max(days) if days else None
 
 
 def gloss(text: str, end: int) -> Explicit | None:
@@ -210,7 +218,9 @@ def _label_date(line: str, written: date) -> date | None:
     """The date of a label opening ``line`` ("Context (2026-03-24):", "- 2026-03-24 —")."""
     content = line[mark_end(line):]
     head = content.lstrip("*_[(（ \t")
-    dates = explicit_dates(content[:90])
+    links = [(m.start(), m.end()) for m in _LINK.finditer(content, 0, 300)]
+    dates = [d for d in explicit_dates(content[:90])
+             if not any(start <= d.start and d.end <= end for start, end in links)]
     if not dates:
         return None
     first = dates[0]

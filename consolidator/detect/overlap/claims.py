@@ -26,10 +26,11 @@ RESTATED_LINE = 0.6  # weighted share of a claim's features a line restating it 
 RESTATED_FEATURES = 4  # ... of a claim with at least this many features
 RESTATED_WHOLE = 0.4  # ... and this share of the longer of the two lines
 MAX_CLAIMS = 60  # lines compared per memory when looking for the same rule in other words
-# What points elsewhere rather than states anything: wiki and Markdown links, and a file's
-# path in code (`docs/review_2026-03-19.md`, `apps/web/src/main.ts`).
+# What points elsewhere rather than states anything: wiki and Markdown links, and a path in
+# code, a file's or a folder's, either slash (`docs/review_2026-03-19.md`, `f:/app/tools`,
+# `C:\Users\me\bin\tool.exe`).
 _LINKS = re.compile(r"\[\[[^\[\]\n]{0,200}\]\]|\[[^\[\]\n]{0,200}\]\([^()\s]{0,300}\)"
-                    r"|`[^`\s]{0,200}/[^`\s/]{1,100}\.[A-Za-z]\w{0,7}`")
+                    r"|`[^`\s]{0,200}[/\\][^`\s]{1,200}`")
 
 
 Claim = tuple[str, str, set[str], float]  # as written, normal form, features, mass

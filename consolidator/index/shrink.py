@@ -307,18 +307,25 @@ class Fitter:
             if line.kind == "heading" and self._holds_pinned(i, marks):
                 continue
             groups.setdefault(section[i], []).append(i)
-        groups = {s: taking for s, taking in groups.items() if self._frees(taking)}
-        if not groups:
-            return
         order = sorted(groups)
-        if len(order) > MAX_TOPICS:  # the rest share one topic memory, headings and all
-            merged = [i for s in order[MAX_TOPICS - 1:] for i in
+        # A section's own topic must free a line or bytes (see _frees); sections that would
+        # not, two or more, share one topic with the sections past MAX_TOPICS, headings and
+        # all (together they free lines); a single one stays where it is.
+        freeing = [s for s in order if self._frees(groups[s])]
+        lone = [s for s in order if s not in freeing]
+        if len(freeing) > MAX_TOPICS or len(lone) > 1:
+            shared = sorted(freeing[MAX_TOPICS - 1:] + lone)
+            merged = [i for s in shared for i in
                       ([s] if s >= 0 and not keep_loaded[s]
                        and not self._holds_pinned(s, marks) else []) + groups[s]]
-            groups = {s: groups[s] for s in order[:MAX_TOPICS - 1]}
+            groups = {s: groups[s] for s in freeing[:MAX_TOPICS - 1]}
             groups[-2] = sorted(merged)
             self.why.append(f"the lines past Claude Code's window span {len(order)} sections: "
-                            f"all but {MAX_TOPICS - 1} share one topic memory")
+                            f"{len(shared)} of them share one topic memory")
+        else:
+            groups = {s: groups[s] for s in freeing}
+        if not groups:
+            return
         for start, taking in sorted(groups.items(), key=lambda kv: kv[1][0], reverse=True):
             if start >= 0 and start != -2:
                 title = self.lines[start].heading_text or MORE_TITLE

@@ -119,6 +119,21 @@ def test_the_safe_scope_leaves_a_lone_unloaded_line_no_pointer_would_shorten() -
     assert "- a short note past the window" in plan.text.splitlines()
 
 
+def test_lone_unloaded_lines_of_several_sections_share_one_topic_that_frees_lines() -> None:
+    lines = ["# Memory"] + [f"- fact {i}" for i in range(198)]
+    for section in range(6):
+        lines += [f"## Part {section}", f"- note {section}"]
+    text = "\n".join(lines) + "\n"
+
+    plan = plan_index(text, [], present=set(), scope="safe")
+
+    [topic] = plan.creates  # no topic of one line each: one for all of them
+    assert topic.file == "index_more_of_the_index.md"
+    assert plan.text.splitlines()[:200] == lines[:200]
+    assert plan.lines == 201  # only "## Part 0" is loaded: it stays, with the pointer
+    assert all(f"- note {s}" in topic.text for s in range(6))
+
+
 def test_the_safe_scope_moves_a_lone_unloaded_line_longer_than_its_pointer() -> None:
     long_note = "- " + " ".join(["a long note past the window"] * 40)
     lines = ["# Memory"] + [f"- fact {i}" for i in range(199)] + ["## Later", long_note]

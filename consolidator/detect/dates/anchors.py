@@ -16,6 +16,7 @@ from datetime import date, timedelta
 
 from consolidator.detect.dates.locales import MONTHS, month_names
 from consolidator.detect.script import HAN, KANA, lazy
+from consolidator.store.links import LINK_RE, WIKI_RE
 
 # A month's name, whole or cut to three letters (and "sept"), longest first: the month
 # vocabulary of every date grammar here (deadlines.py's too).
@@ -69,9 +70,6 @@ _NAME_DATE = re.compile(
 _HEADING = re.compile(r"[ ]{0,3}(#{1,6})[ \t]")
 _LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?")
 _LABEL_END = re.compile(r"[:：]|\s[—–-]\s|\s\|\s")
-# A link (Markdown or wiki): a date in its text or target names what it links to (a dated
-# session note), not the day the line was written.
-_LINK = re.compile(r"\[\[[^\[\]\n]{0,200}\]\]|\[[^\[\]\n]{0,200}\]\([^()\s]{0,300}\)")
 _BOLD_LINE = re.compile(r"(?:\*\*|__)(?P<inner>[^*_\n]{1,120})(?:\*\*|__)[ \t]*[:：]?[ \t]*")
 _WORD = lazy(rf"[A-Za-z]+|[{KANA}{HAN}]")
 # Words before "2/3" that make it a count of parts, not a date.
@@ -218,7 +216,9 @@ def _label_date(line: str, written: date) -> date | None:
     """The date of a label opening ``line`` ("Context (2026-03-24):", "- 2026-03-24 —")."""
     content = line[mark_end(line):]
     head = content.lstrip("*_[(（ \t")
-    links = [(m.start(), m.end()) for m in _LINK.finditer(content, 0, 300)]
+    # A date inside a link (Markdown or wiki) names what it links to (a dated session note),
+    # not the day the line was written.
+    links = [m.span() for pattern in (LINK_RE, WIKI_RE) for m in pattern.finditer(content, 0, 300)]
     dates = [d for d in explicit_dates(content[:90])
              if not any(start <= d.start and d.end <= end for start, end in links)]
     if not dates:

@@ -1,15 +1,17 @@
 """Step 2 of the rebuild: a pointer for every memory, without ever pushing the index into
 shrinking.
 
-A memory counts as reached when a line of the index links it, or a memory a line links
-does (a user's own list of memories, a "dormant" list, a topic memory; topic memories are
-followed further). New pointers go in only while the index stays within its limits with room
+A memory counts as reached when a line of the index links it, or names its path without a
+link (`_archived/old-plan.md` in code, as lists of archived memories are often written), or a
+memory a line links does (a user's own list of memories, a "dormant" list, a topic memory;
+topic memories are followed further). New pointers go in only while the index stays within its limits with room
 left for Claude Code's own next pointer; the memories left over are listed in one topic
 memory the index points to, when that pointer fits with that room left too, else named.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from consolidator.detect.links import is_topic
@@ -36,7 +38,8 @@ def add_missing(
     A memory counts as reached when a line links it, or a memory a line links does (a
     user's own list of memories, a topic memory), and so does one in ``reached`` (a rename
     that a pointer left for review would repoint to it)."""
-    linked = _reachable({t for line in lines for t in line.targets}, live) | set(reached)
+    linked = _reachable({t for line in lines for t in line.targets} | _named(lines, live),
+                        live) | set(reached)
     return add_within(lines, [m for m in live.values() if m.file not in linked], limits,
                       newline)
 
@@ -72,6 +75,18 @@ def add_within(
     kept = missing[:low]
     out = add_pointers(list(lines), kept, limits.max_line_chars) if kept else list(lines)
     return out, sorted(m.file for m in kept), missing[low:]
+
+
+# A memory's path as a line may write it without linking it: a whole token (in code or not),
+# root-relative, optionally after "./".
+_PATH = re.compile(r"(?<![\w./\\-])(?:\./)?([\w.-]+(?:/[\w.-]+)*\.md)(?![\w/\\-])")
+
+
+def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory]) -> set[str]:
+    """The memories an index line names by their path without a link (a list of archived
+    memories in code): the line reaches them, and a pointer of ours would list them twice."""
+    return {m.group(1) for line in lines if ".md" in line.text
+            for m in _PATH.finditer(line.text) if m.group(1) in live}
 
 
 def _room_order(memory: Memory) -> tuple[int, int, str]:

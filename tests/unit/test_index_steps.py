@@ -239,6 +239,21 @@ def test_add_missing_counts_a_memory_a_users_own_list_memory_links_as_reached() 
     assert added == ["d.md"] and left == []
 
 
+def test_add_missing_counts_a_memory_a_line_names_by_its_path_as_reached() -> None:
+    # Archived memories listed as paths in code, not links: a pointer of ours would list
+    # them a second time, in a section that says they are current.
+    lines = parse_index("## Rules\n- [A](a.md) — must read\n\n## Archived (history only)\n"
+                        "- `_archived/old-plan.md` — replaced in August\n"
+                        "- ./_archived/survey.md (kept for reference)\n")
+    live = live_of(make_memory("a.md"), make_memory("_archived/old-plan.md"),
+                   make_memory("_archived/survey.md"), make_memory("b.md"))
+
+    out, added, left = add_missing(lines, live, Limits())
+
+    assert added == ["b.md"] and left == []
+    assert sum("_archived/" in line.text for line in out) == 2
+
+
 def test_add_missing_adds_pointers_only_while_the_index_stays_within_its_limits() -> None:
     lines = parse_index("## Project\n- [A](a.md) — hook\n")
     live = live_of(make_memory("a.md"), *(make_memory(f"m{i}.md") for i in range(5)))

@@ -312,7 +312,7 @@ def stale_by_kind(plan: Any) -> dict[str, set[str]]:
 
 
 # How each class of evidence's reason starts (``consolidator.detect.stale``).
-_EVIDENCE = (("marker", "status marker"), ("marker", "finished work"),
+_EVIDENCE = (("marker", "status marker"),
              ("marker", "set aside"), ("deadline", "deadline passed"), ("path", "cites `"),
              ("branch", "names branch"), ("command", "runs `"))
 

@@ -1,6 +1,7 @@
 """How each memory looks to a person reading the report: its age in Claude Code's words, and
 every warning about it (no type, no description, lenient frontmatter, a shared name, what
-looks like a secret, an index line that counts something otherwise than the memory). Not a
+looks like a secret, finished work its title or description tells of, an index line that
+counts something otherwise than the memory). Not a
 decision: nothing here acts on a memory."""
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ def describe(
             mtime_ns=memory.stat.mtime_ns, age_days=days, freshness=freshness_text(days),
             warnings=tuple(memory_warnings(memory, days, shared,
                                            found.secrets if found else None)
+                           + ([found.finished] if found and found.finished else [])
                            + drift.get(memory.file, []) + _unused(memory.file, usage)),
             opened_in=usage.opened_in(memory.file) if usage is not None else None,
         ))

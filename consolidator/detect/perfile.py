@@ -10,7 +10,7 @@ from datetime import datetime
 
 from consolidator.detect.dates.relative import RelativeDate, relative_in
 from consolidator.detect.secrets.scan import find as find_secrets
-from consolidator.detect.stale.evidence import StaleFinding, find_stale
+from consolidator.detect.stale.evidence import StaleFinding, study_stale
 from consolidator.detect.text import normal_set
 from consolidator.roots.project import Project
 from consolidator.store.model import Memory
@@ -26,15 +26,18 @@ class Findings:
     relative: tuple[RelativeDate, ...]  # relative dates, resolved against its mtime
     stale: StaleFinding | None
     secrets: tuple[str, ...]  # kinds of credential it seems to hold
+    finished: str | None = None  # the note that it is marked as finished work (a warning)
 
 
 def study(memory: Memory, now: datetime, project: Project | None) -> Findings:
     relative = relative_in(memory)
+    stale, finished = study_stale(memory, now, project)
     return Findings(
         lines=normal_set(memory.body),
         relative=tuple(relative),  # () for most memories: one shared empty tuple
-        stale=find_stale(memory, now, project),
+        stale=stale,
         secrets=tuple(find_secrets(memory.doc.head + memory.body)),
+        finished=finished,
     )
 
 

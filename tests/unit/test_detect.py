@@ -18,7 +18,7 @@ from consolidator.detect.dates.relative import find_relative, rewrite_relative
 from consolidator.detect.links import name_table, repoint
 from consolidator.detect.overlap.duplicates import find_duplicates
 from consolidator.detect.stale.citations import mentioned_paths
-from consolidator.detect.stale.evidence import find_stale
+from consolidator.detect.stale.evidence import find_stale, study_stale
 from consolidator.detect.text import normal_line, normal_set
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
@@ -459,15 +459,18 @@ def test_a_status_marker_in_the_head_of_a_memory_makes_it_archivable(
     else:
         body.append(f"Status: {marker}")
     m = memory("migration.md", lines(*body), name=name, description=description)
-    finding = find_stale(m, NOW, None)
-    assert finding is not None
-    assert finding.kinds == ("marker",)
+    finding, note = study_stale(m, NOW, None)
     # Finished work retires a memory only as its status (its name's tag, a Status: line); in
-    # a title or a description it tells of an event whose results may still hold.
-    told = marker in ("DONE", "RESOLVED") and place in ("description", "first line")
-    assert finding.archivable is not told
+    # a title or a description it tells of an event whose results may still hold: a note,
+    # no stale finding.
+    if marker in ("DONE", "RESOLVED") and place in ("description", "first line"):
+        assert finding is None and note is not None and marker in note
+        return
+    assert finding is not None and note is None
+    assert finding.kinds == ("marker",)
+    assert finding.archivable
     assert marker in finding.reasons[0]
-    assert finding.reasons[0].startswith("finished work" if told else "status marker")
+    assert finding.reasons[0].startswith("status marker")
 
 
 @pytest.mark.parametrize("marker", ["SUPERSEDED", "OBSOLETE"])

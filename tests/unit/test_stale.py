@@ -13,7 +13,7 @@ import pytest
 
 from consolidator.detect.dates.deadlines import find_deadlines
 from consolidator.detect.scope import outline
-from consolidator.detect.stale.evidence import StaleFinding, find_stale
+from consolidator.detect.stale.evidence import StaleFinding, find_stale, study_stale
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
 
@@ -45,6 +45,13 @@ def part(body: str, **kwargs: object) -> StaleFinding:
     found = stale(body, **kwargs)
     assert found is not None and not found.archivable, found
     return found
+
+
+def finished(body: str, **kwargs: object) -> str:
+    """The note that the memory is marked as finished work; it is no stale finding."""
+    found, note = study_stale(memory(body, **kwargs), NOW, None)  # type: ignore[arg-type]
+    assert found is None and note is not None, (found, note)
+    return note
 
 
 def days(text: str, written: datetime = WRITTEN) -> list[str]:
@@ -114,10 +121,10 @@ def test_a_progress_word_in_lowercase_inside_a_name_is_no_evidence() -> None:
     "【完了】 決済SDK移行",
     "RESOLVED: auth bug",
 ])
-def test_finished_work_in_a_name_with_spaces_is_reported_in_any_script(name: str) -> None:
+def test_finished_work_in_a_name_with_spaces_is_a_note_in_any_script(name: str) -> None:
     # A name with spaces is a title: "24 batches done" tells of an event, in any script.
-    found = part("- the batch log\n- the figures that hold\n", name=name)
-    assert found.reasons[0].startswith("finished work")
+    note = finished("- the batch log\n- the figures that hold\n", name=name)
+    assert note.startswith("marked as finished work")
 
 
 @pytest.mark.parametrize("name", ["数据迁移-已完成", "payments_sdk_move_DONE"])
@@ -146,12 +153,12 @@ def test_a_status_tag_in_the_first_line_is_about_the_whole_memory(first: str) ->
     ("# 编剧工作台重构", "主编与写手分工重构——2026.6.22 完成"),
     ("# Notes", "【已完成】索引流水线重写"),
 ])
-def test_finished_work_in_a_title_or_description_is_reported_not_archivable(
+def test_finished_work_in_a_title_or_description_is_a_note_not_stale(
     first: str, description: str
 ) -> None:
     # It tells of an event; what the work built (the split, the SDK) may well still hold.
-    found = part(f"{first}\n\n- step one\n- step two\n", description=description)
-    assert found.reasons[0].startswith("finished work")
+    note = finished(f"{first}\n\n- step one\n- step two\n", description=description)
+    assert note.startswith("marked as finished work")
 
 
 @pytest.mark.parametrize(("body", "extra"), [
@@ -468,8 +475,7 @@ def test_an_active_status_in_the_frontmatter_is_no_finding() -> None:
     assert stale("Vocabulary drill every morning.\n", extra="status: active\n") is None
 
 
-def test_finished_work_in_a_name_written_as_a_title_is_reported_not_archivable() -> None:
+def test_finished_work_in_a_name_written_as_a_title_is_a_note_not_stale() -> None:
     # A tag in capitals retires (migration-v2-DONE, above); a title that says it was done
     # tells of an event.
-    found = part("Steps are below.\n", name="v8 refactor (done)")
-    assert found.reasons[0].startswith("finished work")
+    assert "v8 refactor (done)" in finished("Steps are below.\n", name="v8 refactor (done)")

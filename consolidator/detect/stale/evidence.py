@@ -81,26 +81,30 @@ class _Evidence:
                             tuple(dict.fromkeys(self.kinds)), tuple(self.lines))
 
 
-def _whole(marker: Marker, found: _Evidence) -> None:
+def _whole(marker: Marker, found: _Evidence) -> str | None:
+    """A status about the whole memory: evidence when it retires the memory; finished work
+    in its name, description or first line ("Plan 015 (DONE)", "v8 split — completed") is
+    returned as a note instead. It tells of an event, and on real text no one here had read
+    what the work built mostly still held: it is no evidence that the memory is stale."""
     if retires(marker):
         found.add(f"status marker {marker.word!r} in the {marker.where}: "
                   f"{_quote(marker.line)}", "marker", marker.line, whole=True)
-    else:
-        found.add(f"finished work {marker.word!r} in the {marker.where} (reported, not "
-                  f"archived: what it holds may still be true): {_quote(marker.line)}",
-                  "marker", marker.line)
+        return None
+    return (f"marked as finished work ({marker.word!r} in the {marker.where}): what it holds "
+            f"may still be true, so it is not called stale: {_quote(marker.line)}")
 
 
 def _markers(memory: Memory, lines: list[Line], found: _Evidence,
-             hints: tuple[str, ...]) -> None:
-    """Status markers: one about the whole memory, else those about parts."""
+             hints: tuple[str, ...]) -> str | None:
+    """Status markers: one about the whole memory, else those about parts; the note on
+    finished work, if that is what the whole memory's marker says."""
     whole = whole_marker(memory, [line for line in lines if line.head])
     if whole:
-        _whole(whole, found)
-        return
+        return _whole(whole, found)
     for part in part_markers(lines, hints)[:MAX_PART_REASONS]:
         found.add(f"status marker {part.word!r} in a {part.where} (about a part): "
                   f"{_quote(part.line)}", "marker", part.line)
+    return None
 
 
 def _deadlines(memory: Memory, lines: list[Line], now: datetime, found: _Evidence) -> None:
@@ -148,7 +152,17 @@ def find_stale(
     now: datetime,
     project: Path | Project | None,
 ) -> StaleFinding | None:
-    """The evidence that ``memory`` is stale, or ``None``.
+    """The evidence that ``memory`` is stale, or ``None`` (see :func:`study_stale`)."""
+    return study_stale(memory, now, project)[0]
+
+
+def study_stale(
+    memory: Memory,
+    now: datetime,
+    project: Path | Project | None,
+) -> tuple[StaleFinding | None, str | None]:
+    """The evidence that ``memory`` is stale, or ``None``; and the note that it is marked as
+    finished work, if it is (a warning, not evidence).
 
     A deadline is only ever a day the writer wrote, never one the tool worked out from a
     relative phrase (the next run would archive on the tool's own guess).
@@ -159,14 +173,15 @@ def find_stale(
     body = memory.body
     text = "\n".join((memory.name, memory.description, body))
     lines: list[Line] | None = None
+    finished: str | None = None
     hints = hints_in(text)  # most memories hold no status word at all: one quick scan
     if hints:
         lines = outline(body)
-        _markers(memory, lines, found, hints)
+        finished = _markers(memory, lines, found, hints)
     else:
         marker = frontmatter_marker(memory)
         if marker:
-            _whole(marker, found)
+            finished = _whole(marker, found)
     paused = paused_status(memory)
     if paused:
         found.add(f"set aside by its frontmatter, not retired (reported, never archived): "
@@ -180,4 +195,4 @@ def find_stale(
         citations.branches(memory, project, found.add)
         citations.commands(memory, project, found.add)
         _alive(present, found)
-    return found.finding(memory.file)
+    return found.finding(memory.file), finished

@@ -421,6 +421,21 @@ def test_lines_naming_the_same_folder_in_either_slash_restate_nothing() -> None:
     assert find_similar([a, b, *_others()], Together([])) == []
 
 
+def test_a_bold_label_heading_a_list_restates_nothing() -> None:
+    # "**Label (what it is about):**" heads the list below it: it names a topic, as a
+    # heading does, and makes no point for a sentence of another memory to repeat.
+    a = memory("project_overview.md", "# Overview\n- The site builder targets small bakeries "
+               "and florists in Haifa.\n- Merchant stores collect their own customer payments "
+               "through the PayPlus checkout pages.\n- Domains are bought through Namecheap "
+               "under the agency account.\n- Launch waits for the Hebrew copy review.\n",
+               mtype="project")
+    b = memory("project_partners.md", "# Partners\n- **Merchant stores (collecting customer "
+               "payments through PayPlus checkout pages):**\n  - Tranzila charges a monthly "
+               "fee with setup.\n  - Meshulam needs a signed contract first.\n  - Grow was "
+               "dropped after the sandbox kept timing out.\n", mtype="project")
+    assert find_similar([a, b, *_others()], Together([])) == []
+
+
 def test_two_headings_alike_restate_nothing() -> None:
     # A heading names a topic: two notes with the same section heading make no point twice.
     a = memory("project_ws_debug.md", "## Hypotheses ruled out for the websocket reconnect bug\n"
@@ -484,6 +499,25 @@ def test_a_line_of_each_sharing_rare_words_is_reported_as_maybe_one_point() -> N
     assert pair.rare == 5 and not pair.restated
     ((mine, theirs),) = pair.lines
     assert mine.startswith("- Restored yesterday's") and theirs.startswith("- The staging box")
+
+
+def test_two_notes_of_one_dated_series_sharing_their_closing_line_are_no_evidence() -> None:
+    # Each day's note ends on the series' own line, worded for the day: the words they share
+    # are the form's, not one point made twice.
+    day_one = ("- Wrote the CSV importer for supplier price lists.\n- Parsing errors now go "
+               "to a quarantine table with the row number.\n- Benchmarked 40k rows in 9 s.\n")
+    day_two = ("- Fixed the PDF exporter's page breaks in long invoices.\n- Fonts are embedded "
+               "so printing shops see the same glyphs.\n- Signed off the layout with Marta.\n")
+    a = memory("session_2026_03_22.md", day_one + "**How to apply:** open this "
+               "note when the next session starts, for the state of Falkenstein staging and "
+               "the open tasks.\n", mtype="project")
+    b = memory("session_2026_03_23.md", day_two + "**How to apply:** open this "
+               "note when the next session starts, for what the review of each Falkenstein "
+               "module concluded.\n", mtype="project")
+    assert find_similar([a, b, *_others()], Together([])) == []
+    # The same two notes under names of no series: the rare words are evidence again.
+    c = memory("importer_notes.md", a.body, mtype="project")
+    assert [s.rare > 0 for s in find_similar([c, b, *_others()], Together([]))] == [True]
 
 
 def test_rare_words_spread_over_several_lines_are_no_evidence() -> None:

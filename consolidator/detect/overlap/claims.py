@@ -197,11 +197,18 @@ class Claims:
         return found
 
 
+# A line that is one bold label ending in a colon, alone or as a list item
+# ("**Merchant store (payments into its own account):**"): a heading for what follows.
+_LABEL_LINE = re.compile(r"(?:[-*+][ \t]+)?(?:\*\*|__)[^*_\n]+"
+                         r"(?:[:：](?:\*\*|__)|(?:\*\*|__)[:：])\s*")
+
+
 def says_something(text: str, least: int) -> bool:
-    """Whether a claim makes a point of its own: not a heading (it names a topic), and with
-    ``least`` content features once its links are left out (a "see also [[x]]" line, or one
-    pointing at a file, says nothing of its own)."""
-    if text.startswith("#"):
+    """Whether a claim makes a point of its own: not a heading, nor a bold label ending in a
+    colon that heads what follows (each names a topic), and with ``least`` content features
+    once its links are left out (a "see also [[x]]" line, or one pointing at a file, says
+    nothing of its own)."""
+    if text.startswith("#") or _LABEL_LINE.fullmatch(text):
         return False
     return not ("[" in text or "`" in text) \
         or len(line_features(normal_line(_LINKS.sub(" ", text)))) >= least

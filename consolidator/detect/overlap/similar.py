@@ -244,6 +244,8 @@ class _Words:
         """A Similar for the pair if a line of each shares ``RARE_LINE_WORDS`` content words
         no third memory uses, and the memories share ``RARE_WHOLE`` of their weighted words
         as wholes (marked ``rare``: the pair may say the same thing)."""
+        if _series(self.by_file[a].stem, self.by_file[b].stem):
+            return None  # two notes of one dated or numbered series share its form
         fa, fb = self.feats[a], self.feats[b]
         only = self.only_theirs(a, b)
         if len(only) < RARE_LINE_WORDS:
@@ -361,3 +363,14 @@ class _Weights(dict[str, float]):
 
     def __missing__(self, feature: str) -> float:
         return self.rarest
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _series(a: str, b: str) -> bool:
+    """Whether two file stems name two notes of one series: the same once their numbers are
+    left out (``session_2026_03_22`` and ``session_2026_03_23``, ``sprint-12`` and
+    ``sprint-13``). Such notes share the series' own lines (its closing "How to apply"), and
+    words no third memory uses are then no sign of one point made twice."""
+    return a != b and bool(_DIGITS.search(a)) and _DIGITS.sub("#", a) == _DIGITS.sub("#", b)

@@ -16,6 +16,8 @@ more). Measured per case, with a reading of the window written here, independent
 the code under test (first 200 lines and 25,000 bytes of the index, frontmatter and block
 HTML comments left out):
 
+- runs that ended in an error: a failed run changes nothing, so every other measure would
+  read 0 for it;
 - loaded lines changed by a default run: non-blank lines of the window before that are not,
   word for word, in the window after (a line moved out, shortened or reworded; a link
   repointed at the survivor of a merge, which the contract makes safe, is not counted);
@@ -105,6 +107,7 @@ class Result:
     topics_not_pointed_once: list[str] = field(default_factory=list)
     pinned_out_after_apply: list[str] = field(default_factory=list)
     room_taken: bool = False
+    failed: list[str] = field(default_factory=list)  # runs that ended in an error
     within_after_all: bool = True
     seconds: float = 0.0
 
@@ -260,6 +263,8 @@ def measure(case: str, group: str, source: Path, pinned: list[str] | None) -> Re
             state = base / mode / "state"
             names_before = set(tree(root))
             report = consolidate(root, state, mode)
+            if report.status == "failed":
+                result.failed.append(f"{mode}: {report.error}")
             made = [a for a, ok in zip(report.plan.actions, report.plan.applied, strict=False)
                     if ok and a.file.rsplit("/", 1)[-1].startswith("index_")]
             after = index_text(root)
@@ -289,6 +294,8 @@ def measure(case: str, group: str, source: Path, pinned: list[str] | None) -> Re
                     if after.count(f"({t})") + listed.count(f"({t})") != 1)
             first = tree(root)
             again = consolidate(root, state, mode)
+            if again.status == "failed":
+                result.failed.append(f"{mode}, second run: {again.error}")
             second = changes(first, tree(root))
             setattr(result, f"second_run_{mode}", second)
             del names_before
@@ -341,6 +348,7 @@ def real_cases(folder: Path, split: str) -> list[tuple[str, str, Path, list[str]
 
 
 TARGETS = [
+    ("runs that ended in an error", lambda r: len(r.failed), 0),
     ("loaded lines changed by a default run", lambda r: len(r.loaded_changed), 0),
     ("pinned lines out of the window under apply=all", lambda r: len(r.pinned_out), 0),
     ("pinned lines out of the window after applying the proposal",
@@ -393,7 +401,7 @@ def main() -> int:
     if args.verbose:
         for r in results:
             bad = {k: v for k, v in asdict(r).items() if v and k in (
-                "loaded_changed", "pinned_out", "hooks_changed", "second_run_safe",
+                "failed", "loaded_changed", "pinned_out", "hooks_changed", "second_run_safe",
                 "second_run_all", "topics_not_pointed_once", "pinned_out_after_apply")}
             print(f"\n{r.group}/{r.case}: {r.lines} lines, {r.bytes} bytes; topics "
                   f"{r.topics_safe}/{r.topics_all}; within after all: {r.within_after_all}"

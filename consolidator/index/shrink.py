@@ -314,11 +314,15 @@ class Fitter:
         freeing = [s for s in order if self._frees(groups[s])]
         lone = [s for s in order if s not in freeing]
         if len(freeing) > MAX_TOPICS or len(lone) > 1:
-            shared = sorted(freeing[MAX_TOPICS - 1:] + lone)
+            # Sections with a topic of their own come before every shared one: each group
+            # is then replaced from the last up, and no move shifts another's lines.
+            first = min(lone + freeing[MAX_TOPICS - 1:])
+            own = [s for s in freeing[:MAX_TOPICS - 1] if s < first]
+            shared = [s for s in order if s not in own]
             merged = [i for s in shared for i in
                       ([s] if s >= 0 and not keep_loaded[s]
                        and not self._holds_pinned(s, marks) else []) + groups[s]]
-            groups = {s: groups[s] for s in freeing[:MAX_TOPICS - 1]}
+            groups = {s: groups[s] for s in own}
             groups[-2] = sorted(merged)
             self.why.append(f"the lines past Claude Code's window span {len(order)} sections: "
                             f"{len(shared)} of them share one topic memory")

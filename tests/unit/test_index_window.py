@@ -134,6 +134,23 @@ def test_lone_unloaded_lines_of_several_sections_share_one_topic_that_frees_line
     assert all(f"- note {s}" in topic.text for s in range(6))
 
 
+def test_lone_sections_around_a_long_one_share_one_topic_with_it() -> None:
+    # One-line sections before and after a long one: a topic for the long one alone would
+    # sit between the lines the shared topic takes, so all share one.
+    lines = ["# Memory"] + [f"- fact {i}" for i in range(198)]
+    lines += ["## Part A", "- note a", "## Part C"] + [f"- long note {i}" for i in range(30)]
+    lines += ["## Part D", "- note d"]
+    text = "\n".join(lines) + "\n"
+
+    plan = plan_index(text, [], present=set(), scope="safe")
+
+    assert plan.text.splitlines()[:200] == lines[:200]
+    moved = "".join(t.text for t in plan.creates)
+    assert all(note in moved for note in ("- note a", "- note d", "- long note 29"))
+    kept = plan.text.splitlines()
+    assert not any(line.startswith(("- note", "- long note")) for line in kept)
+
+
 def test_the_safe_scope_moves_a_lone_unloaded_line_longer_than_its_pointer() -> None:
     long_note = "- " + " ".join(["a long note past the window"] * 40)
     lines = ["# Memory"] + [f"- fact {i}" for i in range(199)] + ["## Later", long_note]

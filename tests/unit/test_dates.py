@@ -283,6 +283,20 @@ def test_a_gloss_without_a_year_never_puts_the_day_after_the_note_was_saved() ->
     assert days("- Tomorrow (11-19) the review.") == ["2026-11-19"]
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # The bracketed date is the phrase's day: the whole date takes both their places.
+    ("- Yesterday (05-05) the deploy went out.", "- On 2026-05-05 the deploy went out."),
+    ("- 어제(05-05) 배포 후 확인.", "- 2026-05-05 배포 후 확인."),
+    # What else the brackets say stays in them.
+    ("Today (Wednesday 08-19): shipped.", "On 2026-08-19 (Wednesday): shipped."),
+    ("昨天（3月5日，周三）发布了。", "2026-03-05（周三）发布了。"),
+    # Bold marks around the brackets: only the phrase gives way, so no mark is left alone.
+    ("Yesterday **(05-05)** it broke.", "On 2026-05-05 **(05-05)** it broke."),
+])
+def test_a_rewritten_phrase_takes_its_yearless_gloss_with_it(text: str, expected: str) -> None:
+    assert rewritten(text) == expected
+
+
 def test_a_date_inside_a_link_names_what_it_links_to_not_the_lines_day() -> None:
     # The note of the 29th links the note of the 28th: "yesterday" is the 28th, the day the
     # link names, counted from the note's own date (its heading), not from the link's.

@@ -177,7 +177,22 @@ def near_day(found: Explicit, target: date) -> date | None:
     return max(days) if days else None
 
 
-def gloss(text: str, end: int) -> Explicit | None:
+@dataclass(frozen=True, slots=True)
+class Gloss:
+    """A date in brackets right after a phrase: ``end``, where the brackets close; ``rest``,
+    the brackets as they read once the date is written in the phrase's place ("" when they
+    held nothing else, " (Wednesday)" when they also named the weekday), or None when the
+    brackets cannot lose their date cleanly (bold marks around them)."""
+
+    date: Explicit
+    end: int
+    rest: str | None
+
+
+_GLOSS_SEPARATORS = " \t,，、"
+
+
+def gloss(text: str, end: int) -> Gloss | None:
     """The date written in brackets right after a phrase ending at ``end``, if any."""
     head = _GLOSS_HEAD.match(text, end)
     if head is None:
@@ -185,11 +200,20 @@ def gloss(text: str, end: int) -> Explicit | None:
     body = _GLOSS_BODY.match(text, head.end())
     if body is None:
         return None
-    inside = body.group("date").strip(" \t,，、")
+    raw = body.group("date")
+    inside = raw.strip(_GLOSS_SEPARATORS)
     dates = explicit_dates(inside, slashes=True)
     if len(dates) != 1 or len(inside) - (dates[0].end - dates[0].start) > 2:
         return None  # the brackets say more than a date: not a gloss
-    return dates[0]
+    found = dates[0]
+    if "*" in head.group():
+        return Gloss(found, body.end(), None)
+    at = body.start("date") + len(raw) - len(raw.lstrip(_GLOSS_SEPARATORS))
+    opening = text[end : head.end()]
+    inner = (text[head.end() : at + found.start] + text[at + found.end : body.end() - 1])
+    inner = inner.strip(_GLOSS_SEPARATORS)
+    rest = f"{opening}{inner}{text[body.end() - 1]}" if inner else ""
+    return Gloss(found, body.end(), rest)
 
 
 def name_day(name: str, written: date) -> date | None:

@@ -21,6 +21,7 @@ from datetime import date, datetime, timedelta
 from consolidator import clock
 from consolidator.detect.dates.anchors import (
     Anchors,
+    Gloss,
     gloss,
     name_day,
     near_day,
@@ -224,16 +225,19 @@ def find_relative(text: str, written: datetime, name: str = "",
         return []
     glossed: dict[int, date] = {}
     own: dict[int, date | None] = {}  # match start -> the day its gloss gives, None: absolute
+    notes: dict[int, Gloss] = {}  # match start -> its gloss, when the date may take its place
     for item in found:
         if item.meaning.unit != "day":
             continue
         note = gloss(text, item.match_end)
         if note is None:
             continue
-        day = near_day(note, today + timedelta(days=item.meaning.shift))
+        day = near_day(note.date, today + timedelta(days=item.meaning.shift))
         if day is None:
             continue
-        own[item.match_start] = None if note.year is not None else day
+        own[item.match_start] = None if note.date.year is not None else day
+        if note.rest is not None:
+            notes[item.match_start] = note
         glossed.setdefault(item.line, day - timedelta(days=item.meaning.shift))
     if callable(undated):
         undated = undated()
@@ -252,12 +256,17 @@ def find_relative(text: str, written: datetime, name: str = "",
             resolved = resolve(item.meaning, base)
         else:
             continue  # no date for this passage: the phrase is left as written
+        # "yesterday (05-05)": the whole date takes the phrase's place and its gloss's.
+        note = notes.get(item.match_start)
+        end = item.match_end if note is None else note.end
         phrase = text[item.match_start : item.match_end]
         if phrase[:1].isupper() and resolved.startswith("the "):
             resolved = "T" + resolved[1:]
-        spliced = as_adverb(text, item.match_start, item.match_end, phrase, resolved) \
+        spliced = as_adverb(text, item.match_start, end, phrase, resolved) \
             if item.meaning.style else resolved
-        out.append(RelativeDate(phrase, item.match_start, item.match_end, resolved,
+        if note is not None:
+            spliced += note.rest or ""
+        out.append(RelativeDate(text[item.match_start : end], item.match_start, end, resolved,
                                 layout.lines[item.line], spliced))
     return out
 

@@ -13,14 +13,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from consolidator.detect.links import name_table
-from consolidator.index.parse import parse_index
+from consolidator.index.parse import IndexLine, parse_index
 from consolidator.index.relink import repoint
 from consolidator.index.window import (
     Limits,
+    as_written,
     hide,
     holds,
     leaving,
     line_endings,
+    measure,
     newline_of,
     size,
 )
@@ -34,8 +36,8 @@ def costly_merges(actions: Sequence[Action], snapshot: Snapshot, limits: Limits
     leave would be over ``limits``, or without the room for one more pointer line it has now,
     or, for an index over its limits already, longer (a loaded line would leave the window).
 
-    The index as read is measured line by line with its own endings; as written, every line
-    ends as most of them do (see :func:`~consolidator.index.rebuild.render`)."""
+    The index is measured line by line with its own endings, as read and as written (see
+    :func:`~consolidator.index.window.as_written`)."""
     text = snapshot.index.text
     if not text or not any(isinstance(a, Merge) and a.kind == SAFE for a in actions):
         return list(actions), []
@@ -43,12 +45,16 @@ def costly_merges(actions: Sequence[Action], snapshot: Snapshot, limits: Limits
     lines = hide(parse_index(text, names))
     linked = {t for line in lines for t in line.targets}
     newline = newline_of(text)
-    count, used = size(lines, newline, line_endings(text))
+    endings = line_endings(text)
+    count, used = size(lines, newline, endings)
     over = not holds(count, used, limits)
     roomy = leaving(limits, 1, newline)  # with room for Claude Code's next pointer
     limit = roomy if holds(count, used, roomy) else limits  # that room is kept where it is
 
-    written = size(lines, newline)[1]  # with the merges kept safe so far
+    def cost(after: list[IndexLine]) -> int:
+        return measure(as_written(lines, after, newline, endings, limits))[1]
+
+    written = cost(lines)  # with the merges kept safe so far
     redirects: dict[str, str] = {}
     out: list[Action] = []
     notes: list[str] = []
@@ -59,7 +65,7 @@ def costly_merges(actions: Sequence[Action], snapshot: Snapshot, limits: Limits
             continue
         trial = {**redirects, **{f: action.file for f in action.sources if f != action.file}}
         repointed, _moves = repoint(lines, {}, set(), trial, set(), guess=False, names=names)
-        grown = size(repointed, newline)[1]
+        grown = cost(repointed)
         if grown <= (written if over else limit.max_bytes):
             redirects, written = trial, grown
             out.append(action)

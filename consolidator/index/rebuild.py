@@ -36,6 +36,7 @@ from consolidator.index.topic import TopicMemory
 from consolidator.index.window import (
     TOPIC_MAX_BYTES,
     Limits,
+    as_written,
     hide,
     holds,
     leaving,
@@ -185,7 +186,7 @@ def assemble(
     scope: str = ALL,
 ) -> IndexPlan:
     """The plan from what each step did, measured as Claude Code will count it."""
-    changed, result = render(text, original, fitted.lines, newline)
+    changed, result = render(text, original, fitted.lines, newline, limits)
     count, used = measure(result)
     return IndexPlan(
         text=result,
@@ -213,14 +214,17 @@ def assemble(
 
 
 def render(
-    text: str | None, original: Sequence[IndexLine], lines: Sequence[IndexLine], newline: str
+    text: str | None, original: Sequence[IndexLine], lines: Sequence[IndexLine], newline: str,
+    limits: Limits | None = None,
 ) -> tuple[bool, str]:
     """Whether ``lines`` differ from the index as read, and the text to write: the index's own
-    text, byte for byte (line endings and all), when they do not."""
+    text, byte for byte (line endings and all), when they do not; else each line with its
+    ending (see :func:`~consolidator.index.window.as_written`)."""
     changed = [line.text for line in lines] != [line.text for line in original]
     if not changed:
         return False, text or ""
-    return True, newline.join(line.text for line in lines) + newline if lines else ""
+    return True, as_written(original, lines, newline, line_endings(text or ""),
+                           limits or Limits())
 
 
 def plan_index(

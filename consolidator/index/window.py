@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from consolidator.index.parse import IndexLine, parse_index
 from consolidator.store.codespans import closable, closes_fence, opens_fence
@@ -126,6 +127,29 @@ def line_endings(text: str) -> list[int]:
     if not text.endswith("\n"):
         out[-1] = 1 if parts[-1].endswith("\r") else 0
     return out
+
+
+def as_written(original: Sequence[IndexLine], lines: Sequence[IndexLine], newline: str,
+               endings: Sequence[int], limits: Limits) -> str:
+    """``lines`` as the text a rewrite writes. In an index whose lines end in both ways
+    (``endings``: the original's, see :func:`line_endings`), a line kept from ``original``
+    keeps its own ending and a new or changed one takes ``newline``; else every line ends
+    with ``newline``. Kept endings are given up where they would cost bytes the one ending
+    would not, unless the index still leaves room for Claude Code's next pointer."""
+    one = "".join(line.text + newline for line in lines)
+    if len(endings) != len(original) or len({end for end in endings if end}) < 2:
+        return one
+    ends = [newline] * len(lines)
+    matcher = SequenceMatcher(None, [line.text for line in original],
+                              [line.text for line in lines], autojunk=False)
+    for block in matcher.get_matching_blocks():
+        for k in range(block.size):
+            if endings[block.a + k]:
+                ends[block.b + k] = "\r\n" if endings[block.a + k] == 2 else "\n"
+    kept = "".join(line.text + end for line, end in zip(lines, ends, strict=True))
+    if measure(kept)[1] <= measure(one)[1] or holds(*measure(kept), leaving(limits, 1, newline)):
+        return kept
+    return one
 
 
 def _costs(lines: Sequence[IndexLine], newline: str,

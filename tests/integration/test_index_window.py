@@ -396,20 +396,50 @@ def test_a_merge_whose_repointed_links_would_take_the_index_room_waits_for_revie
                    report["notes"])
 
 
-def test_a_merge_is_measured_as_the_index_will_be_written(
-    world: World, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # Most lines end in CRLF, some in LF: read as it is, the index has 10 bytes to spare;
-    # any change rewrites every line with CRLF, past its limit. A merge that repoints a line
-    # at a name of the same length still changes it: the merge waits for review.
-    line = "Deploys go through the staging cluster first; run smoke tests there.\n"
-    world.put("a.md", line)
-    world.put("z.md", line + "Production follows once staging is green for a day.\n")
-    text = "- [Deploy order](a.md) — deploy order\r\n- [Deploy](z.md) — deploy\r\n" + "".join(
-        f"- note {i:03d} ".ljust(110, "x") + ("\r\n" if i % 2 else "\n") for i in range(190))
+def mixed_index(survivor: str) -> str:
+    """An index whose lines end in CRLF (most) and LF, with 10 bytes to spare, measured as
+    it is; its first two lines point at a.md and at ``survivor``."""
+    text = (f"- [Deploy order](a.md) — deploy order\r\n- [Deploy]({survivor}) — deploy\r\n"
+            + "".join(f"- note {i:03d} ".ljust(110, "x") + ("\r\n" if i % 2 else "\n")
+                      for i in range(190)))
     pad = 25000 - 10 - measure(text + "- \r\n")[1]
     text += "- " + "y" * pad + "\r\n"
     assert measure(text) == (193, 24990)
+    return text
+
+
+def put_pair(world: World, survivor: str) -> None:
+    line = "Deploys go through the staging cluster first; run smoke tests there.\n"
+    world.put("a.md", line)
+    world.put(survivor, line + "Production follows once staging is green for a day.\n")
+
+
+def test_a_merge_in_a_mixed_ending_index_keeps_every_lines_ending(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Repointed at a name of the same length, the index costs what it cost: the merge is
+    # safe, and every line keeps the ending it had (no LF line becomes CRLF).
+    put_pair(world, "z.md")
+    text = mixed_index("z.md")
+    world.raw("MEMORY.md", text.encode(), days=3)
+
+    report = world.run(capsys, "--apply", "safe")
+
+    (merge,) = [a for a in report["actions"] if a["op"] == "merge"]
+    assert merge["kind"] == "safe" and not (world.root / "a.md").exists()
+    after = (world.root / "MEMORY.md").read_bytes().decode()
+    assert after == text.replace("(a.md)", "(z.md)", 1)
+    assert measure(after) == measure(text)
+
+
+def test_a_merge_is_measured_as_the_index_will_be_written(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The same index, the survivor's name 11 bytes longer than a.md: the 10 bytes to spare
+    # are not enough, so the merge waits for review and the index is left as it is.
+    survivor = "z-deploy-123.md"
+    put_pair(world, survivor)
+    text = mixed_index(survivor)
     world.raw("MEMORY.md", text.encode(), days=3)
 
     report = world.run(capsys, "--apply", "safe")

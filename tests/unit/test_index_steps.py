@@ -468,6 +468,31 @@ def test_render_writes_changed_lines_with_the_index_newline() -> None:
     assert render("x\n", parse_index("x\n"), [], "\n") == (True, "")
 
 
+def test_render_keeps_each_kept_lines_own_ending_in_a_mixed_index() -> None:
+    text = "# Index\r\n- [A](a.md)\n- [B](b.md)\r\n"
+    original = parse_index(text)
+    changed = [original[0], classify("- [A](c.md)"), original[2], classify("- [N](n.md)")]
+
+    # Kept lines keep their endings; a changed or new line takes the index's newline.
+    assert render(text, original, changed, "\r\n") == (
+        True, "# Index\r\n- [A](c.md)\r\n- [B](b.md)\r\n- [N](n.md)\r\n")
+    assert render(text, original, [original[2], original[1]], "\r\n") == (
+        True, "- [B](b.md)\r\n- [A](a.md)\n")
+
+
+def test_render_gives_up_kept_endings_that_would_take_the_next_pointers_room() -> None:
+    # Mostly LF, one long CRLF line: kept, its CR would cost a byte the one ending would not,
+    # in an index with no room left for Claude Code's next pointer.
+    limits = Limits(max_lines=200, max_bytes=700)
+    text = "- [A](a.md)\n- [B](b.md)\n" + "- " + "x" * 80 + "\r\n"
+    original = parse_index(text)
+    lines = [*original, classify("- [N](n.md)")]
+
+    assert render(text, original, lines, "\n", limits)[1] == text.replace("\r", "") + \
+        "- [N](n.md)\n"
+    assert render(text, original, lines, "\n")[1] == text + "- [N](n.md)\n"
+
+
 def test_assemble_measures_the_text_and_carries_what_each_step_did() -> None:
     original = parse_index("- [Old](old.md) — hook\n")
     relinked = Relinked(lines=(classify("- [Old](new.md) — hook"),),

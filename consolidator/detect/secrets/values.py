@@ -41,6 +41,9 @@ NON_VALUES = frozenset({
     "provided", "generated", "random", "auto", "automatic", "manual", "enabled", "disabled",
     "sha1", "sha256", "sha512", "md5", "hs256", "rs256", "es256", "aes", "aes256", "pbkdf2",
     "bcrypt", "scrypt", "argon2", "argon2id", "x509", "pkcs8", "pkcs12", "ed25519", "rsa",
+    "sha", "sha2", "sha3", "sha224", "sha384", "hs384", "hs512", "rs384", "rs512", "es384",
+    "es512", "ps256", "ecdsa", "eddsa", "ecdh", "hkdf", "gcm", "cbc", "ctr", "chacha20",
+    "poly1305", "x25519", "blake2b", "crc32", "des", "3des", "tls", "ssl",
     "utf8", "ascii", "readonly", "write", "read", "private", "public", "value", "values",
     "input", "field", "hash", "salt", "digest", "data", "payload", "user", "username",
     "email", "login", "result", "response", "request", "req", "res", "params", "args",
@@ -133,11 +136,17 @@ def is_reference(value: str) -> bool:
     return bool(FAMILY.intersection(parts(value))) and not strong(value)
 
 
+_SCHEME_PARTS = re.compile(r"[-_+/]")
+
+
 def is_setting(value: str) -> bool:
     """A setting, type, state, number, version, date, path, URL or address, not a value."""
     low = value.lower()
     if low in NON_VALUES or low.replace("-", "").replace("_", "") in NON_VALUES:
         return True
+    named = [part for part in _SCHEME_PARTS.split(low) if part and not part.isdigit()]
+    if named and all(part in NON_VALUES for part in named):
+        return True  # a scheme named in parts: `HMAC-SHA256`, `AES-256-GCM`, `RSA-2048`
     if _VERSION.fullmatch(low) or _ISO_DATE.match(low) or _COLOUR.fullmatch(low):
         return True
     if _URL.match(low) or _EMAIL.fullmatch(value) or _PATH.match(value):

@@ -6,7 +6,8 @@ re-check until after the change: its bytes, size and mtime are compared with the
 and the descriptor keeps reaching the file whatever its name becomes, so a write a live
 session makes in that instant is seen (:meth:`Held.late`). Where the system can tell
 (Linux leases), a file some program holds open for writing is waited for, then left alone
-(:func:`no_writer`). :mod:`consolidator.store.write` makes the changes themselves.
+(:func:`no_writer`). :mod:`consolidator.store.write` and :mod:`consolidator.store.move` make
+the changes themselves.
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ from consolidator.state import statedir
 from consolidator.store.journal import Journal, RunJournal, is_closed, load
 from consolidator.store.names import TAG_LEN, is_side_name_of, side_name
 from consolidator.store.recheck import safe_path
+from consolidator.store.sidefiles import TEMP_SUFFIX
 from consolidator.store.undo import BackupDamaged, UndoResult, undo
 from consolidator.store.undo_plan import check_copies
-from consolidator.store.write import TEMP_SUFFIX
 
 _TAG_AND_SUFFIX = TAG_LEN + len(TEMP_SUFFIX)  # what follows the prefix of a temp file
 

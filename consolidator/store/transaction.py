@@ -18,8 +18,9 @@ from consolidator.state import statedir, statefiles
 from consolidator.store.dirfd import Folder, RootDir, open_folder
 from consolidator.store.journal import AfterRecord, Journal
 from consolidator.store.model import FileStat
+from consolidator.store.move import move_in
 from consolidator.store.recheck import guarded, read_checked, rel_parts
-from consolidator.store.write import atomic_write, check_new_name, move_in, write_in
+from consolidator.store.write import atomic_write, check_new_name, write_in
 
 
 class Transaction:

@@ -38,6 +38,7 @@ from consolidator.store.journal import (
     load,
 )
 from consolidator.store.model import FileStat
+from consolidator.store.move import move_file
 from consolidator.store.names import clip
 from consolidator.store.recheck import check_unchanged, read_checked
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
@@ -54,7 +55,7 @@ from consolidator.store.undo_plan import (
     plan_steps,
     saved,
 )
-from consolidator.store.write import atomic_write, move_file
+from consolidator.store.write import atomic_write
 
 _TRIES = 5  # a forced undo displaces a file a live session keeps recreating at most this often
 

@@ -35,9 +35,10 @@ from consolidator.errors import FileChanged, UnsafePath
 from consolidator.state.statedir import archived as archive_path
 from consolidator.store.journal import Journal
 from consolidator.store.model import FileStat
+from consolidator.store.move import move_file
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
 from consolidator.store.transaction import Transaction
-from consolidator.store.write import atomic_write, move_file
+from consolidator.store.write import atomic_write
 
 PAST_NS = 1_600_000_000_123_456_789
 PLANNED_NS = 1_700_000_000_987_654_321

@@ -18,11 +18,12 @@ import consolidator.store.recheck as recheck
 from consolidator.errors import FileChanged, UnsafePath
 from consolidator.store.dirfd import RootDir
 from consolidator.store.model import FileStat
+from consolidator.store.move import move_file
 from consolidator.store.names import is_side_name_of, side_name
 from consolidator.store.recheck import check_unchanged, safe_path
 from consolidator.store.scan import file_stat, read_regular
 from consolidator.store.transaction import Transaction
-from consolidator.store.write import atomic_write, check_new_name, move_file
+from consolidator.store.write import atomic_write, check_new_name
 
 OLD = b"---\nname: old\ntype: user\n---\nold body\n"
 NEW = b"---\nname: new\ntype: user\n---\nnew body\n"

@@ -107,6 +107,7 @@ class Result:
     topics_not_pointed_once: list[str] = field(default_factory=list)
     pinned_out_after_apply: list[str] = field(default_factory=list)
     room_taken: bool = False
+    full_after_fit: bool = False  # fitted under apply=all to no room for the next pointer
     failed: list[str] = field(default_factory=list)  # runs that ended in an error
     within_after_all: bool = True
     seconds: float = 0.0
@@ -285,6 +286,9 @@ def measure(case: str, group: str, source: Path, pinned: list[str] | None) -> Re
                 result.within_after_all = bool(index and index.within_limits)
                 result.over_without_reason = bool(index and not index.within_limits
                                                   and not index.why)
+                result.full_after_fit = bool(index and index.over_limits and index.within_limits
+                                             and not room_for_a_pointer(after)
+                                             and not index.why)
                 result.blank_runs_gained = max(after.count("\n\n\n") - before.count("\n\n\n"), 0)
                 topics = {a.file for a in made}
                 listed = " ".join((root / t).read_text(encoding="utf-8") for t in topics
@@ -358,6 +362,8 @@ TARGETS = [
     ("default runs that took the room of Claude Code's next pointer",
      lambda r: int(r.room_taken), 0),
     ("over after apply=all with no reason given", lambda r: int(r.over_without_reason), 0),
+    ("fits under apply=all that left no room for Claude Code's next pointer, no reason given",
+     lambda r: int(r.full_after_fit), 0),
     ("files a second run changed", lambda r: len(r.second_run_safe) + len(r.second_run_all), 0),
     ("runs of blank lines gained", lambda r: r.blank_runs_gained, 0),
     ("topic memories not pointed to exactly once", lambda r: len(r.topics_not_pointed_once), 0),

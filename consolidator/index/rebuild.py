@@ -145,10 +145,11 @@ def shrink(
     if over and scope == SAFE_SCOPE:
         fitter.move_unloaded(loaded_now if loaded_now is not None else [True] * len(lines))
     elif over:
-        if unlisted:  # fitted with room left for the pointer to their list
-            room = fitter.pointer_bytes(classify(pointer_line(m, limits.max_line_chars))
-                                        for m in unlisted)
-            fitter.limits = leaving(limits, 0, newline, 2, room)
+        # Fitted with room left for Claude Code's next pointer (a write that leaves the index
+        # over its limits fails), and for the pointer to the list of memories with none.
+        room = 0 if not unlisted else fitter.pointer_bytes(
+            classify(pointer_line(m, limits.max_line_chars)) for m in unlisted)
+        fitter.limits = leaving(limits, 1, newline, 2 if unlisted else 0, room)
         fitter.fit()
         fitter.limits = limits
     before = {t for line in fitter.lines for t in line.targets}

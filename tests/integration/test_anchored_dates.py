@@ -168,6 +168,19 @@ def test_a_rule_profile_or_reference_counts_from_its_modified_stamp_only(
     assert "-> 2026-06-11" in found[f"{kind}_stamped.md"]
 
 
+def test_a_stamp_older_than_a_date_in_the_text_dates_nothing(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The text gives a day after Claude Code's stamp: lines were added after it (by hand, or
+    # in a copy), so the stamp does not date the undated passage. Its twin gives none.
+    stamp = "modified: 2026-06-10T09:00:00.000Z\n"
+    put(root, "project_seed.md", "With the account activated yesterday, new rows land in the "
+        "sales inbox.\n\nMeasured on 2026-06-20: 352 rows.\n", extra=stamp)
+    put(root, "project_seed_twin.md", "With the account activated yesterday, new rows land in "
+        "the sales inbox.\n\nMeasured on 2026-06-10: 352 rows.\n", extra=stamp)
+    assert set(rewrites(root, tmp_path, capsys)) == {"project_seed_twin.md"}
+
+
 def test_a_dated_file_name_dates_a_reference_too(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -194,6 +194,27 @@ def test_lines_under_parallel_headings_are_no_conflict() -> None:
     assert len(find_conflicts([a, same])) == 1
 
 
+def test_two_jobs_each_named_in_its_own_line_are_no_conflict() -> None:
+    # Each line names its own memory's job (its history folder): two jobs, two times.
+    left = "- Every trading day at 15:00 cron posts to both groups; saved in matrix_history/\n"
+    right = "- Every trading day at 07:30 cron posts to both groups; saved in overnight_history/\n"
+    assert find_conflicts(pair(left, right, a="reference_lin_matrix.md",
+                               b="reference_market_overnight.md")) == []
+    # Lines that name no job, in the same memories: one schedule, two times.
+    plain = "- Every trading day at {} cron posts to both groups; saved in the history.\n"
+    assert len(find_conflicts(pair(plain.format("15:00"), plain.format("07:30"),
+                                   a="reference_lin_matrix.md",
+                                   b="reference_market_overnight.md"))) == 1
+
+
+def test_a_subject_named_only_in_a_remark_is_still_one_claim() -> None:
+    # "(through pgbouncer)" says why the port moved; the claim is the dev database's port.
+    left = "- Dev database: localhost:5432 (plain Postgres 16, from docker compose)\n"
+    right = "- Dev database: localhost:6432 (through pgbouncer since the pgbouncer rollout)\n"
+    assert len(find_conflicts(pair(left, right, a="project_dev_env.md",
+                                   b="project_pgbouncer.md"))) == 1
+
+
 @pytest.mark.parametrize(("left", "right"), [
     ("Application logs are written to /var/log/orders/app.log on the worker hosts.\n",
      "Application logs are written to /srv/orders/logs/app.log on the worker hosts.\n"),

@@ -520,6 +520,33 @@ def test_two_notes_of_one_dated_series_sharing_their_closing_line_are_no_evidenc
     assert [s.rare > 0 for s in find_similar([c, b, *_others()], Together([]))] == [True]
 
 
+@pytest.mark.parametrize("names", [
+    ("importer-weekly-report.md", "exporter-weekly-report.md"),  # one kind, per subject
+    ("importer_status_log.md", "exporter_status_log.md"),
+])
+def test_two_notes_of_one_kind_each_on_its_subject_sharing_their_form_are_no_evidence(
+    names: tuple[str, str]
+) -> None:
+    # Named as one kind of note with only the subject in front changed, as a report per
+    # subject is: their shared closing line is the kind's form.
+    day_one = ("- Wrote the CSV importer for supplier price lists.\n- Parsing errors now go "
+               "to a quarantine table with the row number.\n- Benchmarked 40k rows in 9 s.\n")
+    day_two = ("- Fixed the PDF exporter's page breaks in long invoices.\n- Fonts are embedded "
+               "so printing shops see the same glyphs.\n- Signed off the layout with Marta.\n")
+    close = ("**How to apply:** open this note when the next session starts, for the state of "
+             "Falkenstein staging and the open tasks.\n")
+    a = memory(names[0], day_one + close, mtype="project")
+    b = memory(names[1], day_two + close.replace("the state of Falkenstein staging and the "
+                                                 "open tasks", "what the review of each "
+                                                 "Falkenstein module concluded"),
+               mtype="project")
+    assert find_similar([a, b, *_others()], Together([])) == []
+    # Named apart (a different kind, or the subject not in front), the words are evidence.
+    for other in ("importer-weekly-notes.md", "weekly-report-importer.md"):
+        c = memory(other, a.body, mtype="project")
+        assert [s.rare > 0 for s in find_similar([c, b, *_others()], Together([]))] == [True]
+
+
 def test_rare_words_spread_over_several_lines_are_no_evidence() -> None:
     staging = memory("reference_staging.md", STAGING, mtype="reference")
     status = _status("- The Hetzner invoice is paid.\n- Falkenstein had an outage.\n"

@@ -52,6 +52,8 @@ TWINS = [
      "ADMIN_PASSWORD=your_admin_password_here"),
     ("boolean setting", 'secret: "Wq8zT2vN"', "secret: false"),
     ("scheme named in parts", "token = Hq9tW3-zLm5Qx", "token = HMAC-SHA256"),
+    ("a format's prefix alone", "the token `shpat_9fQ2xK7mL3pR8vT1` is static",
+     "there is no static token `shpat_` any more"),
     ("cipher named in parts", "secret_key: Zx81-kQ0p-Lm29", "secret_key: AES-256-GCM"),
     ("type or enum", "access_token: Zx81kQ0pLm29vB7n", "token_type: bearer"),
     ("type annotation", 'api_key: str = "Zx81kQ0pLm29vB7n"', 'api_key: str = ""'),

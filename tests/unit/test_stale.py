@@ -170,6 +170,22 @@ def test_finished_work_as_the_memory_s_status_still_retires_it(body: str, extra:
     assert whole(body, extra=extra).kinds == ("marker",)
 
 
+@pytest.mark.parametrize("status", [
+    "Status: done, except the store registration (the user's step)",
+    "STATUS: COMPLETE as of 2026-03-17; the registration still to do",
+    "状態：完了（残り：ストア登録）",
+    "Status: superseded, except the API section below",
+])
+def test_a_status_that_leaves_something_out_of_it_does_not_retire_the_memory(
+    status: str
+) -> None:
+    # What the line leaves out is open work, or text that still holds: the memory is alive.
+    body = f"# Payments SDK move\n\n{status}\n\n- step one\n- step two\n"
+    assert stale(body) is None
+    assert finished(body).startswith("status ")
+    assert "leaves something out of it" in finished(body)
+
+
 @pytest.mark.parametrize("body", [
     "# Checkout outage\n\nThe gateway failed.\n\n### RESOLVED (settled by a test run)\nDetails.\n",
     "# 支付故障\n\n网关无响应。\n\n### 已解决（压测确认）\n细节。\n",

@@ -24,7 +24,9 @@ experiment with their own figures. So a candidate is a conflict only when
 - neither memory lists the skeleton with several values (``VLAN 10`` and ``VLAN 20`` in one
   memory are two things, not two opinions);
 - the two lines are not under parallel headings, nor the memories parallel by name
-  (``Lab A`` / ``Lab B``, ``session 17`` / ``session 18``);
+  (``Lab A`` / ``Lab B``, ``session 17`` / ``session 18``), nor does each line name its own
+  memory's subject (a word of its file name the other's lacks: two jobs' times, each line
+  naming its own job);
 - and there is enough shared context beyond the value: content words in the line itself, or
   memories about the same subject (a share of content words in common), more of it the less
   the line says. Dates, paths and plain numbers need more than a known alternative such as a
@@ -255,6 +257,8 @@ def _judge(a: Written, b: Written, ctx: Subjects) -> tuple[tuple[int, int, int],
         return None  # lab_a / lab_b, session_17 / session_18: unless both say they are one subject
     if a.heading and b.heading and _parallel(tokens(a.heading), tokens(b.heading)):
         return None
+    if _each_its_own(a, b, ctx):
+        return None
     ta, tb = _line_tokens(a.text), _line_tokens(b.text)
     if len(ta) == len(tb):
         judged = _judge_tokens(a, b, ta, tb, ctx)
@@ -269,6 +273,33 @@ def _judge(a: Written, b: Written, ctx: Subjects) -> tuple[tuple[int, int, int],
                 if judged is not None:
                     return judged
     return None
+
+
+_WORD = re.compile(r"[^\W_]{3,}")
+
+
+def _each_its_own(a: Written, b: Written, ctx: Subjects) -> bool:
+    """Whether each line names its own memory's subject, outside a remark in brackets: a word
+    of its file name that neither the other's name nor the other line has (two cron jobs'
+    times, each line naming its job's own history folder). Two things, each with its value,
+    not two opinions on one."""
+    name_a = {t.value.casefold() for t in ctx.name(a.file)}
+    name_b = {t.value.casefold() for t in ctx.name(b.file)}
+    own_a = {w for w in name_a - name_b if _WORD.fullmatch(w)}
+    own_b = {w for w in name_b - name_a if _WORD.fullmatch(w)}
+    if not own_a or not own_b:
+        return False
+    words_a, words_b = _claim_words(a.text), _claim_words(b.text)
+    return bool(own_a & words_a - words_b) and bool(own_b & words_b - words_a)
+
+
+_REMARK = re.compile(r"\([^()\n]*\)|（[^（）\n]*）")
+
+
+def _claim_words(text: str) -> set[str]:
+    """The words of a line outside its remarks in brackets ("port 6432 (through pgbouncer)":
+    the remark says why, the claim is about the port)."""
+    return set(_WORD.findall(_REMARK.sub(" ", text).casefold()))
 
 
 @lru_cache(maxsize=4096)

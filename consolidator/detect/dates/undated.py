@@ -10,7 +10,7 @@ whole may still say which day it is of: its description, where the text bears it
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
 from consolidator import clock
 from consolidator.detect.dates.anchors import explicit_dates, writing_day
@@ -23,12 +23,12 @@ _RECORD_TYPES = frozenset({None, "project"})  # feedback is a rule, user a profi
 
 def dated_by_writing(memory: Memory) -> bool:
     """Whether the time a memory was written may date the passages its text gives no date
-    for: when Claude Code stamped it (``modified``), or when it reads as a record of one day
+    for: when Claude Code stamped it (``modified``) and the text gives no later date, or when it reads as a record of one day
     (a project note of at most RECORD_LINES lines holding no date anywhere, so that nothing
     in it was added on another day). A date in its description ("status as of 2026-04-11")
     names the day its text is of: the save time may date it only when it is that same day."""
     if memory.modified_ns is not None:
-        return True
+        return not _after(memory.body, clock.local(memory.modified_ns).date())
     body = memory.body
     if memory.type not in _RECORD_TYPES or body.count("\n") >= RECORD_LINES \
             or explicit_dates(body):
@@ -36,6 +36,22 @@ def dated_by_writing(memory: Memory) -> bool:
     saved = clock.local(memory.written_ns).date()
     return all((d.year in (None, saved.year)) and (d.month, d.day) == (saved.month, saved.day)
                for d in explicit_dates(memory.description or ""))
+
+
+def _after(text: str, stamped: date) -> bool:
+    """Whether ``text`` gives a date more than a day after ``stamped`` (a date without a year
+    taken in the stamp's year): lines were added after Claude Code's last stamp (an edit by
+    hand, a copy), so the stamp does not date the text's undated passages. A date ahead of
+    the writing (a deadline, a plan) counts too: such a memory is no record of one day."""
+    latest = stamped + timedelta(days=1)
+    for found in explicit_dates(text):
+        try:
+            day = date(found.year or stamped.year, found.month, found.day)
+        except ValueError:
+            continue
+        if day > latest:
+            return True
+    return False
 
 
 def described_day(memory: Memory) -> date | None:

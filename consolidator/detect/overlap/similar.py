@@ -366,11 +366,17 @@ class _Weights(dict[str, float]):
 
 
 _DIGITS = re.compile(r"\d+")
+_NAME_WORDS = re.compile(r"[-_ .]+")
 
 
 def _series(a: str, b: str) -> bool:
     """Whether two file stems name two notes of one series: the same once their numbers are
     left out (``session_2026_03_22`` and ``session_2026_03_23``, ``sprint-12`` and
-    ``sprint-13``). Such notes share the series' own lines (its closing "How to apply"), and
-    words no third memory uses are then no sign of one point made twice."""
-    return a != b and bool(_DIGITS.search(a)) and _DIGITS.sub("#", a) == _DIGITS.sub("#", b)
+    ``sprint-13``), or once the subject in front of one kind of note is
+    (``tiktok-competitor-analysis`` and ``streaming-competitor-analysis``). Such notes share
+    the series' own lines (its closing "How to apply", the steps that update each), and words
+    no third memory uses are then no sign of one point made twice."""
+    if a != b and bool(_DIGITS.search(a)) and _DIGITS.sub("#", a) == _DIGITS.sub("#", b):
+        return True
+    wa, wb = _NAME_WORDS.split(a.casefold()), _NAME_WORDS.split(b.casefold())
+    return len(wa) == len(wb) >= 3 and wa[1:] == wb[1:] and wa[0] != wb[0]

@@ -111,10 +111,16 @@ def is_masked(value: str) -> bool:
     return _MASK.fullmatch(value) is not None or _RUN.search(value) is not None
 
 
+_PREFIX = re.compile(r"[A-Za-z]{2,8}[_-]")  # a credential format's prefix alone: `shpat_`, `sk-`
+
+
 def is_placeholder(value: str) -> bool:
-    """A stand-in for a value: `<token>`, `[REDACTED]`, `your_key_here`, `...`, `password`."""
+    """A stand-in for a value: `<token>`, `[REDACTED]`, `your_key_here`, `...`, `password`,
+    or the prefix that names a kind of token (`shpat_`, `ghp_`, `sk-`) with no value after it."""
     low = value.lower()
     if value[:1] in "<[{(" or "..." in value or "…" in value or is_masked(value):
+        return True
+    if _PREFIX.fullmatch(value):
         return True
     if any(part in low for part in _PLACEHOLDER_PARTS):
         return True

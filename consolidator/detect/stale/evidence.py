@@ -28,6 +28,7 @@ from consolidator.detect.stale.markers import (
     Marker,
     frontmatter_marker,
     hints_in,
+    leaves_open,
     part_markers,
     paused_status,
     retires,
@@ -90,6 +91,9 @@ def _whole(marker: Marker, found: _Evidence) -> str | None:
         found.add(f"status marker {marker.word!r} in the {marker.where}: "
                   f"{_quote(marker.line)}", "marker", marker.line, whole=True)
         return None
+    if leaves_open(marker):
+        return (f"status {marker.word!r} in the {marker.where} leaves something out of it, "
+                f"so the memory is not called stale as a whole: {_quote(marker.line)}")
     return (f"marked as finished work ({marker.word!r} in the {marker.where}): what it holds "
             f"may still be true, so it is not called stale: {_quote(marker.line)}")
 

@@ -164,12 +164,32 @@ _PROGRESS = re.compile(rf"(?i:{_PROGRESS_EN})|{_PROGRESS_CJK}")
 _STATUS_PLACES = frozenset(("frontmatter", "name", "lead paragraph"))
 
 
+# Words that leave something out of a status: "COMPLETE, except the registration", "done but
+# for the docs", 「完了（残り: 登録）」, "superseded except the API section". What is left is
+# alive, and so is the memory.
+_LEFT_OPEN = re.compile(
+    r"(?i:\b(?:except|excepting|but\s+for|apart\s+from|other\s+than|save\s+for|besides|"
+    r"remaining|pending|outstanding|still\s+open|still\s+to|yet\s+to|excepto|salvo|"
+    r"pendiente|sauf|hormis|au(?:ss|ß)er|tranne|eccetto|exceto|ausgenommen)\b)"
+    r"|除了|除外|以外|残り|残件|未完|未対応|剩余|剩下|尚未|待办|제외|남은|미완")
+
+
+def leaves_open(marker: Marker) -> bool:
+    """Whether the line of a status says, after the word, that something is left out of it
+    (undone, or still holding: "obsolete except the API section")."""
+    at = marker.line.find(marker.word)
+    return at >= 0 and _LEFT_OPEN.search(marker.line, at + len(marker.word)) is not None
+
+
 def retires(marker: Marker) -> bool:
     """Whether a marker about the whole memory retires it: a word saying its text no longer
-    holds, wherever it stands; a word saying the work finished only as the memory's status
+    holds, wherever it stands, unless the same line leaves something out of it ("except …");
+    a word saying the work finished only as the memory's status
     (its frontmatter, a tag in its name, a ``Status:`` line), not in its title or description.
     On real memories "completed" in a title headed a feature's reference as often as a task
     with nothing left in it."""
+    if leaves_open(marker):
+        return False  # finished (or gone) but for what it names: that part is alive
     if _PROGRESS.fullmatch(marker.word) is None:
         return True
     if marker.where == "name":

@@ -48,7 +48,7 @@ _RULE_JA = re.compile(
 )
 
 # "today" as "currently": "still", "in today's world", "today the gauge shows ~1900".
-_NOW = frozenset({"still", "currently", "nowadays", "anymore", "world", "era", "age"})
+_NOW = frozenset({"still", "current", "currently", "nowadays", "anymore", "world", "era", "age"})
 _NOW_PHRASES = ("these days", "any more", "at the moment", "as it stands")
 _BEHAVIOUR = frozenset({
     "shows", "lists", "displays", "returns", "filters", "sorts", "groups", "counts", "resets",

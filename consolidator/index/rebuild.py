@@ -12,8 +12,9 @@ An index within its limits keeps every line as it is; the rebuild only
   Claude Code's own next pointer.
 Only when the index is over its line or byte limit (measured as Claude Code measures it, see
 :mod:`consolidator.index.window`) does it shrink: in the ``safe`` scope only the lines Claude
-Code does not load move; in the ``all`` scope (a judgment) it is fitted, least valuable text
-first, pinned lines kept (see :mod:`consolidator.index.shrink`).
+Code does not load move (see :mod:`consolidator.index.lines`); in the ``all`` scope (a
+judgment) it is fitted, least valuable text first, pinned lines kept (see
+:mod:`consolidator.index.shrink`).
 
 :func:`plan_index` runs four steps, each a function of its own that takes and returns plain
 values: :func:`~consolidator.index.relink.relink_lines` (:mod:`consolidator.index.relink`),

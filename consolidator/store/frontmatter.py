@@ -5,8 +5,9 @@ as on disk) and ``body`` (everything after). Nothing is ever re-serialised: an e
 the one value it changes, so unknown keys, key order, quoting, the nested ``metadata:`` form,
 CRLF line ends, a BOM and a missing final newline all survive.
 
-Reading goes from cheap to forgiving: a line reader for the flat and one-level nested forms
-real memories use; PyYAML for anything richer; a lenient ``key: value`` reader for the rest.
+Reading goes from cheap to forgiving (the readers are in :mod:`consolidator.store.fields`): a
+line reader for the flat and one-level nested forms real memories use; PyYAML for anything
+richer; a lenient ``key: value`` reader for the rest.
 A one-line value holding a second ``: `` (``description: Deploy: run migrations first``) is
 not YAML, but Claude Code writes it and reads it as a plain scalar to the end of the line;
 both the line reader and the YAML reader read it so. Only when all three readers fail is the
@@ -17,46 +18,33 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any
 
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:(.*)$")
+from consolidator.store.fields import (
+    FieldSpan,
+    ParseError,
+    locate_simple,
+    plain_or_quoted,
+    read_lenient,
+    read_lines,
+    read_yaml,
+)
 
 BOM = b"\xef\xbb\xbf"
 MAX_FRONTMATTER_CHARS = 64 * 1024
 NESTED_PARENT = "metadata"
 
+__all__ = ["BOM", "MAX_FRONTMATTER_CHARS", "NESTED_PARENT", "Document", "FieldSpan", "ParseError",
+           "parse", "parse_text", "plain_safe"]
+
 _OPEN_RE = re.compile(r"---[ \t]*\r?(\n|\Z)")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
-# A value ends at its last character that is not a blank: found by one greedy match, never
-# by a lazy one retried at every blank (a line of many spaces would take quadratic time).
-_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:(?:[ \t]++(.*[^ \t\n]|))?[ \t]*$")
-_CHILD_RE = re.compile(
-    r"^([ \t]+)([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:(?:[ \t]++(.*[^ \t\n]|))?[ \t]*$")
-_PLAIN_BAD_START = set("-?:,[]{}#&*!|>'\"%@`")
 _YAML_SPECIAL = re.compile(
     r"^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON"
     r"|off|Off|OFF|y|Y|n|N|[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o[0-7]+"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|\d{4}-\d\d?-\d\d?.*"
     r"|[-+]?0b[01_]+|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|[-+]?[0-9][0-9_.]*)$"
 )
-
-
-class ParseError(ValueError):
-    """The file cannot be read as a memory; the message says why."""
-
-
-@dataclass(frozen=True, slots=True)
-class FieldSpan:
-    """Where one scalar value sits in ``head``: line number, columns, quoting."""
-
-    line: int
-    start: int
-    end: int
-    quote: str  # "", "'" or '"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,201 +191,18 @@ def parse_text(text: str, *, bom: bool = False) -> Document:
     head, body = text[:end], text[end:]
     inner = text[opening.end() : closing.start()]
     first_line = head.count("\n", 0, opening.end())
-    result = _read_lines(inner, first_line)
+    result = read_lines(inner, first_line)
     reader = "lines"
     if result is None:
-        result, reader = _read_yaml(inner), "yaml"
+        result, reader = read_yaml(inner), "yaml"
         if result is None:
-            result, reader = _read_lenient(inner, first_line), "lenient"
+            result, reader = read_lenient(inner, first_line), "lenient"
     fields, spans = result
     if not fields:
         raise ParseError("frontmatter holds no keys")
     if reader == "yaml":
-        spans = _locate_simple(inner, first_line, fields)
+        spans = locate_simple(inner, first_line, fields)
     return Document(bom=bom, head=head, body=body, fields=fields, spans=spans, reader=reader)
-
-
-# --- the three readers -------------------------------------------------------------------
-
-Fields = tuple[dict[str, str], dict[str, FieldSpan]]
-
-
-def _content_lines(inner: str) -> Iterator[tuple[int, str]]:
-    """(offset, line) for the frontmatter lines that are neither blank nor comments."""
-    for offset, raw in enumerate(inner.split("\n")):
-        line = raw.rstrip("\r")
-        if line.strip() and not line.lstrip().startswith("#"):
-            yield offset, line
-
-
-def _read_lines(inner: str, first_line: int) -> Fields | None:
-    """Read flat and one-level nested ``key: value`` lines; ``None`` if anything is richer."""
-    fields: dict[str, str] = {}
-    spans: dict[str, FieldSpan] = {}
-    parent: str | None = None
-    for offset, line in _content_lines(inner):
-        child = _CHILD_RE.match(line)
-        if child and parent is not None:
-            key, value_text = f"{parent}.{child.group(2)}", child.group(3)
-            match = child
-            group = 3
-        else:
-            top = _KEY_RE.match(line)
-            if top is None:
-                return None
-            key, value_text, match, group = top.group(1), top.group(2), top, 2
-            parent = key if not value_text else None
-            if not value_text:
-                continue
-        if value_text is None:
-            return None
-        scalar = _plain_or_quoted(value_text, colons=True)
-        if scalar is None:
-            return None
-        key = sys.intern(key)  # the same few keys in every file: keep one copy of each
-        fields[key] = scalar[0]
-        spans[key] = FieldSpan(first_line + offset, match.start(group), match.end(group), scalar[1])
-    return fields, spans
-
-
-def _plain_or_quoted(text: str, *, colons: bool = False) -> tuple[str, str] | None:
-    """A one-line scalar's value and quote style, or ``None`` if YAML must decide.
-
-    ``colons``: read a plain value holding ``: `` (or ending in ``:``) to the end of the line,
-    as Claude Code does; off when asking what may be *written* plain (YAML would refuse it).
-    """
-    if not text:
-        return "", ""
-    if len(text) >= 2 and text[0] == text[-1] == "'":
-        inner = text[1:-1]
-        if "'" in inner.replace("''", ""):
-            return None
-        return inner.replace("''", "'"), "'"
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        inner = text[1:-1]
-        if "\\" in inner or '"' in inner:
-            return None
-        return inner, '"'
-    if text[0] in _PLAIN_BAD_START or " #" in text or "\t#" in text:
-        return None
-    if not colons and (": " in text or ":\t" in text or text.endswith(":")):
-        return None
-    return text, ""
-
-
-def _colons_quoted(inner: str) -> str:
-    """``inner`` with each one-line plain value that holds ``: `` (top level, or under a key
-    that opens a mapping) single-quoted, so that YAML reads it as Claude Code does."""
-    lines = inner.split("\n")
-    in_mapping = False  # the last top-level key has no value on its line
-    for i, raw in enumerate(lines):
-        line = raw.rstrip("\r")
-        match = _KEY_RE.match(line)
-        group = 2
-        if match is not None:
-            in_mapping = not match.group(2)
-        elif in_mapping and (match := _CHILD_RE.match(line)) is not None:
-            group = 3
-        if match is None or not match.group(group):
-            continue
-        value = match.group(group)
-        if _plain_or_quoted(value) is None and _plain_or_quoted(value, colons=True):
-            quoted = "'" + value.replace("'", "''") + "'"
-            lines[i] = raw[: match.start(group)] + quoted + raw[match.end(group) :]
-    return "\n".join(lines)
-
-
-def _read_yaml(inner: str) -> Fields | None:
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        data = yaml.load(inner, Loader=loader)
-    except Exception:  # noqa: BLE001 - any YAML failure means "try the lenient reader"
-        quoted = _colons_quoted(inner)
-        if quoted == inner:
-            return None
-        try:
-            data = yaml.load(quoted, Loader=loader)
-        except Exception:  # noqa: BLE001 - as above
-            return None
-    if not isinstance(data, dict):
-        return None
-    fields: dict[str, str] = {}
-    for key, value in data.items():
-        if not isinstance(key, str):
-            continue
-        if isinstance(value, dict):
-            for sub, subvalue in value.items():
-                if isinstance(sub, str) and _is_scalar(subvalue):
-                    fields[f"{key}.{sub}"] = _scalar_text(subvalue)
-        else:
-            # A list or other rich value is present but not editable: recorded as "".
-            fields[key] = _scalar_text(value) if _is_scalar(value) else ""
-    return fields, {}
-
-
-def _is_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool)) or hasattr(value, "isoformat")
-
-
-def _scalar_text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value.isoformat() if hasattr(value, "isoformat") else str(value)
-
-
-def _read_lenient(inner: str, first_line: int) -> Fields:
-    """``key: anything`` lines, split at the first colon; raise if a line is not one."""
-    fields: dict[str, str] = {}
-    spans: dict[str, FieldSpan] = {}
-    parent: str | None = None
-    for offset, line in _content_lines(inner):
-        if line[0] in " \t" and parent is not None:
-            stripped = line.strip()
-            if stripped.startswith("- "):
-                continue
-            key, sep, value = stripped.partition(":")
-            if not sep or not _KEY.fullmatch(key.strip()):
-                raise ParseError(f"frontmatter line {first_line + offset + 1} is not 'key: value'")
-            fields[f"{parent}.{key.strip()}"] = _unquote(value.strip())
-            continue
-        match = _KEY_LINE.match(line)
-        if match is None:
-            raise ParseError(f"frontmatter line {first_line + offset + 1} is not 'key: value'")
-        key, value = match.group(1), match.group(2).strip()
-        parent = key if not value else None
-        if value:
-            fields[key] = _unquote(value)
-            start = match.start(2) + (len(match.group(2)) - len(match.group(2).lstrip()))
-            quoted = len(value) >= 2 and value[0] in "'\"" and value[-1] == value[0]
-            quote = value[0] if quoted else ""
-            spans[key] = FieldSpan(first_line + offset, start, start + len(value), quote)
-    return fields, spans
-
-
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] == "'":
-        return value[1:-1].replace("''", "'")
-    if len(value) >= 2 and value[0] == value[-1] == '"':
-        return value[1:-1]
-    return value
-
-
-def _locate_simple(inner: str, first_line: int, fields: dict[str, str]) -> dict[str, FieldSpan]:
-    """For YAML-read frontmatter: the top-level one-line scalars the line reader agrees on."""
-    spans: dict[str, FieldSpan] = {}
-    for offset, raw in enumerate(inner.split("\n")):
-        match = _KEY_RE.match(raw.rstrip("\r"))
-        if not match or not match.group(2):
-            continue
-        key = match.group(1)
-        scalar = _plain_or_quoted(match.group(2), colons=True)
-        if scalar is not None and fields.get(key) == scalar[0] and key not in spans:
-            spans[key] = FieldSpan(first_line + offset, match.start(2), match.end(2), scalar[1])
-    return spans
 
 
 # --- writing values ----------------------------------------------------------------------
@@ -410,7 +215,7 @@ def plain_safe(value: str) -> bool:
         and value == value.strip()
         and "\n" not in value
         and "\r" not in value
-        and _plain_or_quoted(value) == (value, "")
+        and plain_or_quoted(value) == (value, "")
         and not _YAML_SPECIAL.match(value)
     )
 

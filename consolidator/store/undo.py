@@ -13,7 +13,8 @@ and the root is left as it was. Nothing is unlinked: a file the run created is m
 a folder or symbolic link is never moved.
 
 What an undo will do is checked and planned first (:mod:`consolidator.store.undo_plan`); this
-module makes the steps. :func:`undo_run` is the entry point for ``consolidator undo``: it
+module makes the steps, moving files in and out of the run's folder with
+:mod:`consolidator.store.runfolder`. :func:`undo_run` is the entry point for ``consolidator undo``: it
 holds the root's locks.
 Crash recovery calls :func:`undo` under the lock its run already holds.
 """
@@ -21,16 +22,15 @@ Crash recovery calls :func:`undo` under the lock its run already holds.
 from __future__ import annotations
 
 import errno
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
 from consolidator.errors import ConsolidatorError, FileChanged
-from consolidator.state import statedir, statefiles
+from consolidator.state import statedir
 from consolidator.state.lock import RootLock, forget_run
-from consolidator.store.dirfd import RootDir, open_folder
+from consolidator.store.dirfd import RootDir
 from consolidator.store.journal import (
     Entry,
     Journal,
@@ -38,26 +38,26 @@ from consolidator.store.journal import (
     load,
 )
 from consolidator.store.model import FileStat
-from consolidator.store.move import move_file
-from consolidator.store.names import clip
-from consolidator.store.recheck import check_unchanged, read_checked
+from consolidator.store.recheck import read_checked
+from consolidator.store.runfolder import (
+    TRIES,
+    NotRegular,
+    place_back,
+    same_file,
+    take_out,
+)
 from consolidator.store.scan import ReadProblem, file_stat, read_regular
 from consolidator.store.undo_plan import (
     OTHER,
     READ_ALL,
     Copies,
-    Now,
     Step,
     before_of,
     check_copies,
     folder_of,
-    in_root,
     plan_steps,
-    saved,
 )
 from consolidator.store.write import atomic_write
-
-_TRIES = 5  # a forced undo displaces a file a live session keeps recreating at most this often
 
 
 class UndoRefused(ConsolidatorError):
@@ -66,16 +66,6 @@ class UndoRefused(ConsolidatorError):
     def __init__(self, files: list[str], why: str = "changed since the run") -> None:
         self.files = files
         super().__init__(f"{why}, not undone (use --force): " + ", ".join(files))
-
-
-class NotRegular(ConsolidatorError):
-    """A path the undo must restore is now a folder, a symbolic link or something else that
-    is never moved or overwritten, not even by ``--force``. Nothing was changed."""
-
-    def __init__(self, files: list[str]) -> None:
-        self.files = files
-        super().__init__("not a regular file now (a folder or link is never moved), "
-                         "not undone: " + ", ".join(files))
 
 
 class BackupDamaged(ConsolidatorError):
@@ -97,99 +87,6 @@ class UndoResult:
     restored: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     displaced: dict[str, str] = field(default_factory=dict)  # file -> where its newer bytes went
-
-
-def _free(dest: Path) -> Path:
-    """``dest``, or a name beside it that is free (``.<pid>``, ``.<pid>-N``), within the
-    file system's 255 bytes."""
-    if not os.path.lexists(dest):
-        return dest
-    n = 0
-    while True:
-        suffix = f".{os.getpid()}" + (f"-{n}" if n else "")
-        candidate = dest.with_name(clip(dest.name, suffix))
-        if not os.path.lexists(candidate):
-            return candidate
-        n += 1
-
-
-def _same(a: FileStat, b: FileStat) -> bool:
-    return (a.size, a.mtime_ns, a.sha256) == (b.size, b.mtime_ns, b.sha256)
-
-
-def _take_out(rd: RootDir, rel: str, dest: Path, expected: FileStat | None = None) -> \
-        tuple[Path, FileStat] | None:
-    """Move the root's regular file ``rel`` to a free name at ``dest`` (in the run's
-    folder), byte for byte.
-
-    ``expected``: move it only if it is still exactly that, else :class:`FileChanged` (it
-    stays, or is put back with anything written to it meanwhile). Without: move what is
-    there now (a file a session keeps writing is tried again); None if nothing is. A folder
-    or link is never moved (:class:`NotRegular`).
-    """
-    path = rd.path / rel
-    for _ in range(_TRIES):
-        now: Now = expected
-        if expected is None:
-            now = in_root(rd, rel)
-            if now is None:
-                return None
-            if now == OTHER:
-                raise NotRegular([rel])
-        assert isinstance(now, FileStat)
-        statefiles.private_dir(dest.parent)
-        target = _free(dest)
-        try:
-            move_file(path, target, now, source_root=rd)
-        except FileChanged:
-            if expected is not None:
-                raise
-            continue  # written meanwhile (and put back): take what is there now
-        return target, now
-    raise FileChanged(f"{rel}: kept changing while being moved aside")
-
-
-_NO_LINKS = (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP)
-
-
-def _place(rd: RootDir, source: Path, rel: str, expected: FileStat | None = None) -> None:
-    """Move ``source`` (in the run's folder) to ``rel`` in the root without ever replacing
-    anything there: :class:`FileExistsError` if the name is taken, even a moment ago (the
-    new name is made with link(), which never replaces). ``expected``: ``source`` must
-    still be exactly that."""
-    if expected is not None:
-        check_unchanged(source, expected)
-    with open_folder(source.parent) as src:
-        dst, name = folder_of(rd, rel, create=True)
-        with dst:
-            src.verify()
-            dst.verify()
-            try:
-                if _LINK_NOFOLLOW:
-                    os.link(src.at(source.name), dst.at(name), src_dir_fd=src.dir_fd,
-                            dst_dir_fd=dst.dir_fd, follow_symlinks=False)
-                else:
-                    os.link(src.at(source.name), dst.at(name), src_dir_fd=src.dir_fd,
-                            dst_dir_fd=dst.dir_fd)
-            except FileExistsError:
-                raise FileExistsError(errno.EEXIST, "a file is in the way",
-                                      str(rd.path / rel)) from None
-            except OSError as exc:
-                if exc.errno not in _NO_LINKS:
-                    raise
-                found = expected or saved(source, rel)
-                if not isinstance(found, FileStat):
-                    raise
-                # No second name possible (another file system): move_file's own checks.
-                move_file(source, rd.path / rel, found, dest_root=rd)
-                return
-            dst.fsync()
-            # The file lives on at ``rel``: this drops only the run folder's second name.
-            os.unlink(src.at(source.name), dir_fd=src.dir_fd)
-            src.fsync()
-
-
-_LINK_NOFOLLOW = os.link in os.supports_follow_symlinks
 
 
 class _Undoer:
@@ -279,17 +176,17 @@ class _Undoer:
         # What the run made goes to undone/; bytes changed since (forced) to displaced/.
         dest = statedir.undone(self.run_dir, entry.file) if step.state == "todo" else displaced
         try:
-            moved = _take_out(self.rd, entry.file, dest, made)
+            moved = take_out(self.rd, entry.file, dest, made)
         except FileChanged:
             if not self.force:
                 raise
-            moved = _take_out(self.rd, entry.file, displaced)
+            moved = take_out(self.rd, entry.file, displaced)
         if moved is None:
             return
         target, was = moved
-        if step.state != "todo" or not _same(was, made):
+        if step.state != "todo" or not same_file(was, made):
             self.result.displaced[entry.file] = str(target)
-        self._undo_later(entry.file, lambda: _place(self.rd, target, entry.file, was))
+        self._undo_later(entry.file, lambda: place_back(self.rd, target, entry.file, was))
 
     def _unarchive(self, step: Step) -> None:
         entry = step.entry
@@ -299,20 +196,20 @@ class _Undoer:
                             archived.sha256)
 
         def back() -> None:  # into the archive again, under its own name
-            moved = _take_out(self.rd, entry.file, source, expected)
+            moved = take_out(self.rd, entry.file, source, expected)
             if moved is not None and moved[0] != source:
                 raise FileExistsError(errno.EEXIST, "archive name taken", str(source))
 
         if step.state == "todo":
             try:
-                _place(self.rd, source, entry.file, expected)
+                place_back(self.rd, source, entry.file, expected)
             except (FileChanged, FileExistsError):
                 if not self.force:
                     raise  # a file appeared where the archived one goes back
             else:
                 self._undo_later(entry.file, back)
                 return
-        self._displace_then(step, lambda: _place(self.rd, source, entry.file, expected),
+        self._displace_then(step, lambda: place_back(self.rd, source, entry.file, expected),
                             expected, back=back)
 
     # -- forced steps and putting back ---------------------------------------------------
@@ -326,8 +223,8 @@ class _Undoer:
         dest = statedir.displaced(self.run_dir, entry.step, entry.file)
         aside: list[tuple[Path, FileStat]] = []
         try:
-            for _ in range(_TRIES):
-                moved = _take_out(rd, entry.file, dest)
+            for _ in range(TRIES):
+                moved = take_out(rd, entry.file, dest)
                 if moved is not None:
                     aside.append(moved)
                     self.result.displaced[entry.file] = str(moved[0])
@@ -349,14 +246,14 @@ class _Undoer:
             if back is not None:
                 back()
             else:  # the restored copy goes into undone/, what was there comes back
-                _take_out(rd, entry.file, statedir.undone(self.run_dir, entry.file), result)
+                take_out(rd, entry.file, statedir.undone(self.run_dir, entry.file), result)
             self._put_back_aside(entry.file, aside)
         self._undo_later(entry.file, inverse)
 
     def _put_back_aside(self, rel: str, aside: list[tuple[Path, FileStat]]) -> None:
         if aside:  # the latest is what the root had; earlier ones stay in displaced/
             target, _was = aside[-1]
-            _place(self.rd, target, rel)
+            place_back(self.rd, target, rel)
             if len(aside) == 1:
                 self.result.displaced.pop(rel, None)
 

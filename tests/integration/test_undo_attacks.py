@@ -318,8 +318,8 @@ def _fail_on_call(monkeypatch: pytest.MonkeyPatch, name: str, call: int) -> None
     monkeypatch.setattr(undo_module, name, failing)
 
 
-@pytest.mark.parametrize("name, call", [("atomic_write", 3), ("_take_out", 2),
-                                        ("_place", 1), ("_place", 3)])
+@pytest.mark.parametrize("name, call", [("atomic_write", 3), ("take_out", 2),
+                                        ("place_back", 1), ("place_back", 3)])
 def test_a_step_failing_half_way_puts_back_every_step_the_undo_did(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
     name: str, call: int

@@ -1,6 +1,8 @@
 """New pointer lines: written in the style of the index's own lines, placed where a person
 would put them (under the heading for the memory's type, else under the index's list heading,
-else after its last pointer, else at the end), titled in words rather than a file slug.
+else under the heading whose pointers link files named like it, else after its last pointer;
+in an index sorted under headings of its own categories, none of them the list, under a
+heading of its type at the end), titled in words rather than a file slug.
 
 The index is loaded into every session, so a new pointer never copies a secret into it: a
 credential in the memory's name or description is masked in its title and hook the way
@@ -192,21 +194,59 @@ def type_heading(lines: list[IndexLine], mtype: str) -> int | None:
     return best[1] if best else None
 
 
-def list_heading(lines: list[IndexLine]) -> int | None:
-    """The index's own list heading: one named like a list ("## Index", "## Memories",
-    "## 目次") that holds pointers, else the heading over the most pointer lines."""
-    counts: Counter[int] = Counter()
+def _sections(lines: list[IndexLine]) -> dict[int, list[str]]:
+    """Heading -> the memory files its pointer lines link (headings over pointers only)."""
+    out: dict[int, list[str]] = {}
     current = None
     for i, line in enumerate(lines):
         if line.kind == "heading":
             current = i
-        elif line.kind == "pointer" and current is not None:
-            counts[current] += 1
+        elif line.kind == "pointer" and current is not None and line.target:
+            out.setdefault(current, []).append(line.target)
+    return out
+
+
+def list_heading(lines: list[IndexLine]) -> int | None:
+    """The index's own list heading: one named like a list ("## Index", "## Memories",
+    "## 目次") that holds pointers, else the heading over most of the pointer lines (more
+    than all the others hold together). None when the pointers stand under several headings
+    none of which is the list: those are the user's own categories, and a memory that none
+    of them is shown to hold is not filed under one."""
+    counts = {i: len(targets) for i, targets in _sections(lines).items()}
     named = [i for i in counts if _LIST_HEADING.search(lines[i].heading_text)]
     if named:
         return named[0]
     if counts:
-        return max(counts, key=lambda i: (counts[i], -i))
+        most = max(counts, key=lambda i: (counts[i], -i))
+        if 2 * counts[most] > sum(counts.values()):
+            return most
+    return None
+
+
+_PREFIX = re.compile(r"([^\W\d_]+)[_-]\w")  # the first word of a slug: `decision_`, `todo-`
+
+
+def _prefix(file: str) -> str | None:
+    match = _PREFIX.match(file.rsplit("/", 1)[-1])
+    return match.group(1).casefold() if match else None
+
+
+def sibling_heading(lines: list[IndexLine], file: str, mtype: str | None = None
+                    ) -> int | None:
+    """The heading whose pointers link files named with the same first word as ``file``
+    (``decision_x.md`` under the section holding ``decision_y.md``), else with the memory's
+    type as their first word (``git_workflow.md``, a feedback memory, under the section
+    holding ``feedback_tests.md``, whatever language its heading is in), when one heading
+    has more of them than any other."""
+    sections = _sections(lines)
+    for word in (_prefix(file), mtype):
+        if not word:
+            continue
+        counts = Counter({i: sum(1 for t in targets if _prefix(t) == word)
+                          for i, targets in sections.items()})
+        ranked = [(n, i) for i, n in counts.most_common(2) if n]
+        if ranked and not (len(ranked) == 2 and ranked[0][0] == ranked[1][0]):
+            return ranked[0][1]
     return None
 
 
@@ -253,6 +293,11 @@ def add_pointers(
     appended: list[IndexLine] = []
     last_pointer = max((i for i, l in enumerate(lines) if l.kind == "pointer"), default=None)
     listed = list_heading(lines)
+    # Pointers under several headings, none the list: the user's categories. A memory none
+    # of them is shown to hold goes under a heading of its type at the end.
+    sections = _sections(lines)
+    sorted_in = not fresh and listed is None and len(sections) > 1
+    level = min((lines[i].level for i in sections), default=2)
     places: dict[str, int | None] = {}  # type -> where its new lines go
     for memory in sorted(memories, key=lambda m: (m.type or "~", m.file)):
         line = classify(pointer_line(memory, limit, style))
@@ -263,15 +308,18 @@ def add_pointers(
                 at = listed
             places[mtype] = None if at is None else section_end(lines, at)
         end = places[mtype]
+        if end is None and not fresh:
+            sibling = sibling_heading(lines, memory.file, memory.type)
+            end = None if sibling is None else section_end(lines, sibling)
         if end is not None:
             by_place.setdefault(end, []).append(line)
-        elif last_pointer is not None and not fresh:
+        elif last_pointer is not None and not fresh and not sorted_in:
             by_place.setdefault(item_end(lines, last_pointer), []).append(line)
-        elif fresh:
+        elif fresh or sorted_in:
             if mtype not in headings:
                 if appended:
                     appended.append(IndexLine("", "blank"))
-                appended.append(classify(f"## {mtype.capitalize()}"))
+                appended.append(classify(f"{'#' * level} {mtype.capitalize()}"))
                 headings[mtype] = len(appended)
             appended.append(line)
         else:
@@ -292,7 +340,7 @@ def add_pointers(
                 out = [classify("# Memory index"), IndexLine("", "blank")]
             elif out[-1].kind != "blank":
                 out.append(IndexLine("", "blank"))
-        elif out and out[-1].kind != "blank" and not _BULLET.match(out[-1].text):
-            out.append(IndexLine("", "blank"))
+        elif out and out[-1].kind != "blank" and (sorted_in or not _BULLET.match(out[-1].text)):
+            out.append(IndexLine("", "blank"))  # (a heading of its own after a blank line)
         out.extend(appended)
     return out

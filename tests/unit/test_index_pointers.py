@@ -241,6 +241,40 @@ def test_with_no_list_heading_the_heading_over_most_pointers_is_used() -> None:
     ]
 
 
+CATEGORIES = ("# Pamięć projektu\n\n## Decyzje\n- [Nie WordPress](decision_wp.md) — dlaczego\n"
+              "\n## Do zrobienia\n- [OAuth](todo_oauth.md) — logowanie\n"
+              "\n## Обратная связь\n- [Tests](feedback_tests.md) — izolowane testy\n")
+OLD = [make_memory("decision_wp.md"), make_memory("todo_oauth.md"),
+       make_memory("feedback_tests.md", mtype="feedback")]
+
+
+def test_in_an_index_of_its_own_categories_a_pointer_joins_the_files_named_like_it() -> None:
+    # Each section holds one pointer: none is the list, and no heading names a type. A file
+    # named with a section's first word (decision_, todo_), or with its type as a section's
+    # files are named (a feedback memory beside feedback_ files), goes there.
+    new = [make_memory("decision_host.md", description="host"),
+           make_memory("todo_api.md", description="api"),
+           make_memory("git_rules.md", description="rules", mtype="feedback")]
+
+    out = lines_of(rebuild(CATEGORIES, OLD + new).text)
+
+    assert "(decision_host.md)" in out[out.index("## Decyzje") + 2]
+    assert "(todo_api.md)" in out[out.index("## Do zrobienia") + 2]
+    assert "(git_rules.md)" in out[out.index("## Обратная связь") + 2]
+    assert len(out) == len(lines_of(CATEGORIES)) + 3  # no heading added
+
+
+def test_in_an_index_of_its_own_categories_an_unplaced_pointer_gets_its_types_heading() -> None:
+    # Nothing shows which category holds a reference: it is not filed under the first one,
+    # but under a heading of its type at the end.
+    new = make_memory("reference_map.md", description="map", mtype="reference")
+
+    out = lines_of(rebuild(CATEGORIES, [*OLD, new]).text)
+
+    assert out[-3:-1] == ["", "## Reference"] and "(reference_map.md)" in out[-1]
+    assert out[:len(lines_of(CATEGORIES))] == lines_of(CATEGORIES)
+
+
 def test_with_pointers_under_no_heading_a_new_one_follows_the_last_pointer() -> None:
     text = "- [A](a.md) — a\n- [B](b.md) — b\n\nA closing paragraph.\n"
 

@@ -108,6 +108,7 @@ class Result:
     pinned_out_after_apply: list[str] = field(default_factory=list)
     room_taken: bool = False
     full_after_fit: bool = False  # fitted under apply=all to no room for the next pointer
+    moved_still_over: bool = False  # a default run moved lines and left the index over
     failed: list[str] = field(default_factory=list)  # runs that ended in an error
     within_after_all: bool = True
     seconds: float = 0.0
@@ -278,6 +279,8 @@ def measure(case: str, group: str, source: Path, pinned: list[str] | None) -> Re
                 if within_before:
                     result.hooks_changed = sorted(left)
                 result.room_taken = room_for_a_pointer(before) and not room_for_a_pointer(after)
+                index = report.plan.index
+                result.moved_still_over = bool(made and index and not index.within_limits)
             else:
                 result.topics_all = len(made)
                 result.pinned_out = [p for p in pinned if p.strip() and not p.startswith("<!--")
@@ -361,6 +364,8 @@ TARGETS = [
     ("hooks changed in an index within its limits", lambda r: len(r.hooks_changed), 0),
     ("default runs that took the room of Claude Code's next pointer",
      lambda r: int(r.room_taken), 0),
+    ("default runs that moved lines and left the index over its limits",
+     lambda r: int(r.moved_still_over), 0),
     ("over after apply=all with no reason given", lambda r: int(r.over_without_reason), 0),
     ("fits under apply=all that left no room for Claude Code's next pointer, no reason given",
      lambda r: int(r.full_after_fit), 0),

@@ -140,11 +140,25 @@ def shrink(
     ``settled``: the lines are the index as read, within its limits measured line by line
     with their own endings (one ending for all, as a rewrite writes them, may count more:
     it is not rewritten for that)."""
-    fitter = Fitter(list(lines), live, editable, limits, newline, taken=set(taken),
-                    mtime_ns=mtime_ns, used=frozenset(used), names=names)
+    def fresh() -> Fitter:
+        return Fitter(list(lines), live, editable, limits, newline, taken=set(taken),
+                      mtime_ns=mtime_ns, used=frozenset(used), names=names)
+
+    fitter = fresh()
     over = not settled and not fitter.fits()
     if over and scope == SAFE_SCOPE:
-        fitter.move_unloaded(loaded_now if loaded_now is not None else [True] * len(lines))
+        # Moved only where the index then fits: else the pointers to what moved stand past
+        # the window too, the index is still over (Claude Code's memory writes still fail),
+        # and nothing a session reads gained; a block whose first lines are loaded would be
+        # split from its rest. The fit (a judgment) waits for review instead.
+        trial = fresh()
+        trial.move_unloaded(loaded_now if loaded_now is not None else [True] * len(lines))
+        if trial.fits():
+            fitter = trial
+        elif trial.moved:
+            fitter.why.append("moving the lines past Claude Code's window into topic memories "
+                              "would leave the index over its limits, their pointers past "
+                              "the window too: nothing moves without review")
     elif over:
         # Fitted with room left for Claude Code's next pointer (a write that leaves the index
         # over its limits fails), and for the pointer to the list of memories with none.

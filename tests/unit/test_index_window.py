@@ -84,19 +84,44 @@ def _log_index(days: int) -> tuple[str, list]:
     return "\n".join(lines) + "\n", memories
 
 
+def unloaded_moved(text: str, memories: list[Memory] | None = None) -> Fitter:
+    """The safe scope's move of the lines Claude Code does not load, made on ``text`` whether
+    or not the index then fits (a plan makes it only where it does)."""
+    lines = hide(parse_index(text))
+    live = {m.file: m for m in memories or []}
+    newline = newline_of(text)
+    fitter = Fitter(list(lines), live, None, Limits(), newline, taken=set(live), mtime_ns=0)
+    fitter.move_unloaded(loaded(lines, Limits(), newline, line_endings(text)))
+    return fitter
+
+
+def lines_after(fitter: Fitter) -> list[str]:
+    return [line.text for line in fitter.lines]
+
+
+def test_a_safe_plan_moves_nothing_where_the_index_would_stay_over() -> None:
+    # 290 lines: the pointer to the moved tail would stand past line 200 too.
+    text, memories = _log_index(90)
+
+    plan = plan_index(text, memories, present={m.file for m in memories}, scope="safe")
+
+    assert plan.changed is False and plan.creates == () and plan.moved == ()
+    assert any("nothing moves without review" in why for why in plan.why)
+
+
 def test_the_safe_scope_moves_only_unloaded_lines_as_one_topic_per_section() -> None:
     text, memories = _log_index(90)
     before = text.splitlines()
 
-    plan = plan_index(text, memories, present={m.file for m in memories}, scope="safe")
+    moved = unloaded_moved(text, memories)
 
-    after = plan.text.splitlines()
+    after = lines_after(moved)
     assert after[:200] == before[:200]
-    [topic] = plan.creates
+    [topic] = moved.creates
     assert topic.file == "index_session_log.md"
     assert [line for line in before[200:]] == topic.text.splitlines()[7:]
     assert after[200].startswith("- [Session log](index_session_log.md)")
-    assert not plan.within_limits and plan.over == "1 line(s) over 200"
+    assert moved.over() == (1, 0)
 
 
 def test_the_safe_scope_leaves_an_index_within_its_limits_alone() -> None:
@@ -125,12 +150,12 @@ def test_lone_unloaded_lines_of_several_sections_share_one_topic_that_frees_line
         lines += [f"## Part {section}", f"- note {section}"]
     text = "\n".join(lines) + "\n"
 
-    plan = plan_index(text, [], present=set(), scope="safe")
+    moved = unloaded_moved(text)
 
-    [topic] = plan.creates  # no topic of one line each: one for all of them
+    [topic] = moved.creates  # no topic of one line each: one for all of them
     assert topic.file == "index_more_of_the_index.md"
-    assert plan.text.splitlines()[:200] == lines[:200]
-    assert plan.lines == 201  # only "## Part 0" is loaded: it stays, with the pointer
+    assert lines_after(moved)[:200] == lines[:200]
+    assert len(moved.lines) == 201  # only "## Part 0" is loaded: it stays, with the pointer
     assert all(f"- note {s}" in topic.text for s in range(6))
 
 
@@ -142,12 +167,12 @@ def test_lone_sections_around_a_long_one_share_one_topic_with_it() -> None:
     lines += ["## Part D", "- note d"]
     text = "\n".join(lines) + "\n"
 
-    plan = plan_index(text, [], present=set(), scope="safe")
+    fitter = unloaded_moved(text)
 
-    assert plan.text.splitlines()[:200] == lines[:200]
-    moved = "".join(t.text for t in plan.creates)
+    assert lines_after(fitter)[:200] == lines[:200]
+    moved = "".join(t.text for t in fitter.creates)
     assert all(note in moved for note in ("- note a", "- note d", "- long note 29"))
-    kept = plan.text.splitlines()
+    kept = lines_after(fitter)
     assert not any(line.startswith(("- note", "- long note")) for line in kept)
 
 
@@ -156,20 +181,22 @@ def test_the_safe_scope_moves_a_lone_unloaded_line_longer_than_its_pointer() -> 
     lines = ["# Memory"] + [f"- fact {i}" for i in range(199)] + ["## Later", long_note]
     text = "\n".join(lines) + "\n"
 
-    plan = plan_index(text, [], present=set(), scope="safe")
+    moved = unloaded_moved(text)
 
-    [topic] = plan.creates
+    [topic] = moved.creates
     assert long_note in topic.text.splitlines()
-    assert long_note not in plan.text.splitlines()
+    assert long_note not in lines_after(moved)
 
 
 def test_the_whole_fit_moves_the_log_into_the_topic_an_earlier_safe_run_made() -> None:
+    # (An earlier version's default run moved the unloaded tail on its own.)
     text, memories = _log_index(90)
     present = {m.file for m in memories}
-    safe = plan_index(text, memories, present=present, scope="safe")
+    safe = unloaded_moved(text, memories)
     live = memories + [t.memory for t in safe.creates]
 
-    full = plan_index(safe.text, live, present=present | {t.file for t in safe.creates})
+    full = plan_index("\n".join(lines_after(safe)) + "\n", live,
+                      present=present | {t.file for t in safe.creates})
 
     assert full.within_limits
     [topic] = full.creates
@@ -190,12 +217,12 @@ def test_more_sections_past_the_window_than_topics_share_the_last_topic() -> Non
         lines += [f"## Part {section}"] + [f"- note {section}.{i}" for i in range(5)]
     text = "\n".join(lines) + "\n"
 
-    plan = plan_index(text, [], present=set(), scope="safe")
+    moved = unloaded_moved(text)
 
-    assert len(plan.creates) == MAX_TOPICS
-    assert "index_more_of_the_index.md" in {t.file for t in plan.creates}
-    assert plan.text.splitlines()[:199] == lines[:199]
-    assert any("span 6 sections" in why for why in plan.why)
+    assert len(moved.creates) == MAX_TOPICS
+    assert "index_more_of_the_index.md" in {t.file for t in moved.creates}
+    assert lines_after(moved)[:199] == lines[:199]
+    assert any("span 6 sections" in why for why in moved.why)
 
 
 def test_the_fit_moves_the_smallest_enough_section_not_the_largest() -> None:
@@ -242,14 +269,15 @@ def test_choosing_the_index_change_takes_the_topic_memory_it_needs_along() -> No
 def test_extending_an_earlier_topic_keeps_its_frontmatter_and_opening_byte_for_byte() -> None:
     text, memories = _log_index(90)
     present = {m.file for m in memories}
-    safe = plan_index(text, memories, present=present, scope="safe")
+    safe = unloaded_moved(text, memories)
     [made] = safe.creates
     edited = made.text.replace("type: project\n", "type: project\nowner: dana\n").replace(
         "# Session log\n", "# Session log\nKept by hand: read the newest day first.\n")
     data = edited.encode()
     topic = Memory(FileStat(made.file, len(data), made.mtime_ns, 0o644, "x"), parse(data))
 
-    full = plan_index(safe.text, memories + [topic], present=present | {made.file})
+    full = plan_index("\n".join(lines_after(safe)) + "\n", memories + [topic],
+                      present=present | {made.file})
 
     [grown] = full.creates
     assert grown.text.startswith(edited.split("Kept by hand")[0])  # frontmatter, title

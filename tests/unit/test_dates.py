@@ -300,6 +300,24 @@ def test_a_rewritten_phrase_takes_its_yearless_gloss_with_it(text: str, expected
     assert rewritten(text) == expected
 
 
+def test_a_passage_dated_by_a_range_of_days_has_no_one_writing_day() -> None:
+    # "(2026-06-18/19)": a session over two days; "tomorrow" under it is not the 19th.
+    text = ("**The left wheel cuts out (2026-06-18/19): the chain drops.**\n\n"
+            "**TO DO TOMORROW:** reseat the connector.\n")
+    assert find_relative(text, WRITTEN, "", False) == []
+    one_day = text.replace("2026-06-18/19", "2026-06-18")
+    assert [f.resolved for f in find_relative(one_day, WRITTEN, "", False)] == ["2026-06-19"]
+
+
+@pytest.mark.parametrize("text", [
+    "- Update expected **~2026-06-19** (tomorrow): compare, do not guess.",
+    "- Mise à jour attendue ~2026-06-19 (demain), puis test.",
+    "- 更新预计 2026-06-19（明天）到。",
+])
+def test_a_relative_word_in_brackets_after_a_date_glosses_that_date(text: str) -> None:
+    assert find_relative(text, WRITTEN, "", True) == []
+
+
 def test_a_date_inside_a_link_names_what_it_links_to_not_the_lines_day() -> None:
     # The note of the 29th links the note of the 28th: "yesterday" is the 28th, the day the
     # link names, counted from the note's own date (its heading), not from the link's.

@@ -170,6 +170,15 @@ def test_finished_work_as_the_memory_s_status_still_retires_it(body: str, extra:
     assert whole(body, extra=extra).kinds == ("marker",)
 
 
+def test_a_status_word_in_a_hyphenated_compound_is_no_status() -> None:
+    # "closed-loop", "done-ish": a technical term, not the memory's status.
+    body = "# Velocity floors\n\n- Linear floor 0.04 m/s.\n"
+    found, note = study_stale(memory(body, description="Floors (closed-loop sweep, 2026-07-02)"),
+                              NOW, None)  # type: ignore[arg-type]
+    assert found is None and note is None
+    assert finished(body, description="Floors sweep (closed)").startswith("marked as finished")
+
+
 @pytest.mark.parametrize("status", [
     "Status: done, except the store registration (the user's step)",
     "STATUS: COMPLETE as of 2026-03-17; the registration still to do",

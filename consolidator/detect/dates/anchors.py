@@ -236,6 +236,23 @@ def mark_end(line: str) -> int:
     return match.end() if match else 0
 
 
+# A date that is one end of a range: "11–15 April 2026", "2026-04-11..15", "2026-04-11 ~ 18",
+# "2026-06-18/19": a passage of several days, no one day it was written on.
+RANGE_BEFORE = re.compile(r"\d\s*(?:[-–—~]|\.\.)\s*$")
+RANGE_AFTER = re.compile(r"\s*(?:[-–—~]|\.\.)\s*\d|/\d{1,2}(?![\d/])")
+
+
+def _days(text: str) -> list[Explicit]:
+    """The explicit dates of ``text``, with one that is the end of a range left out (and
+    every date after it: which day the text is of cannot be told)."""
+    out: list[Explicit] = []
+    for found in explicit_dates(text):
+        if RANGE_AFTER.match(text, found.end) or RANGE_BEFORE.search(text, 0, found.start):
+            break
+        out.append(found)
+    return out
+
+
 def _label_date(line: str, written: date) -> date | None:
     """The date of a label opening ``line`` ("Context (2026-03-24):", "- 2026-03-24 —")."""
     content = line[mark_end(line):]
@@ -243,7 +260,7 @@ def _label_date(line: str, written: date) -> date | None:
     # A date inside a link (Markdown or wiki) names what it links to (a dated session note),
     # not the day the line was written.
     links = [m.span() for pattern in (LINK_RE, WIKI_RE) for m in pattern.finditer(content, 0, 300)]
-    dates = [d for d in explicit_dates(content[:90])
+    dates = [d for d in _days(content[:90])
              if not any(start <= d.start and d.end <= end for start, end in links)]
     if not dates:
         return None
@@ -261,11 +278,11 @@ def _heading_date(line: str, written: date) -> tuple[int, date | None] | None:
     """(level, date) when ``line`` is a heading, a bold line or a date standing alone."""
     heading = _HEADING.match(line)
     if heading:
-        dates = explicit_dates(line[:200]) or _heading_slash(line[:200])
+        dates = _days(line[:200]) if explicit_dates(line[:200]) else _heading_slash(line[:200])
         return len(heading.group(1)), writing_day(dates[0], written) if dates else None
     bold = _BOLD_LINE.fullmatch(line.strip())
     if bold:
-        dates = explicit_dates(bold.group("inner"))
+        dates = _days(bold.group("inner"))
         return (7, writing_day(dates[0], written)) if dates else None
     content = line.strip().rstrip(" *_")
     if mark_end(line) == _indent(line) and content.endswith((":", "：")) \

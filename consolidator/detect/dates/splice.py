@@ -9,7 +9,9 @@ import re
 # A date written right beside a phrase: digits glued to it, or after a space or bracket.
 # (A dotted pair is a version, "v2.3", as often as a day: only / - and 月 count.)
 _DATE_AFTER = re.compile(r"[ \t]?[(（]?\d{1,4}[/\-月]\d{1,2}(?![\w.])")
-_DATE_BEFORE = re.compile(r"(?<![\w.])\d{1,4}[/\-月]\d{1,2}[日)）]?[ \t]?\Z")
+# (A date just before the phrase's bracket, in bold or not: "~2026-06-19 (tomorrow)" — the
+# phrase glosses the date.)
+_DATE_BEFORE = re.compile(r"(?<![\w.])\d{1,4}[/\-月]\d{1,2}[日)）]?[*_]{0,2}[ \t]?[(（]?\Z")
 # Words after which a day needs no "on": a preposition or a conjunction already says how.
 _NO_ON = frozenset({"since", "until", "till", "by", "from", "before", "after", "on", "for",
                     "of", "to", "through", "than", "between", "and", "or", "nor", "at", "in",

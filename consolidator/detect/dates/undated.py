@@ -13,7 +13,12 @@ import re
 from datetime import date, timedelta
 
 from consolidator import clock
-from consolidator.detect.dates.anchors import explicit_dates, writing_day
+from consolidator.detect.dates.anchors import (
+    RANGE_AFTER,
+    RANGE_BEFORE,
+    explicit_dates,
+    writing_day,
+)
 from consolidator.store.model import Memory
 
 RECORD_LINES = 80  # longer than this, a memory has been added to over many days
@@ -66,8 +71,8 @@ def described_day(memory: Memory) -> date | None:
     description = memory.description or ""
     found = explicit_dates(description)
     if len(found) != 1 or found[0].year is None or memory.type not in _RECORD_TYPES \
-            or _RANGE_BEFORE.search(description, 0, found[0].start) \
-            or _RANGE_AFTER.match(description, found[0].end):
+            or RANGE_BEFORE.search(description, 0, found[0].start) \
+            or RANGE_AFTER.match(description, found[0].end):
         return None
     day = writing_day(found[0], clock.local(memory.written_ns).date())
     body = memory.body
@@ -87,7 +92,4 @@ def described_day(memory: Memory) -> date | None:
     return day
 
 
-# A date that is one end of a range: "11–15 April 2026", "2026-04-11..15", "2026-04-11 ~ 18".
-_RANGE_BEFORE = re.compile(r"\d\s*(?:[-–—~]|\.\.)\s*$")
-_RANGE_AFTER = re.compile(r"\s*(?:[-–—~]|\.\.)\s*\d")
 _HEADING = re.compile(r" {0,3}#{1,6}\s")

@@ -51,7 +51,8 @@ _DATE = r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}/\d{1,2})"
 
 def _patterns(en: str, cjk: str) -> tuple[re.Pattern[str], ...]:
     """The tag forms for one vocabulary, English and CJK, each a bounded linear pattern."""
-    words = rf"(?P<w>(?i:{en})\b{_AFTER}|(?:{cjk}){_AFTER_CJK})"
+    # (An English word joined to the next by a hyphen is part of a compound: "closed-loop".)
+    words = rf"(?P<w>(?i:{en})\b(?!-\w){_AFTER}|(?:{cjk}){_AFTER_CJK})"
     return (
         # "Status: done", "**状态**：已完成"
         re.compile(rf"(?i:{_LABEL})\**\s{{0,3}}[:：=]\s{{0,3}}\**\s{{0,3}}{words}"),

@@ -54,6 +54,9 @@ TWINS = [
     ("scheme named in parts", "token = Hq9tW3-zLm5Qx", "token = HMAC-SHA256"),
     ("a format's prefix alone", "the token `shpat_9fQ2xK7mL3pR8vT1` is static",
      "there is no static token `shpat_` any more"),
+    ("password in another language", "senha: Tr0ub4dor3", "a resenha: Tr0ub4dor3"),
+    ("account pair", "login: ana@example.org / hf0sx3eHylM8", "See the login / logout flow"),
+    ("account pair of names", "account: deploy / Qm7vT2kx9LpZ", "account: prod / staging"),
     ("cipher named in parts", "secret_key: Zx81-kQ0p-Lm29", "secret_key: AES-256-GCM"),
     ("type or enum", "access_token: Zx81kQ0pLm29vB7n", "token_type: bearer"),
     ("type annotation", 'api_key: str = "Zx81kQ0pLm29vB7n"', 'api_key: str = ""'),
@@ -108,6 +111,12 @@ CJK_TWINS = [
     ("ja token count", "トークン：Zx81kQ0pLm29vB7n", "トークン数：25000"),
     ("ja API key", "APIキー：`k7Tq2Wm9Xz4LpR8v`", "APIキーは環境変数 `OPENAI_API_KEY` から読む"),
     ("ko label", "비밀번호: Guest-7412xq", "비밀번호: 설정 페이지에서 확인"),
+    ("ru label", "Пароль: Kx8vQ2mTz", "пароль от почты хранится в 1Password"),
+    ("pl label", "hasło: Zx81kQ0pLm", "hasło zmieniamy co miesiąc"),
+    ("tr label", "Şifre: Gh7kLm2pQ", "Şifre: kasada saklanıyor"),
+    ("ru account pair", "логин: ana@example.org / hf0sx3eHylM8",
+     "логин: ana@example.org / см. менеджер"),
+    ("ko account pair", "전체 계정: `k1m` / `4821`", "전체 계정: `k1m` / `admin`"),
 ]
 
 

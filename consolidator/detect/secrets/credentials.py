@@ -40,13 +40,20 @@ VALUE_MAX = 300
 
 ASCII_WORDS = ("pass", "pwd", "secret", "token", "key", "pin")
 PASSWORDS = ("password", "passphrase", "pin")  # the families whose value may be digits only
-# Words that name a credential in Chinese, Japanese and Korean, with their family.
+# Words that name a credential in Chinese, Japanese and Korean, and the password in other
+# scripts, with their family (in lower case: they are looked up in the text's lower case).
 CJK_WORDS: dict[str, str] = {
     "パスワード": "password", "暗証番号": "password", "密码": "password", "密碼": "password",
     "口令": "password", "비밀번호": "password", "トークン": "token", "令牌": "token",
     "토큰": "token", "シークレット": "secret", "시크릿": "secret", "秘密鍵": "key",
     "密钥": "key", "密鑰": "key", "秘钥": "key", "キー": "key",
+    # The password in other scripts and languages (a word of its own: see _word).
+    "пароль": "password", "hasło": "password", "contraseña": "password", "şifre": "password",
+    "mật khẩu": "password",
 }
+# The password in languages written in ASCII letters (matched in lower case, as words).
+OTHER_WORDS = ("passwort", "senha", "wachtwoord", "haslo", "contrasena", "mot de passe",
+               "kata sandi", "salasana", "heslo", "passord", "losenord", "adgangskode")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$")
 # What may close a name before its separator (a quote, Markdown bold, a subscript), then the
 # separator. `==` is a comparison and `!=` never matches: neither assigns anything. A name
@@ -88,14 +95,41 @@ _ANNOTATION = re.compile(
 _NAME_LIST = re.compile(r"[A-Za-z][A-Za-z.]{0,40}(?:[/、][A-Za-z][A-Za-z.]{0,40}){1,12}")
 
 
+# An account given as "user / password" after an account's name: "login: ana@x.io / Hq9t…",
+# 「계정: `k1m` / `1111`」. The second value is the password when it is one (see _pair).
+_ACCOUNT = re.compile(
+    r"(?i:(?<![^\W_])(?:login|log-in|username|user name|user|account|credentials|логин|"
+    r"пользователь|учётная запись|учетная запись|акаунт|обліковий запис|usuario|usuário|"
+    r"utilisateur|benutzer|konto|użytkownik|uzytkownik|gebruiker|kullanıcı|hesap)"
+    r"|계정|아이디|アカウント|账号|賬號|帳號)"
+    r"[*_]{0,2}[ \t]{0,3}[:：=][ \t]{0,3}"
+    r"(?P<q1>[`'\"]?)(?P<user>[^\s`'\"/]{2,80})(?P=q1)[ \t]{0,3}/[ \t]{0,3}"
+    r"(?P<q2>[`'\"]?)(?P<pw>[^\s`'\"/]{4,80})(?P=q2)")
+
+
+def _pairs(text: str) -> list[tuple[int, int]]:
+    """The passwords of "user / password" pairs given after an account's name."""
+    if "/" not in text:
+        return []
+    out = []
+    for match in _ACCOUNT.finditer(text):
+        value = sv.clean(match.group("pw"))
+        if value and value != match.group("user") and sv.is_literal(
+                value, quoted=False, strict=True, password=True):
+            start = match.start("pw")
+            out.append((start, start + len(value)))
+    return out
+
+
 def labelled(text: str, low: str) -> list[tuple[int, int]]:
     """The spans of values assigned to a credential's name in ``text``.
 
     ``low`` is ``text`` with ASCII letters in lower case (the same length).
     """
     words: list[tuple[str, str]] = [(w, "") for w in ASCII_WORDS if w in low]
+    words += [(w, "password") for w in OTHER_WORDS if w in low]
     if not text.isascii():
-        words += [(w, family) for w, family in CJK_WORDS.items() if w in text]
+        words += [(w, family) for w, family in CJK_WORDS.items() if w in low]
     found: list[tuple[int, str, str]] = []
     for word, family in words:
         start = low.find(word)
@@ -112,7 +146,7 @@ def labelled(text: str, low: str) -> list[tuple[int, int]]:
         judged = max(judged, end)
         if span is not None:
             spans.append(span)
-    return spans
+    return spans + [span for span in _pairs(text) if span not in spans]
 
 
 Judged = tuple[tuple[int, int] | None, int]  # the secret's span, and where the value ended
@@ -243,7 +277,14 @@ def _word(text: str, low: str, start: int, word: str, family: str) -> tuple[int,
     if word in ("キー", "key") and _KEY_QUALIFIER.search(low, max(0, start - 14), start) is None:
         return -1, "key", False
     if family:
-        return start + len(word), family, False
+        end = start + len(word)
+        if word[:1].isascii() and word[:1].isalpha() and (
+                (start and low[start - 1].isalnum()) or low[end : end + 1].isalnum()):
+            return -1, family, False  # inside another word ("resenha")
+        if not word.isascii() and word[:1].isalpha() and not sv.has_cjk(word) and (
+                (start and text[start - 1].isalpha()) or text[end : end + 1].isalpha()):
+            return -1, family, False
+        return end, family, False
     if word == "pin":
         around = (text[start - 1] if start else " ") + text[start + 3:start + 4]
         if any(c.isalnum() for c in around):

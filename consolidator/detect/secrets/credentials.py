@@ -96,29 +96,40 @@ _NAME_LIST = re.compile(r"[A-Za-z][A-Za-z.]{0,40}(?:[/、][A-Za-z][A-Za-z.]{0,40
 
 
 # An account given as "user / password" after an account's name: "login: ana@x.io / Hq9t…",
-# 「계정: `k1m` / `1111`」. The second value is the password when it is one (see _pair).
-_ACCOUNT = re.compile(
-    r"(?i:(?<![^\W_])(?:login|log-in|username|user name|user|account|credentials|логин|"
-    r"пользователь|учётная запись|учетная запись|акаунт|обліковий запис|usuario|usuário|"
-    r"utilisateur|benutzer|konto|użytkownik|uzytkownik|gebruiker|kullanıcı|hesap)"
-    r"|계정|아이디|アカウント|账号|賬號|帳號)"
+# 「계정: `k1m` / `1111`」. The second value is the password when it is one (see _pairs).
+ACCOUNT_WORDS = (
+    "login", "log-in", "username", "user name", "user", "account", "credentials", "логин",
+    "пользователь", "учётная запись", "учетная запись", "акаунт", "обліковий запис",
+    "usuario", "usuário", "utilisateur", "benutzer", "konto", "użytkownik", "uzytkownik",
+    "gebruiker", "kullanıcı", "hesap", "계정", "아이디", "アカウント", "账号", "賬號", "帳號",
+)
+_ACCOUNT_PAIR = re.compile(
     r"[*_]{0,2}[ \t]{0,3}[:：=][ \t]{0,3}"
     r"(?P<q1>[`'\"]?)(?P<user>[^\s`'\"/]{2,80})(?P=q1)[ \t]{0,3}/[ \t]{0,3}"
     r"(?P<q2>[`'\"]?)(?P<pw>[^\s`'\"/]{4,80})(?P=q2)")
 
 
-def _pairs(text: str) -> list[tuple[int, int]]:
-    """The passwords of "user / password" pairs given after an account's name."""
+def _pairs(text: str, low: str) -> list[tuple[int, int]]:
+    """The passwords of "user / password" pairs given after an account's name: each name
+    found with ``str.find``, the pair read right after it (bounded: linear in the text)."""
     if "/" not in text:
         return []
     out = []
-    for match in _ACCOUNT.finditer(text):
-        value = sv.clean(match.group("pw"))
-        if value and value != match.group("user") and sv.is_literal(
-                value, quoted=False, strict=True, password=True):
-            start = match.start("pw")
-            out.append((start, start + len(value)))
-    return out
+    for word in ACCOUNT_WORDS:
+        at = low.find(word)
+        while at >= 0:
+            end = at + len(word)
+            alone = not (at and low[at - 1].isalnum()) or not word.isascii()
+            match = _ACCOUNT_PAIR.match(text, end) if alone else None
+            if match is not None:
+                value = sv.clean(match.group("pw"))
+                if value and value != match.group("user") and sv.is_literal(
+                        value, quoted=False, strict=True, password=True):
+                    span = (match.start("pw"), match.start("pw") + len(value))
+                    if span not in out:
+                        out.append(span)
+            at = low.find(word, end)
+    return sorted(out)
 
 
 def labelled(text: str, low: str) -> list[tuple[int, int]]:
@@ -146,7 +157,7 @@ def labelled(text: str, low: str) -> list[tuple[int, int]]:
         judged = max(judged, end)
         if span is not None:
             spans.append(span)
-    return spans + [span for span in _pairs(text) if span not in spans]
+    return spans + [span for span in _pairs(text, low) if span not in spans]
 
 
 Judged = tuple[tuple[int, int] | None, int]  # the secret's span, and where the value ended

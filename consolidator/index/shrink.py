@@ -218,8 +218,12 @@ class Fitter(IndexLines):
             if any(marks[i].pinned for i in block):
                 under.update({i: block[0] for i in block})  # held: none moves alone
                 continue
-            for i in block:
-                children.setdefault(i, []).extend(j for j in block if j != i)
+            # Each line of the block leads to its first, and the first to all the others:
+            # any line taken takes the whole block (linked in linear, not quadratic, size).
+            head, rest = block[0], block[1:]
+            children.setdefault(head, []).extend(rest)
+            for i in rest:
+                children.setdefault(i, []).append(head)
         # A line under a list item or note moves with it, never alone (it would lose what it
         # is a detail of); a detail of a pointer may (its words name the pointer's memory).
         candidates = [i for i, line in enumerate(self.lines)

@@ -231,14 +231,14 @@ def _prefix(file: str) -> str | None:
     return match.group(1).casefold() if match else None
 
 
-def sibling_heading(lines: list[IndexLine], file: str, mtype: str | None = None
-                    ) -> int | None:
+def sibling_heading(lines: list[IndexLine], file: str, mtype: str | None = None,
+                    sections: dict[int, list[str]] | None = None) -> int | None:
     """The heading whose pointers link files named with the same first word as ``file``
     (``decision_x.md`` under the section holding ``decision_y.md``), else with the memory's
     type as their first word (``git_workflow.md``, a feedback memory, under the section
     holding ``feedback_tests.md``, whatever language its heading is in), when one heading
-    has more of them than any other."""
-    sections = _sections(lines)
+    has more of them than any other (``sections``: :func:`_sections` of ``lines``, if known)."""
+    sections = _sections(lines) if sections is None else sections
     for word in (_prefix(file), mtype):
         if not word:
             continue
@@ -309,7 +309,7 @@ def add_pointers(
             places[mtype] = None if at is None else section_end(lines, at)
         end = places[mtype]
         if end is None and not fresh:
-            sibling = sibling_heading(lines, memory.file, memory.type)
+            sibling = sibling_heading(lines, memory.file, memory.type, sections)
             end = None if sibling is None else section_end(lines, sibling)
         if end is not None:
             by_place.setdefault(end, []).append(line)

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from consolidator.detect.links import name_table
 from consolidator.index.parse import IndexLine, parse_index
-from consolidator.index.relink import repoint
+from consolidator.index.relink import Targets, repoint
 from consolidator.index.window import (
     Limits,
     as_written,
@@ -64,7 +64,7 @@ def costly_merges(actions: Sequence[Action], snapshot: Snapshot, limits: Limits
             out.append(action)  # (a merge the index does not link repoints nothing in it)
             continue
         trial = {**redirects, **{f: action.file for f in action.sources if f != action.file}}
-        repointed, _moves = repoint(lines, {}, set(), trial, set(), guess=False, names=names)
+        repointed, _moves = repoint(lines, Targets({}, set(), trial, set(), False, names))
         grown = cost(repointed)
         if grown <= (written if over else limit.max_bytes):
             redirects, written = trial, grown

@@ -31,7 +31,7 @@ from consolidator.detect.links import name_table
 from consolidator.index.additions import add_missing, list_unlisted
 from consolidator.index.parse import IndexLine, Names, classify, parse_index
 from consolidator.index.pointers import pointer_line
-from consolidator.index.relink import Relinked, relink_lines, repoint
+from consolidator.index.relink import Relinked, Targets, relink_lines, repoint
 from consolidator.index.shrink import Fitter
 from consolidator.index.topic import TopicMemory
 from consolidator.index.window import (
@@ -280,11 +280,12 @@ def plan_index(
     live = {m.file: m for m in memories}
     names = name_table(list({**{m.file: m for m in named}, **live}.values()))
     original = hide(parse_index(text or "", names))
-    relinked = relink_lines(original, live, present, redirected, set(archived) - set(redirected),
-                            guess=scope == ALL, names=names)
+    relinked = relink_lines(original, Targets(live, present, redirected,
+                                              set(archived) - set(redirected), scope == ALL, names))
     claimed: set[str] = set()
     if scope != ALL:  # renames wait for review: their memories get no second pointer meanwhile
-        _lines, moves = repoint(original, live, present, redirected, set(archived), True, names)
+        _lines, moves = repoint(original, Targets(live, present, redirected, set(archived),
+                                                  True, names))
         claimed = {new for old, new in moves if old not in redirected}
     lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed)
     endings = line_endings(text or "")

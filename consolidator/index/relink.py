@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from consolidator.detect.links import repoint as repoint_links
 from consolidator.detect.links import unwiki
@@ -29,7 +29,26 @@ from consolidator.index.parse import (
 from consolidator.index.said import said_form, says
 from consolidator.store.model import Memory
 
-__all__ = ["Relinked", "dead_links", "drop_repeats", "relink_lines", "repoint", "unlink_dead"]
+__all__ = ["Relinked", "Targets", "dead_links", "drop_repeats", "relink_lines", "repoint",
+           "unlink_dead"]
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What an index's links may point at once this run is done.
+
+    ``live``: the memories, by file; ``present``: the files there will be; ``redirects``:
+    merged-away file -> its survivor; ``archived``: files this run archives with no
+    successor; ``guess``: whether a pointer to a missing file may be taken for a rename (the
+    ``all`` scope, where a guess is reviewed); ``names``: what a ``[[key]]`` may name (the
+    memories before and after this run)."""
+
+    live: Mapping[str, Memory]
+    present: set[str]
+    redirects: Mapping[str, str]
+    archived: set[str]
+    guess: bool = True
+    names: Names = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -147,28 +166,20 @@ def _kept_text(line: IndexLine) -> str:
     return split_pointer(line.text)[2] or link_title(line.text)
 
 
-def relink_lines(
-    original: Sequence[IndexLine],
-    live: Mapping[str, Memory],
-    present: set[str],
-    redirects: Mapping[str, str],
-    archived: set[str],
-    guess: bool = True,
-    names: Names | None = None,
-) -> Relinked:
+def relink_lines(original: Sequence[IndexLine], to: Targets) -> Relinked:
     """Repoint merged-away and renamed links; a pointer to a file that is gone keeps its words
     as plain, marked text unless they are live already.
 
-    ``guess=False`` (the safe scope) fixes only what this run's own moves call for: a pointer
-    to a file that was missing already, or that a rename may explain, is left as it is, and
-    a second pointer to a survivor stays.
-    ``names``: what a ``[[key]]`` may name (the memories before and after this run)."""
-    names = names or {}
-    lines, repointed = repoint(original, live, present, redirects, archived, guess, names)
-    dead_at = dead_links(lines, present, archived, guess)
+    ``to.guess=False`` (the safe scope) fixes only what this run's own moves call for: a
+    pointer to a file that was missing already, or that a rename may explain, is left as it
+    is, and a second pointer to a survivor stays."""
+    live, present, archived, names = to.live, to.present, to.archived, to.names
+    lines, repointed = repoint(original, to)
+    dead_at = dead_links(lines, present, archived, to.guess)
     # A second pointer a merge made is a line Claude Code loads: dropping it, even where the
     # survivor says its words, is a judgment (the safe scope repoints it and keeps it).
-    lines, repeats = drop_repeats(lines, original, live, dead_at) if guess else (list(lines), [])
+    lines, repeats = drop_repeats(lines, original, live, dead_at) if to.guess \
+        else (list(lines), [])
     lines, gone, unlinked = unlink_dead(lines, original, live, dead_at, archived, names)
     return Relinked(
         lines=tuple(line for line in lines if line.kind != "drop"),
@@ -177,19 +188,13 @@ def relink_lines(
         unlinked=tuple(unlinked),
         origin=tuple(i for i, line in enumerate(lines) if line.kind != "drop"),
         missing=tuple(sorted({line.target for line in original if line.target
-                              and line.target not in present and line.target not in redirects
+                              and line.target not in present and line.target not in to.redirects
                               and line.target not in archived})),
     )
 
 
 def repoint(
-    lines: Sequence[IndexLine],
-    live: Mapping[str, Memory],
-    present: set[str],
-    redirects: Mapping[str, str],
-    archived: set[str],
-    guess: bool = True,
-    names: Names | None = None,
+    lines: Sequence[IndexLine], to: Targets
 ) -> tuple[list[IndexLine], list[tuple[str, str]]]:
     """``lines`` with links to merged-away files pointed at their survivor, and a pointer to a
     missing file at the one memory it most likely means now (a rename); with each (old, new).
@@ -197,21 +202,21 @@ def repoint(
     A memory some line already links to is never taken for a rename, so no memory gets a
     second pointer by guesswork.
     """
-    linked = {t for line in lines for t in line.targets if t in present}
+    linked = {t for line in lines for t in line.targets if t in to.present}
     renames: _Renames | None = None
     out: list[IndexLine] = []
     repointed: list[tuple[str, str]] = []
-    names = names or {}
     for line in lines:
-        line, moves = _redirected(line, redirects, names)
+        line, moves = _redirected(line, to.redirects, to.names)
         repointed += moves
         target = line.target
-        if guess and target is not None and target not in present and target not in archived:
-            renames = renames or _Renames(live)  # built only for an index with a dead pointer
+        if to.guess and target is not None and target not in to.present \
+                and target not in to.archived:
+            renames = renames or _Renames(to.live)  # built only for an index with a dead pointer
             match = renames.find(line, target, linked)
             renamed = retarget(line.text, target, match.file) if match is not None else ""
             if match is not None and renamed != line.text:  # a wiki pointer is not guessed at
-                line = classify(renamed, names)
+                line = classify(renamed, to.names)
                 repointed.append((target, match.file))
                 linked.add(match.file)
         out.append(line)

@@ -18,6 +18,7 @@ from consolidator.index.rebuild import (
 )
 from consolidator.index.relink import (
     Relinked,
+    Targets,
     dead_links,
     drop_repeats,
     relink_lines,
@@ -51,7 +52,7 @@ def test_repoint_points_every_link_to_a_merged_away_file_at_its_survivor() -> No
     lines = parse_index("- [Old](old.md) — hook\nSee [old](old.md) and [new](new.md).\n")
     live = live_of(make_memory("new.md"))
 
-    out, repointed = repoint(lines, live, {"new.md"}, {"old.md": "new.md"}, set())
+    out, repointed = repoint(lines, Targets(live, {"new.md"}, {"old.md": "new.md"}, set()))
 
     assert texts(out) == ["- [Old](new.md) — hook", "See [old](new.md) and [new](new.md)."]
     assert out[0].kind == "pointer" and out[0].target == "new.md"
@@ -62,7 +63,7 @@ def test_repoint_finds_the_memory_a_pointer_to_a_renamed_file_means() -> None:
     lines = parse_index("- [Deploy rules](gone.md) — how we ship\n")
     live = live_of(make_memory("ops.md", name="Deploy Rules", description="other words"))
 
-    out, repointed = repoint(lines, live, {"ops.md"}, {}, set())
+    out, repointed = repoint(lines, Targets(live, {"ops.md"}, {}, set()))
 
     assert texts(out) == ["- [Deploy rules](ops.md) — how we ship"]
     assert repointed == [("gone.md", "ops.md")]
@@ -73,9 +74,9 @@ def test_repoint_takes_no_memory_that_is_linked_already_nor_an_archived_target()
         "- [X](deploy.md) — a\n- [N](deploy_notes.md) — b\n- [Y](deploy.md) — c\n")
     live = live_of(make_memory("deploy_notes.md", name="zzz"))
 
-    linked, repointed = repoint(lines, live, {"deploy_notes.md"}, {}, set())
-    archived, _ = repoint(lines[:1], live_of(make_memory("deploy_x.md")), set(), {},
-                          {"deploy.md"})
+    linked, repointed = repoint(lines, Targets(live, {"deploy_notes.md"}, {}, set()))
+    archived, _ = repoint(lines[:1], Targets(live_of(make_memory("deploy_x.md")), set(), {},
+                                             {"deploy.md"}))
 
     assert texts(linked) == texts(lines)
     assert repointed == []
@@ -85,7 +86,7 @@ def test_repoint_takes_no_memory_that_is_linked_already_nor_an_archived_target()
 def test_repoint_leaves_lines_without_moved_links_as_they_are() -> None:
     lines = parse_index("# Memory\n\n- [A](a.md) — hook\n")
 
-    out, repointed = repoint(lines, live_of(make_memory("a.md")), {"a.md"}, {}, set())
+    out, repointed = repoint(lines, Targets(live_of(make_memory("a.md")), {"a.md"}, {}, set()))
 
     assert out == lines
     assert repointed == []
@@ -179,7 +180,7 @@ def test_relink_lines_runs_the_link_steps_and_leaves_out_what_they_dropped() -> 
     )
     live = live_of(make_memory("a.md", body="Second words.\n"), make_memory("c.md"))
 
-    relinked = relink_lines(original, live, {"a.md", "c.md"}, {"b.md": "a.md"}, set())
+    relinked = relink_lines(original, Targets(live, {"a.md", "c.md"}, {"b.md": "a.md"}, set()))
 
     assert relinked == Relinked(
         lines=(original[0], classify("- Gone (gone.md missing) — lost words"), original[3]),
@@ -196,8 +197,8 @@ def test_the_safe_scope_repoints_a_second_pointer_to_a_survivor_and_keeps_it() -
     original = parse_index("- [A](a.md) — first\n- [B](b.md) — second words\n")
     live = live_of(make_memory("a.md", body="Second words.\n"))
 
-    safe = relink_lines(original, live, {"a.md"}, {"b.md": "a.md"}, set(), guess=False)
-    judged = relink_lines(original, live, {"a.md"}, {"b.md": "a.md"}, set())
+    safe = relink_lines(original, Targets(live, {"a.md"}, {"b.md": "a.md"}, set(), guess=False))
+    judged = relink_lines(original, Targets(live, {"a.md"}, {"b.md": "a.md"}, set()))
 
     assert [line.text for line in safe.lines] == ["- [A](a.md) — first",
                                                    "- [B](a.md) — second words"]
@@ -522,7 +523,7 @@ def test_plan_index_is_the_steps_in_order() -> None:
     plan = plan_index(text, memories, present=present, redirects={"old.md": "new.md"})
 
     original = parse_index(text)
-    relinked = relink_lines(original, live, present, {"old.md": "new.md"}, set())
+    relinked = relink_lines(original, Targets(live, present, {"old.md": "new.md"}, set()))
     lines, added, left = add_missing(relinked.lines, live, limits)
     fitted = shrink(lines, live, editable=None, limits=limits, newline="\n",
                     taken=present | {"MEMORY.md"}, mtime_ns=0, unlisted=left)

@@ -19,6 +19,9 @@ Some shapes need more than a separator and a value:
   a dash or a table cell a plain word is a password only when it ends the clause (or the cell)
   and is no adjective or participle ("the password is required", "password — rotated"); a
   table's header row names columns and a heading's dash parts a title, never a value;
+- "pw" is a word of its own (`DB_PW`, not `pwd` or `PW_HASH`) and weak evidence, as
+  Playwright goes by it too: after a separator only a made-up shape counts, and with none
+  ("pw ntp-goldrush-26") one word of letters with digits or inner symbols;
 - a PIN is digits only (`PIN: 4821`), and "pin" is a word of its own (not `spinner`,
   `pinned`), never the verb before code ("pin `numpy==1.26`");
 - a passphrase's value may be a few plain words (`passphrase: purple monkey dishwasher`);
@@ -38,7 +41,7 @@ from consolidator.detect.secrets import values as sv
 NAME_MAX = 80
 VALUE_MAX = 300
 
-ASCII_WORDS = ("pass", "pwd", "secret", "token", "key", "pin")
+ASCII_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "pin")
 PASSWORDS = ("password", "passphrase", "pin")  # the families whose value may be digits only
 # Words that name a credential in Chinese, Japanese and Korean, and the password in other
 # scripts, with their family (in lower case: they are looked up in the text's lower case).
@@ -175,6 +178,8 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
     after = _AFTER.match(text, end)
     if after is None and not cjk and family in ("token", "secret", "key"):
         return _bare(text, start, end, word)
+    if after is None and word == "pw":
+        return _made_up(text, end)
     if after is None or after.group(3) == "==":
         return None, 0
     name = word if cjk else _credential_name(text, start, end, word)
@@ -277,6 +282,24 @@ def _bare(text: str, start: int, end: int, word: str) -> Judged:
     return match.span(2), match.end()
 
 
+# A value right after "pw" with no separator: one word of the characters passwords are made of.
+_MADE_UP = re.compile(r"[ \t]{1,3}([\"'`]?)([A-Za-z0-9!#$%&*+.?@^_~-]{6,64})\1(?=$|[\s,;)\]])")
+
+
+def _made_up(text: str, end: int) -> Judged:
+    """The span of a made-up value right after the abbreviation "pw" with no separator
+    ("pw ntp-goldrush-26"): letters with digits or inner symbols, as :func:`values.strong`
+    says; a plain word after it ("pw reset", Playwright's "pw test") is none."""
+    match = _MADE_UP.match(text, end)
+    if match is None:
+        return None, 0
+    value = sv.clean(match.group(2))
+    if not value or not sv.strong(value) or not sv.is_literal(
+            value, quoted=False, strict=True, password=True):
+        return None, match.end()
+    return (match.start(2), match.start(2) + len(value)), match.end()
+
+
 def _same(value: str, name: str) -> bool:
     """Whether ``value`` is the name itself (keyword arguments: `password=password`)."""
     return value.lower().lstrip("_$-") == name.lower().lstrip("_$-")
@@ -296,6 +319,11 @@ def _word(text: str, low: str, start: int, word: str, family: str) -> tuple[int,
                 (start and text[start - 1].isalpha()) or text[end : end + 1].isalpha()):
             return -1, family, False
         return end, family, False
+    if word == "pw":
+        before, after = (text[start - 1] if start else " "), text[start + 2:start + 3]
+        if before.isalnum() or after.isalnum() or after == "_":
+            return -1, "password", False  # pwd (its own word), PW_HASH, npw; DB_PW is one
+        return start + 2, "password", True  # weak: Playwright is "pw" too
     if word == "pin":
         around = (text[start - 1] if start else " ") + text[start + 3:start + 4]
         if any(c.isalnum() for c in around):

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DAY = 86400
+DAY_NS = 86400 * 10**9
 
 MEMORY_AGES = {
     "user_role.md": 60,
@@ -39,17 +39,31 @@ MEMORY_AGES = {
 }
 
 
-def main() -> None:
-    now = time.time()
+def stamp_ns(rel: str, days: int, now_ns: int) -> int:
+    """The mtime (in nanoseconds) of a file ``days`` old at ``now_ns``, an hour past the day."""
+    stamp = now_ns - days * DAY_NS - 3600 * 10**9
+    if rel == "project_demo.md" and time.localtime(stamp / 10**9).tm_wday == 0:
+        stamp -= DAY_NS  # its "next Tuesday" written on a Monday may mean either of two days
+    return stamp
+
+
+def set_memory_ages(memory: Path, now_ns: int) -> None:
+    """Give each file of ``memory`` its age at ``now_ns`` (tests pass one instant to two
+    copies, so both get the very same mtimes)."""
     for rel, days in MEMORY_AGES.items():
-        path = HERE / "memory" / rel
+        path = memory / rel
         if path.exists():
-            stamp = now - days * DAY - 3600
-            os.utime(path, (stamp, stamp))
+            stamp = stamp_ns(rel, days, now_ns)
+            os.utime(path, ns=(stamp, stamp))
+
+
+def main() -> None:
+    now_ns = time.time_ns()
+    set_memory_ages(HERE / "memory", now_ns)
     sessions = sorted(p for p in HERE.glob("*.jsonl") if not p.name.startswith("agent-"))
     for i, path in enumerate(sessions):
-        stamp = now - (i + 1) * 3600 * 7
-        os.utime(path, (stamp, stamp))
+        stamp = now_ns - (i + 1) * 3600 * 7 * 10**9
+        os.utime(path, ns=(stamp, stamp))
     print(f"set the ages of the {len(MEMORY_AGES)} files in memory/ (memories, the index and "
           f"a note without frontmatter) and of {len(sessions)} session transcripts")
 

@@ -72,11 +72,8 @@ def story_ages() -> dict[str, int]:
 def set_story_ages(examples: Path, now_ns: int) -> None:
     """What ``examples/set_ages.py`` does to a copy, counted from ``now_ns`` (so that two
     copies get the very same mtimes)."""
-    for rel, days in story_ages().items():
-        path = examples / "memory" / rel
-        if path.exists():
-            stamp = now_ns - days * DAY_NS - 3600 * NS
-            os.utime(path, ns=(stamp, stamp))
+    runpy.run_path(str(EXAMPLES / "set_ages.py"),
+                   run_name="set_ages")["set_memory_ages"](examples / "memory", now_ns)
     sessions = sorted(p for p in examples.glob("*.jsonl") if not p.name.startswith("agent-"))
     for i, path in enumerate(sessions):
         stamp = now_ns - (i + 1) * 3600 * 7 * NS

@@ -999,10 +999,7 @@ def _story_ages(memory_dir: Path) -> None:
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    for rel, days in module.MEMORY_AGES.items():
-        path = memory_dir / rel
-        if path.exists():
-            age(path, days + 1 / 24)
+    module.set_memory_ages(memory_dir, time.time_ns())
 
 
 def test_the_example_consolidates_as_its_readme_describes(

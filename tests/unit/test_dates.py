@@ -41,6 +41,21 @@ def test_a_day_relative_to_the_writing_is_found_and_resolved(text: str, day: str
     assert days(text) == [day]
 
 
+@pytest.mark.parametrize(("text", "written", "day"), [
+    ("The client demo moved to next Tuesday.", datetime(2026, 11, 23, 10, 0), ""),  # a Monday
+    ("The client demo moved to next Tuesday.", datetime(2026, 11, 20, 10, 0), "2026-11-24"),
+    ("We shipped it last Monday.", datetime(2026, 11, 19, 10, 0), ""),  # a Thursday
+    ("We shipped it last Monday.", datetime(2026, 11, 23, 10, 0), "2026-11-16"),
+    ("We shipped it last Friday.", datetime(2026, 11, 23, 10, 0), "2026-11-20"),
+])
+def test_next_or_last_weekday_of_the_writing_week_may_be_either_of_two_days(
+    text: str, written: datetime, day: str
+) -> None:
+    """"next Tuesday" written on a Monday is tomorrow to some and eight days on to others:
+    left as written. Written on a Friday it is one day."""
+    assert days(text, written=written) == ([day] if day else [])
+
+
 # --- code ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", [

@@ -288,12 +288,8 @@ def story_copy(tmp_path: Path, now_ns: int) -> Path:
 
     dest = tmp_path / "examples"
     shutil.copytree(EXAMPLES, dest, symlinks=True, copy_function=shutil.copy2)
-    ages = runpy.run_path(str(EXAMPLES / "set_ages.py"), run_name="set_ages")["MEMORY_AGES"]
-    for rel, days in ages.items():
-        path = dest / "memory" / rel
-        if path.exists():
-            stamp = now_ns - days * DAY_NS - 3600 * NS
-            os.utime(path, ns=(stamp, stamp))
+    runpy.run_path(str(EXAMPLES / "set_ages.py"),
+                   run_name="set_ages")["set_memory_ages"](dest / "memory", now_ns)
     return dest / "memory"
 
 

@@ -144,6 +144,20 @@ def _week_of(monday: date, style: str) -> str:
     return f"the week of {monday.isoformat()}"
 
 
+def ambiguous(meaning: Meaning, base: date) -> bool:
+    """Whether an English "next/last <weekday>" written on ``base`` may name either of two
+    days: the nearest one falls in ``base``'s own week ("next Tuesday" written on a Monday is
+    tomorrow to some and a week later to others; "last Monday" written on a Friday, the same).
+    Written later in the week ("next Tuesday" on a Friday), only one day fits."""
+    if not meaning.nearest or meaning.weekday is None:
+        return False
+    if meaning.shift > 0:
+        day = base + timedelta(days=(meaning.weekday - base.weekday()) % 7 or 7)
+    else:
+        day = base - timedelta(days=(base.weekday() - meaning.weekday) % 7 or 7)
+    return _monday(day) == _monday(base)
+
+
 def resolve(meaning: Meaning, base: date) -> str:
     """What replaces a phrase with ``meaning`` written on ``base``."""
     if meaning.unit == "day":

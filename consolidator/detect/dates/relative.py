@@ -33,6 +33,7 @@ from consolidator.detect.dates.phrases import (
     RELATIVE_ASCII,
     RELATIVE_HINTS,
     Meaning,
+    ambiguous,
     resolve,
     trim,
 )
@@ -252,10 +253,10 @@ def find_relative(text: str, written: datetime, name: str = "",
         base = anchors.day_for(item.line)
         if gloss_day is not None:
             resolved = gloss_day.isoformat()
-        elif base is not None:
+        elif base is not None and not ambiguous(item.meaning, base):
             resolved = resolve(item.meaning, base)
         else:
-            continue  # no date for this passage: the phrase is left as written
+            continue  # no date for this passage, or two days it may name: left as written
         # "yesterday (05-05)": the whole date takes the phrase's place and its gloss's.
         note = notes.get(item.match_start)
         end = item.match_end if note is None else note.end

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 
-from consolidator import clock, runner
+from consolidator import clock, log, runner
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
 from consolidator.cli.common import (
     journal_hook,
@@ -145,6 +145,12 @@ def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     returns at once, so it never holds Claude Code up; the gates still decide."""
     ended = hooks.read_session_end(sys.stdin.buffer)
     cfg = load_config(args, env)
+    # Before discovery, which may warn: on stderr, and in the background only an error (a
+    # project with no memory store is no news at the end of each of its sessions).
+    if args.wait:
+        setup_logging(cfg, args, env=env)  # by hand: say what it did
+    else:
+        log.configure(cfg.log.format, "error", sys.stderr, colors=False)
     found, state = roots_and_state(args, cfg, env)
     stores = hooks.stores_of(ended, found)
     if not stores:
@@ -156,7 +162,6 @@ def hook(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                          stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
                          env=dict(env))
         return EXIT_OK
-    setup_logging(cfg, args, env=env)  # by hand: say what it did (on stderr)
     opts = runner.RunOptions(state_dir=state, transcripts_dir=args.transcripts_dir, env=env,
                              dry_run=False, trigger="hook", ended=ended.session_id,
                              llm=make_backend(cfg.llm, env, enabled=True), debug=args.debug,

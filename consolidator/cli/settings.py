@@ -16,6 +16,7 @@ from pathlib import Path
 from consolidator.cli.codes import EXIT_OK, EXIT_USAGE
 from consolidator.cli.common import load_config, warner
 from consolidator.config import Config
+from consolidator.errors import ConfigError
 from consolidator.roots import paths
 
 
@@ -23,16 +24,22 @@ def config(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     return show(args, env) if args.config_command == "show" else check(args, env)
 
 
+_NO_KEY = ("llm.backend: \"anthropic\" needs ANTHROPIC_API_KEY in the environment (without "
+           "it every run falls back to the offline backend)")
+
+
 def check(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     path = paths.config_path(args.config, env)
-    cfg = load_config(args, env)
-    if cfg.llm.backend == "anthropic" and not env.get("ANTHROPIC_API_KEY"):
-        print(f"consolidator: config error in {path or 'built-in defaults'}:\n"
-              "  llm.backend: \"anthropic\" needs ANTHROPIC_API_KEY in the environment (without "
-              "it every run falls back to the offline backend)", file=sys.stderr)
-        return EXIT_USAGE
+    keyless = not env.get("ANTHROPIC_API_KEY")
+    try:
+        cfg = load_config(args, env)
+    except ConfigError as exc:  # every problem at once: the missing key too
+        if keyless and _backend_named(path) == "anthropic":
+            exc.problems.append(_NO_KEY)
+        raise
     home = str(Path(env.get("HOME") or os.path.expanduser("~")))
-    problems = missing_folders(args, cfg, env, home)
+    problems = [_NO_KEY] if cfg.llm.backend == "anthropic" and keyless else []
+    problems += missing_folders(args, cfg, env, home)
     if problems:  # each names its key: the config's, or the flag or variable that set it
         sources = sorted({"the command line" if p.startswith("--") else "the environment"
                           if p.startswith("$") else str(path or "built-in defaults")
@@ -53,6 +60,16 @@ def check(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     for store in found:
         print(f"  {store.path} ({store.kind})" + (f": {store.off}" if store.off else ""))
     return EXIT_OK
+
+
+def _backend_named(path: Path | None) -> object:
+    """The ``[llm] backend`` a config file names as written, when it can be read as TOML."""
+    try:
+        given = tomllib.loads(path.read_text(encoding="utf-8")) if path else {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    llm = given.get("llm")
+    return llm.get("backend") if isinstance(llm, dict) else None
 
 
 def missing_folders(args: argparse.Namespace, cfg: Config, env: Mapping[str, str],

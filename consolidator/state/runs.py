@@ -62,8 +62,9 @@ def to_undo(state_dir: Path, run_id: str, wanted: set[str] | None) -> ToUndo:
                 found.gone.append((memory_dir, _gone(entry)))
             break  # one line per root and run
     if not (found.folders or found.unchanged or found.gone):
-        why = ("history records one pass of a streak a closed gate stopped: the others "
-               "changed nothing" if _RUN_ID_FORM.fullmatch(run_id) else
+        why = ("consolidator history lists the runs recorded there; a pass stopped by the "
+               "same closed gate as the one before it is not recorded, and changed nothing"
+               if _RUN_ID_FORM.fullmatch(run_id) else
                "a run id looks like 20261205T033504Z-7647; consolidator history lists them")
         raise UsageError(f"no run {run_id!r} in {state_dir} ({why})")
     if not (found.folders or found.unchanged):

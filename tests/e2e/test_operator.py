@@ -124,6 +124,18 @@ def test_config_check_calls_a_keyless_anthropic_backend_an_error(tmp_path: Path)
     assert "ANTHROPIC_API_KEY" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_config_check_names_a_keyless_anthropic_backend_beside_the_files_other_problems(
+        tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[llm]\nbackend = "anthropic"\n\n[schedule]\ncron = "0 0 30 2 *"\n')
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    proc = subprocess.run([sys.executable, "-m", "consolidator", "config", "check", "--config",
+                           str(config)], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2
+    assert "schedule.cron: " in proc.stderr and "llm.backend: " in proc.stderr
+    assert "ANTHROPIC_API_KEY" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_a_terminal_gets_one_plain_line_per_root_with_the_undo_hint(tmp_path: Path) -> None:
     root = _copy(tmp_path)
     state = tmp_path / "state"

@@ -325,7 +325,7 @@ def test_undo_of_a_pruned_run_says_its_folder_was_removed(
 
 @pytest.mark.parametrize(("run_id", "says"), [
     ("nope", "a run id looks like "),
-    ("20261205T033504Z-7647", "a closed gate stopped"),
+    ("20261205T033504Z-7647", "consolidator history lists the runs recorded"),
 ])
 def test_undo_of_an_unknown_run_id_says_what_one_looks_like(
     projects: Projects, capsys: pytest.CaptureFixture[str], run_id: str, says: str

@@ -794,6 +794,26 @@ def test_the_hook_for_a_session_whose_project_keeps_no_memory_runs_nothing(
     assert history_of(ended.state, capsys) == []
 
 
+def test_the_hook_with_no_memory_store_anywhere_prints_nothing_on_stdout(
+        tmp_path: Path) -> None:
+    """With no Claude Code store under HOME at all, discovery warns: on stderr, never on
+    stdout, and the background hook says nothing."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    event = json.dumps({"session_id": ENDED, "transcript_path": str(tmp_path / "t.jsonl"),
+                        "cwd": str(tmp_path), "hook_event_name": "SessionEnd"}).encode()
+    argv = ["hook", "session-end", "--state-dir", str(tmp_path / "st")]
+
+    quiet = consolidator(*argv, stdin=event, env=env)
+    by_hand = consolidator(*argv, "--wait", stdin=event, env=env)
+
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
+    assert (by_hand.returncode, by_hand.stdout) == (0, b"")
+    assert b"no memory directory found" in by_hand.stderr
+
+
 def test_the_hook_returns_at_once_and_the_pass_lands_in_the_background(
         sim: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ended = end_session(sim, tmp_path)

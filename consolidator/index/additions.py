@@ -127,7 +127,7 @@ def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory], keep_room: bool = 
 
 def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
     """``linked`` plus what the memories among them link to (a user's own list of
-    memories), and, transitively, what topic memories list."""
+    memories), and, transitively, what topic memories list (by link or by path)."""
     out = set(linked)
     names: dict[str, str] | None = None
     frontier = [f for f in out if f in live]
@@ -144,6 +144,10 @@ def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
                     names.setdefault(m.name.casefold(), m.file)
             targets |= {names[key] for w in wiki_matches(memory.body)
                         if (key := w.group(1).strip().casefold()) in names}
+        if is_topic(memory.file) and ".md" in memory.body:
+            # Index lines moved into a topic memory reach there what they reached in the
+            # index: a path named without a link too ("See `x.md`").
+            targets |= {m.group(1) for m in _PATH.finditer(memory.body) if m.group(1) in live}
         for target in targets - out:
             out.add(target)
             if target in live and is_topic(target):

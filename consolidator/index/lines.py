@@ -296,6 +296,10 @@ class IndexLines:
     def _room_for_topics(self) -> int:
         return MAX_TOPICS - len(self.creates)
 
+    def marks(self) -> list[Worth]:
+        """Each line's worth, as the lines stand now."""
+        return self._marks()
+
     def _marks(self) -> list[Worth]:
         if self._types is None:
             self._types = {f: m.type for f, m in self.live.items()}

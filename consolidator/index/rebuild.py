@@ -24,6 +24,7 @@ values: :func:`~consolidator.index.relink.relink_lines` (:mod:`consolidator.inde
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -164,8 +165,20 @@ def shrink(
         # over its limits fails), and for the pointer to the list of memories with none.
         room = 0 if not unlisted else fitter.pointer_bytes(
             classify(pointer_line(m, limits.max_line_chars)) for m in unlisted)
-        fitter.limits = leaving(limits, 1, newline, 2 if unlisted else 0, room)
+        fit_to = leaving(limits, 1, newline, 2 if unlisted else 0, room)
+        fitter.limits = fit_to
         fitter.fit()
+        if loaded_now is not None:
+            # The sections at the end, which Claude Code does not load whole, may fit it while
+            # giving up far less of what sessions read today (weighed by value and use):
+            # then they move instead.
+            tail = fresh()
+            weights = [mark.value + 1 for mark in tail.marks()]
+            tail.limits = fit_to
+            if tail.fit_tail(list(loaded_now)) and tail.fits() \
+                    and 2 * given_up(tail.lines, lines, loaded_now, weights) \
+                    < given_up(fitter.lines, lines, loaded_now, weights):
+                fitter = tail
         fitter.limits = limits
     before = {t for line in fitter.lines for t in line.targets}
     # An index fitted by a judgment has room made for the list's pointer (no more: a fit moves
@@ -186,6 +199,23 @@ def shrink(
         why=tuple(fitter.why),
         added=tuple(added),
     )
+
+
+def given_up(now: Sequence[IndexLine], before: Sequence[IndexLine],
+             loaded: Sequence[bool], weights: Sequence[int]) -> int:
+    """What a fit gives up of what Claude Code loaded: the characters of each line it loaded
+    (``loaded``: per line of ``before``) that ``now`` no longer holds as written, times the
+    line's weight (its value and its use)."""
+    kept = Counter(line.text for line in now)
+    lost = 0
+    for line, read, weight in zip(before, loaded, weights, strict=False):
+        if not read or line.kind in ("blank", "hidden"):
+            continue
+        if kept[line.text] > 0:
+            kept[line.text] -= 1
+        else:
+            lost += weight * len(line.text)
+    return lost
 
 
 # -- step 5: the plan ---------------------------------------------------------------------

@@ -45,13 +45,14 @@ _INDENT = re.compile(r"^(\s*)")
 class Fitter(IndexLines):
     """An index's lines being fitted to ``limits`` (see the module's doc)."""
 
-    def fit(self) -> None:
-        """Shrink the lines until they fit, moving no pinned line (see the module's doc)."""
+    def fit(self, sections: bool = True) -> None:
+        """Shrink the lines until they fit, moving no pinned line (see the module's doc);
+        ``sections=False``: no whole section moves, only single lines."""
         if self.fits():
             return
         self._collapse_blanks()
-        stages = (self._shorten_hooks, self._details_home, self._sections,
-                  self._shorten_hooks, self._lines)
+        stages = (self._shorten_hooks, self._details_home,
+                  *((self._sections,) if sections else ()), self._shorten_hooks, self._lines)
         for stage in stages:
             if self.fits():
                 break
@@ -146,40 +147,82 @@ class Fitter(IndexLines):
                 out.append((mean, start, body))
         return out
 
+    def _section_frees(self, body: list[int]) -> tuple[int, int]:
+        """(lines, bytes) moving a section's ``body`` behind one pointer frees (a shared
+        pointer may take a blank line too)."""
+        return (len(body) - 2,
+                sum(self._size(self.lines[i]) for i in body)
+                - pointer_room(self.limits, self.newline))
+
     def _sections(self, marks: list[Worth]) -> None:
         """Move whole top-level sections, least valuable first, and no more than it takes:
-        within the least valuable ones, the smallest that is enough, else the largest. The
-        largest chosen get topic memories of their own (up to :data:`MAX_TOPICS` less one);
-        the others, headings and all, share "More of the index"."""
+        within the least valuable ones, the smallest that is enough, else the largest."""
         pool = self._section_bodies(marks)
-        pointer_bytes = pointer_room(self.limits, self.newline)
         chosen: list[tuple[int, list[int]]] = []
         freed_lines = freed_bytes = 0
-        room = self._room_for_topics() - 1  # one stays for "More of the index"
-
-        def frees(entry: tuple[float, int, list[int]]) -> tuple[int, int]:
-            body = entry[2]
-            return (len(body) - 2,  # its pointer; a shared one may take a blank line too
-                    sum(self._size(self.lines[i]) for i in body) - pointer_bytes)
-
         while pool and not self.fits(-freed_lines, -freed_bytes):
             low = min(mean for mean, _s, _b in pool)
             tier = [entry for entry in pool if entry[0] <= low + 0.5]
             enough = [e for e in tier
-                      if self.fits(-freed_lines - frees(e)[0], -freed_bytes - frees(e)[1])]
+                      if self.fits(-freed_lines - self._section_frees(e[2])[0],
+                                   -freed_bytes - self._section_frees(e[2])[1])]
             if enough:  # the bottom-most of those not much larger than the smallest
                 smallest = min(len(e[2]) for e in enough)
                 pick = max((e for e in enough if len(e[2]) <= 1.5 * smallest),
                            key=lambda e: e[1])
             else:
-                pick = max(tier, key=lambda e: (frees(e)[0] + frees(e)[1] // 100, e[1]))
+                pick = max(tier, key=lambda e: (self._section_frees(e[2])[0]
+                                                + self._section_frees(e[2])[1] // 100, e[1]))
             pool.remove(pick)
-            lines_out, bytes_out = frees(pick)
+            lines_out, bytes_out = self._section_frees(pick[2])
             if lines_out <= 0 and bytes_out <= 0:
                 continue
             chosen.append((pick[1], pick[2]))
             freed_lines += lines_out
             freed_bytes += bytes_out
+        self._move_sections(chosen)
+
+    def fit_tail(self, loaded: list[bool]) -> bool:
+        """The other way to fit: first the whole top-level sections at the end of the index
+        that Claude Code does not load whole today (``loaded``: per line as read), from the
+        last up (after long hooks are shortened, as :meth:`fit` does first), then single lines, least valuable first, pinned lines kept. :meth:`fit` goes
+        by value alone and may give up a large loaded section while the text past the window
+        stays and becomes loaded; this gives up first what no session reads today, then no
+        more than it takes. It stops at a section that points to a memory sessions were seen
+        opening: usage says what to keep. Whether any section moved (if none, it did
+        nothing)."""
+        self._collapse_blanks()
+        loaded_now = [loaded[i] for i in self._origin]
+        self._shorten_hooks(self._marks())  # as fit does first (no line moves)
+        marks = self._marks()
+        bodies = {start: body for _mean, start, body in self._section_bodies(marks)}
+        chosen: list[tuple[int, list[int]]] = []
+        freed_lines = freed_bytes = 0
+        for start, end in reversed(top_sections(self.lines)):
+            if self.fits(-freed_lines, -freed_bytes) or all(loaded_now[start:end]) \
+                    or any(self.used.intersection(line.targets) for line in self.lines[start:end]):
+                break  # a section sessions were seen using: the least-used move first
+            body = bodies.get(start)
+            if body is None:
+                continue
+            lines_out, bytes_out = self._section_frees(body)
+            if lines_out > 0 or bytes_out > 0:
+                chosen.append((start, body))
+                freed_lines += lines_out
+                freed_bytes += bytes_out
+        if not chosen:
+            return False
+        self._move_sections(chosen)
+        self.flush()  # the sections sharing "More of the index", pointed to
+        self._collapse_blanks()  # what moved leaves no run of blank lines behind
+        self.fit(sections=False)
+        return True
+
+    def _move_sections(self, chosen: list[tuple[int, list[int]]]) -> None:
+        """Each chosen section's lines (heading position, body) behind a pointer: the largest
+        get topic memories of their own (up to :data:`MAX_TOPICS` less one); the others,
+        headings and all, share "More of the index"."""
+        room = self._room_for_topics() - 1  # one stays for "More of the index"
         own = {start for start, _body in sorted(chosen, key=lambda c: -len(c[1]))[:room]}
         shared: list[IndexLine] = []
         # Replace from the bottom up, so that earlier positions stay valid.

@@ -1063,6 +1063,23 @@ def test_dropping_a_dangling_pointer_keeps_other_memories_it_links_reachable() -
     assert "b.md" in index_targets(plan.text) or "b.md" in plan.added
 
 
+@pytest.mark.parametrize(("topic_line", "reached"), [
+    ("- See `project_stack.md` — the whole stack", True),  # a moved "See x.md" line
+    ("- [Stack](project_stack.md) — the whole stack", True),
+    ("- The stack notes are kept elsewhere.", False),
+])
+def test_a_memory_a_topic_memory_names_by_path_needs_no_pointer_of_its_own(
+    topic_line: str, reached: bool
+) -> None:
+    topic = make_memory("index_portal.md", description="lines moved from MEMORY.md",
+                        body=f"{topic_line}\n")
+    stack = make_memory("project_stack.md", description="The stack")
+
+    plan = rebuild("- [Portal](index_portal.md) — moved lines\n", [topic, stack])
+
+    assert plan.added == (() if reached else ("project_stack.md",))
+
+
 def test_added_pointer_for_a_memory_with_a_very_long_name_still_links_to_it() -> None:
     plan = rebuild("", [make_memory("a.md", name="n" * 200)])
 

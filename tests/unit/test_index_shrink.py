@@ -398,10 +398,61 @@ def value_sections() -> tuple[list[str], list[Memory]]:
     return lines, memories
 
 
-def test_the_least_valuable_section_moves_first_into_a_topic_named_after_it() -> None:
-    lines, memories = value_sections()  # 221 lines
+def test_the_sections_past_the_window_move_before_a_loaded_section_of_less_value() -> None:
+    """The last section (30 project pointers, 8 of them loaded) moves whole: the 60 loaded
+    reference pointers of "Links", worth less, would give up far more of what sessions read
+    today."""
+    lines, memories = value_sections()  # 222 lines: the last 22 are past the window
 
     plan = rebuild("\n".join(lines) + "\n", memories)
+
+    assert plan.over_limits and plan.within_limits
+    assert plan.moved == ("section 'More projects': 30 lines -> index_more_projects.md "
+                          "(index over its limits)",)
+    out = lines_of(plan.text)
+    assert out[: out.index("## More projects") + 1] == lines[: lines.index("## More projects") + 1]
+    assert_topics_are_sound(plan, memories)
+    assert_second_plan_changes_nothing(plan, memories)
+
+
+def test_small_sections_past_the_window_share_a_topic_and_keep_every_line() -> None:
+    """Twenty small sections after a long one of notes; the last four are past the window:
+    they move first (two with topics of their own, the rest sharing "More of the index"),
+    then single lines, least valuable first, not the hundred loaded notes whole. Every line
+    is kept, in the index or a topic."""
+    lines = ["# Memory", "", "## Start", "- Read this first.", "", "## Notes"]
+    lines += [f"- Note {i}: the build of step {i} runs on the second runner." for i in range(100)]
+    memories = []
+    for section in range(20):
+        lines += ["", f"## Area {section}"]
+        for i in range(4):
+            file = f"project_a{section}_{i}.md"
+            memories.append(make_memory(file))
+            lines.append(f"- [Area {section}.{i}]({file}) — what area {section}.{i} holds")
+
+    plan = rebuild("\n".join(lines) + "\n", memories)
+
+    assert plan.over_limits and plan.within_limits
+    assert plan.moved[:2] == (
+        "section 'Area 19': 4 lines -> index_area_19.md (index over its limits)",
+        "section 'Area 18': 4 lines -> index_area_18.md (index over its limits)")
+    assert "section 'Area 16': 4 lines -> a topic memory ('More of the index', index over " \
+           "its limits)" in plan.moved
+    assert "section 'Notes': 100 lines" not in " ".join(plan.moved)
+    out = lines_of(plan.text)
+    kept = set(out) | {line for t in plan.creates for line in t.text.splitlines()}
+    assert set(lines) - {""} <= kept
+    assert_topics_are_sound(plan, memories)
+    assert_second_plan_changes_nothing(plan, memories)
+
+
+def test_the_least_valuable_section_moves_first_into_a_topic_named_after_it() -> None:
+    lines, memories = value_sections()  # 221 lines
+    # Sessions were seen opening a memory of the last section: the window's edge does not
+    # choose, value does.
+    used = {"project_mo29.md"}
+
+    plan = rebuild("\n".join(lines) + "\n", memories, used=used)
 
     assert plan.over_limits and plan.within_limits
     [topic] = plan.creates
@@ -425,7 +476,7 @@ def test_on_equal_value_the_bottom_section_moves_first() -> None:
     lines += [f"- [x{i}](project_mo{i + 100}.md) — x" for i in range(40)]  # 261 lines
     memories += [make_memory(f"project_mo{i + 100}.md") for i in range(40)]
 
-    plan = rebuild("\n".join(lines) + "\n", memories)
+    plan = rebuild("\n".join(lines) + "\n", memories, used={"project_mo139.md"})
 
     # Links (reference pointers) first; then of the two project sections, the lower one.
     assert sorted(t.file for t in plan.creates) == ["index_links.md", "index_more_projects.md"]

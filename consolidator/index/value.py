@@ -8,6 +8,7 @@ tables and hand-written notes, then pointers to reference, project and user memo
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -66,6 +67,16 @@ def stressed(text: str) -> bool:
     """A line its writer marked as important: a warning sign, a shouted rule word, or a
     line that opens with a bold rule (not a bold link, not a bold label)."""
     return bool(_STRESS.search(text) or _bold_rule(text))
+
+
+def _gone_feedback(line: IndexLine, types: Mapping[str, str | None]) -> bool:
+    """A rule whose feedback memory is missing: the line still links it, or keeps its words
+    marked, and the file's name says feedback (``feedback_no_jargon.md``, as Claude Code
+    names them). What the rule says did not go with the file."""
+    names = [t for t in line.targets if t not in types]
+    if "(" in line.text:
+        names += [m.group(0)[1:].split(" ", 1)[0] for m in _GONE.finditer(line.text)]
+    return any(posixpath.basename(n).casefold().startswith("feedback") for n in names)
 
 
 def gone_line(text: str) -> bool:
@@ -144,7 +155,8 @@ def worth(
         is_stressed = line.kind != "code" and stressed(line.text) and not (
             gone_line(line.text) and not _STRESS.search(line.text))
         target_type = types.get(line.target) if line.target else None
-        pinned = is_stressed or i < first_end or in_feedback or target_type == "feedback"
+        pinned = is_stressed or i < first_end or in_feedback or target_type == "feedback" \
+            or _gone_feedback(line, types)
         if gone_line(line.text):
             value = GONE
         elif line.kind == "pointer":

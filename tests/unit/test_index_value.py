@@ -159,6 +159,20 @@ def test_worth_pins_stressed_lines_feedback_and_the_first_section() -> None:
     assert GONE < NOTE < REFERENCE < OTHER < USER
 
 
+@pytest.mark.parametrize(("line", "pinned"), [
+    ("- No jargon (feedback_no_jargon.md missing) — keep the brand voice plain", True),
+    ("- [No jargon](feedback_no_jargon.md) — keep the brand voice plain", True),  # still dead
+    ("- Old wiki (reference_old_wiki.md missing) — the pages kept", False),
+    ("- [Old wiki](reference_old_wiki.md) — the pages kept", False),
+])
+def test_a_rule_whose_feedback_memory_is_missing_stays_pinned(line: str, pinned: bool) -> None:
+    """What a feedback rule says did not go with its file: a line kept from a pointer to a
+    missing ``feedback_*`` file is still a rule."""
+    marks = worth(parse_index(f"# M\n\nIntro.\n\n## Other\n{line}\n"), {}, 1)
+
+    assert marks[-1].pinned is pinned
+
+
 def test_a_dead_bold_pointer_is_not_taken_for_a_stressed_rule() -> None:
     memories = [make_memory(f"p{i:03d}.md") for i in range(200)]
     lines = ["- **[Old plan](old_plan.md)** — the Q3 plan, dropped"]

@@ -320,3 +320,44 @@ def test_a_short_code_is_a_value_for_one_subject_and_a_name_otherwise() -> None:
 ])
 def test_a_number_that_names_a_thing_is_no_conflict(left: str, right: str) -> None:
     assert find_conflicts(pair(left, right, a="notes_refunds.md", b="notes_refunds_more.md")) == []
+
+
+# --- days: when each memory's own thing happened, or one plan's two days --------------------
+
+@pytest.mark.parametrize(("left", "right"), [
+    ("Built on 1 Oct 2026 at the request of the user, after a question about the import.\n",
+     "Built on 2 Oct 2026 at the request of the user, after a question about the import.\n"),
+    ("Dibangun 1 Okt 2026 atas permintaan pengguna, setelah pengguna bertanya soal impor.\n",
+     "Dibangun 2 Okt 2026 atas permintaan pengguna, setelah pengguna bertanya soal impor.\n"),
+    ("Built on 2026-10-01 at the request of the user, after a question about the import.\n",
+     "Built on 2026-10-02 at the request of the user, after a question about the import.\n"),
+])
+def test_two_memories_telling_when_their_own_thing_happened_do_not_conflict(
+    left: str, right: str
+) -> None:
+    """Two features, each memory written after its day: two events, not one fact."""
+    written = datetime(2026, 11, 2, 12, 0)
+    memories = [memory("qg_gdb_import_sync.md", left, written=written),
+                memory("qg_infographic.md", right, written=written)]
+    memories += [memory(f"qg_note_{i}.md", f"Note {i} of the project.\n") for i in range(6)]
+    assert find_conflicts(memories) == []
+
+
+def test_one_plan_given_two_days_is_a_conflict() -> None:
+    """The same sentence, days still ahead when the memories were written: one plan."""
+    written = datetime(2026, 11, 2, 12, 0)
+    memories = [
+        memory("qg_release_plan.md", "The code freeze for 3.0 starts on 18 Jan 2027, fixes only.\n",
+               written=written),
+        memory("qg_schedule.md", "The code freeze for 3.0 starts on 11 Jan 2027, fixes only.\n",
+               written=written),
+    ]
+    [found] = find_conflicts(memories)
+    assert found.reason == ("qg_release_plan.md says '2027-1-18' where qg_schedule.md says "
+                            "'2027-1-11'")
+
+
+def test_a_date_written_with_the_month_s_name_is_one_value() -> None:
+    assert [(t.skel, t.value) for t in tokens("built on 1 Okt 2026 for them")] == [
+        ("built", "built"), ("on", "on"), ("<date>", "2026-10-1"), ("for", "for"),
+        ("them", "them")]

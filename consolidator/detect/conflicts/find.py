@@ -39,8 +39,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterable, Sequence
+from datetime import date
 from functools import lru_cache
 
+from consolidator import clock
 from consolidator.detect.conflicts.skeletons import MIN_LINE_TOKENS, candidates
 from consolidator.detect.conflicts.subject import Subjects, Written
 from consolidator.detect.conflicts.values import Tok, diff_kind, differs, tokens
@@ -315,6 +317,22 @@ def _clauses(text: str) -> tuple[tuple[Tok, ...], ...]:
     return tuple(part for part in parts if len(part) >= MIN_LINE_TOKENS)
 
 
+def _both_past(changes: Sequence[tuple[Tok, Tok]], a: Written, b: Written,
+               ctx: Subjects) -> bool:
+    """Whether every changed date is a day up to the one its memory was written on: each
+    memory telling when something had happened."""
+    days = [clock.local(ctx.memory(f).written_ns).date() for f in (a.file, b.file)]
+    for pair in changes:
+        for tok, written in zip(pair, days, strict=True):
+            try:
+                day = date(*(int(n) for n in tok.value.removeprefix("~~").split("-")))
+            except (TypeError, ValueError):
+                return False  # no year, or no day: not known to be past
+            if day > written:
+                return False
+    return True
+
+
 def _judge_tokens(
     a: Written, b: Written, ta: Sequence[Tok], tb: Sequence[Tok], ctx: Subjects
 ) -> tuple[tuple[int, int, int], Conflict] | None:
@@ -328,8 +346,12 @@ def _judge_tokens(
     if any(x.value in ctx.own(a.file) or y.value in ctx.own(b.file) for x, y in changes
            if x.kind in _NAMING):
         return None
-    if "code" in kinds and not ctx.related(a.file, b.file):
-        return None  # "s17" / "s18" name things unless both memories are about one subject
+    if ("code" in kinds or kinds == {"date"} and _both_past(changes, a, b, ctx)) \
+            and not ctx.related(a.file, b.file):
+        # "s17" / "s18" name things, and two days before either memory was written say when
+        # each one's own thing happened ("built on 1 Oct" / "built on 2 Oct"), unless both
+        # memories are about one subject (a plan's two days are a conflict either way)
+        return None
     # The words of a struck-through claim are its context, not its values.
     changed = {i for i, (x, y) in enumerate(zip(ta, tb, strict=True)) if differs(x, y)
                and x.value.removeprefix("~~") != y.value.removeprefix("~~")}

@@ -9,6 +9,7 @@ instances of one template apart: ``lab_a`` / ``lab_b``), the values that name th
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from consolidator.detect.conflicts.values import Tok, tokens
@@ -53,6 +54,7 @@ class Subjects:
         self._names: dict[str, list[Tok]] = {}
         self._own: dict[str, set[str]] = {}
         self._lines: dict[str, dict[str, list[Written]]] = {}
+        self._common: frozenset[str] | None = None
 
     def memory(self, file: str) -> Memory:
         return self._by_file[file]
@@ -84,7 +86,19 @@ class Subjects:
         ``project_redis_migration``): named for one subject."""
         words_a = {t.value for t in self.name(a) if t.kind == "word" and len(t.value) > 2}
         words_b = {t.value for t in self.name(b) if t.kind == "word" and len(t.value) > 2}
-        return bool((words_a & words_b) - _GENERIC_NAME_WORDS)
+        return bool((words_a & words_b) - _GENERIC_NAME_WORDS - self._everyones())
+
+    def _everyones(self) -> frozenset[str]:
+        """Name words three memories in four or more carry, in a folder of six or more: the
+        project's own prefix (``quadrangis_``), not a subject two of them share."""
+        if self._common is None:
+            seen: Counter[str] = Counter()
+            for file in self._by_file:
+                seen.update({t.value for t in self.name(file) if t.kind == "word"})
+            many = len(self._by_file)
+            self._common = frozenset(w for w, n in seen.items()
+                                     if many >= 6 and 4 * n >= 3 * many)
+        return self._common
 
     def name(self, file: str) -> list[Tok]:
         """The memory's file stem as value tokens, without type words (feedback_, project_)."""

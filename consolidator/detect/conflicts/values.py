@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from consolidator.detect.dates.anchors import explicit_dates
 from consolidator.detect.script import HAN_KANA
 
 _HAN_KANA = HAN_KANA
@@ -150,13 +151,37 @@ def _classify(group: str | None, text: str) -> Tok:
     return Tok(text, text, "word")
 
 
+# A day and a month's name next to each other ("1 Okt 2026", "Oct 1, 2026", "3. März"): the
+# line may hold a date written with words, which explicit_dates reads.
+_NAMED_DATE_HINT = re.compile(r"\d\.?[ \t]+[^\W\d_]{3}|[^\W\d_]{3}\.?[ \t]+\d")
+
+
+def _named_dates(low: str) -> dict[int, tuple[int, str]]:
+    """Where a date written with a month's name starts in ``low`` -> (its end, its value)."""
+    if _NAMED_DATE_HINT.search(low) is None:
+        return {}
+    return {d.start: (d.end, f"{d.year or 0}-{d.month}-{d.day}") for d in explicit_dates(low)
+            if not low[d.start:d.end].replace("-", "").isdigit()}
+
+
 def tokens(line: str) -> list[Tok]:
-    """The value tokens of one line, in order; struck-through tokens carry a ``~~`` value."""
+    """The value tokens of one line, in order; struck-through tokens carry a ``~~`` value.
+    A date written with a month's name ("1 Okt 2026") is one date, as an ISO one is."""
     out: list[Tok] = []
     struck = False
     word_end = -1  # where the last word token ended
-    for match in _TOKEN.finditer(line.casefold()):
+    low = line.casefold()
+    named = _named_dates(low)
+    date_end = -1  # where the named date being read ends
+    for match in _TOKEN.finditer(low):
         group, text = match.lastgroup, match.group()
+        if match.start() < date_end:
+            continue  # a part of the named date taken whole
+        if match.start() in named:
+            date_end, value = named[match.start()]
+            out.append(Tok("<date>", value, "date"))
+            word_end = -1
+            continue
         if group == "strike":
             struck = not struck
             continue

@@ -91,6 +91,28 @@ def test_a_relative_word_in_quotes_or_dialogue_is_not_the_writers_date(text: str
     assert_not_a_date(text)
 
 
+@pytest.mark.parametrize(("quoted", "plain"), [
+    ("Der neue Titel der App lautet „Lieber heute als morgen“ und gilt ab gestern.",
+     "Der neue Titel der App gilt ab morgen und wurde gestern gesetzt."),
+    ("Nous avons choisi le titre de la campagne avec l'équipe. Le titre retenu est « Mieux "
+     "vaut demain que jamais » pour toutes les affiches.",
+     "Nous avons choisi le titre de la campagne avec l'équipe. Le titre retenu sera publié "
+     "demain pour toutes les affiches."),
+    ("Tytuł to „Lepiej dziś niż jutro”, ustalony na spotkaniu, że nie zmienia się do końca "
+     "roku na stronie.",
+     "Tytuł ustalony na spotkaniu, że nie zmienia się do końca roku. Publikacja będzie jutro "
+     "na stronie."),
+])
+def test_a_relative_word_in_other_languages_quotes_is_not_the_writers_date(
+    quoted: str, plain: str
+) -> None:
+    """„…“, „…”, «…», »…«: quotations as "…" are; the writer's own words around them are
+    still read."""
+    inside = {"morgen", "demain", "jutro", "dziś", "heute"}
+    assert not inside & {p.casefold() for p in phrases(quoted)}
+    assert inside & {p.casefold() for p in phrases(plain)}
+
+
 @pytest.mark.parametrize(("text", "phrase"), [
     ("The user agreed to ship it tomorrow.", "tomorrow"),
     ("编辑说今天签字，明天付款。", "今天"),

@@ -38,6 +38,20 @@ def test_relative_days_of_other_languages_are_found(text: str,
     assert found(text) == want
 
 
+@pytest.mark.parametrize(("text", "want"), [
+    # a vowel sign ends the word: परस is no prefix of परसों; a word for two days is no day
+    ("हमने कल नया संस्करण जारी किया और परसों हम परीक्षण करेंगे।", [("परसों", "day", -2)]),
+    ("हमने परस नाम की फ़ाइल बदली और रिपोर्ट भेजी।", []),
+    # short vowels written or not: غدًا is the locale's غدا
+    ("أطلقنا النسخة الجديدة أمس وسنختبرها غدًا مع الفريق.",
+     [("أمس", "day", -1), ("غدًا", "day", 1)]),
+])
+def test_words_of_scripts_with_combining_marks_are_whole(
+    text: str, want: list[tuple[str, str, int]]
+) -> None:
+    assert found(text) == want
+
+
 @pytest.mark.parametrize("text", [
     "The hier column holds each node's level, and the more we add the slower it is.",
     "Die Tabelle liegt hier und wird nicht mehr gepflegt, das ist so gewollt.",

@@ -42,6 +42,8 @@ _SPANS = re.compile(
     r"|<[A-Za-z/!][^<>\n]{0,120}>"
     r"|\b(?:https?|ftp|file)://[^\s)>\]]+|\bwww\.[^\s)>\]]+"
     r"|\"[^\"\n]*\"|“[^”\n]*”|‘[^’\n]*’|(?<!\w)'[^'\n]{1,300}'(?!\w)"
+    # German, Polish and Czech quotes open low („…“, „…”, ‚…‘); guillemets either way round
+    r"|„[^“”\"\n]*[“”\"]|‚[^‘’\n]*[‘’]|«[^»\n]*»|»[^«\n]*«|‹[^›\n]*›|›[^‹\n]*‹"
     r"|「[^」\n]*」|『[^』\n]*』|《[^》\n]*》|〈[^〉\n]*〉|〔[^〕\n]*〕"
 )
 

@@ -40,7 +40,18 @@ _WORD = re.compile(r"[^\W\d_]+")
 _OTHER_LETTER = re.compile(
     r"[^\W\d_\x00-\u024f\u0300-\u036f\u1e00-\u1eff\u3040-\u30ff\u31f0-\u31ff"
     r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\U00020000-\U0003ffff]")
-_TOKEN = re.compile(r"\d+|[^\W\d_]+")  # a number or a run of letters
+# Combining marks, which Python's \w leaves out: vowel signs of the Indic scripts (परसों is
+# one word, not परस and a sign), Thai, Lao, Khmer and Myanmar; Arabic and Hebrew points;
+# decomposed Latin accents.
+_MARKS = ("\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670"
+          "\u06d6-\u06ed\u0900-\u0963\u0981-\u0dff\u0e31\u0e34-\u0e3a\u0e47-\u0e4e"
+          "\u0eb1\u0eb4-\u0ebc\u0ec8-\u0ecd\u102b-\u103e\u1056-\u1059\u17b4-\u17d3")
+_TOKEN = re.compile(rf"\d+|(?:[^\W\d_]|[{_MARKS}])+")  # a number or a run of letters
+# Points a writer may leave out (Arabic short vowels, Hebrew niqqud): words are compared
+# without them, so غدًا is the locale's غدا.
+_OPTIONAL = dict.fromkeys(
+    [*range(0x064B, 0x0660), 0x0670, *range(0x0591, 0x05BE), 0x05BF, 0x05C1, 0x05C2, 0x05C4,
+     0x05C5, 0x05C7])
 _REGEX_SYNTAX = re.compile(r"[\\\[\](){}?*+|^$]")
 _GAP = re.compile(r"[ \t'’\-]{0,3}")  # what may stand between the words of one phrase
 _UNSPACED = re.compile(rf"[{HANGUL}\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]")
@@ -130,11 +141,12 @@ def _read(path: Path) -> dict[str, object] | None:
 
 
 def _words(phrase: str) -> tuple[str, ...]:
-    return tuple(_TOKEN.findall(phrase.casefold()))
+    return tuple(w.translate(_OPTIONAL) for w in _TOKEN.findall(phrase.casefold()))
 
 
 def _language(info: dict[str, object]) -> _Language | None:
     entries: dict[tuple[str, ...], _Entry] = {}
+    two_ways: set[tuple[str, ...]] = set()  # words the locale gives two meanings: none read
     for table_key, counted in (("relative-type", False), ("relative-type-regex", True)):
         table = info.get(table_key)
         for key, phrases in (table.items() if isinstance(table, dict) else ()):
@@ -148,7 +160,10 @@ def _language(info: dict[str, object]) -> _Language | None:
                     continue  # a pattern this reading cannot follow, or a number as a word
                 words = tuple("#" if w == "0" else w for w in _words(text))
                 if words and (len(words) > 1 or len(words[0]) >= 2):
-                    entries.setdefault(words, _Entry(words, meaning[0], meaning[1], counted))
+                    entry = entries.setdefault(words, _Entry(words, *meaning, counted))
+                    if (entry.unit, entry.shift) != meaning:
+                        two_ways.add(words)  # Hindi कल: yesterday and tomorrow both
+    entries = {words: e for words, e in entries.items() if words not in two_ways}
     own = {words: e for words, e in entries.items() if not _LATIN.search(" ".join(words))}
     if own:  # a language of another script: its Latin-script entries are English fill-ins
         return _Language(tuple(own.values()), latin=False)
@@ -251,7 +266,8 @@ def find_locale(text: str) -> Iterator[LocalePhrase]:
     index = _by_first_word(codes) if codes else {}
     if not index:
         return
-    tokens = [(m.start(), m.end(), m.group().casefold()) for m in _TOKEN.finditer(text)]
+    tokens = [(m.start(), m.end(), m.group().casefold().translate(_OPTIONAL))
+              for m in _TOKEN.finditer(text)]
     at = 0
     while at < len(tokens):
         candidates = [e for head in _heads(tokens, at) for e in index.get(head, ())]

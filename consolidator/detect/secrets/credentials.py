@@ -105,9 +105,12 @@ ACCOUNT_WORDS = (
     "пользователь", "учётная запись", "учетная запись", "акаунт", "обліковий запис",
     "usuario", "usuário", "utilisateur", "benutzer", "konto", "użytkownik", "uzytkownik",
     "gebruiker", "kullanıcı", "hesap", "계정", "아이디", "アカウント", "账号", "賬號", "帳號",
+    "akun", "pengguna", "tài khoản",
 )
+# After the account's name, a few words of its label may come before the colon ("Akun uji
+# (DB dev): `admin` / `…`", "login for staging: …").
 _ACCOUNT_PAIR = re.compile(
-    r"[*_]{0,2}[ \t]{0,3}[:：=][ \t]{0,3}"
+    r"(?:[ \t][^\n:：=/`*]{1,32})?[*_]{0,2}[ \t]{0,3}[:：=][ \t]{0,3}"
     r"(?P<q1>[`'\"]?)(?P<user>[^\s`'\"/]{2,80})(?P=q1)[ \t]{0,3}/[ \t]{0,3}"
     r"(?P<q2>[`'\"]?)(?P<pw>[^\s`'\"/]{4,80})(?P=q2)")
 

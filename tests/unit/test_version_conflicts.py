@@ -33,6 +33,15 @@ def test_one_tool_given_two_versions_in_other_words_is_a_conflict_naming_the_new
         "- Settled stack: Astro 6 + React 19 islands + Tailwind 4, built with npm.")
 
 
+def test_a_stack_may_hold_a_remark_between_its_names() -> None:
+    old = memory("project_perf.md", "1. **Astro 5 with islands** is close to required.\n",
+                 written=OLD)
+    new = memory("project_stack.md", "- Settled: Astro 6 (SSR) + React 19 islands.\n",
+                 written=NEW)
+
+    assert pairs(old, new) == [("project_perf.md", "project_stack.md")]
+
+
 def test_a_package_pinned_in_code_and_a_dotted_version_are_keys_too() -> None:
     pinned = [memory("project_web.md", "The site builds with `astro@5.2.1`.\n", written=OLD),
               memory("project_ci.md", "CI builds the site with `astro@6.0.3`.\n", written=MID)]
@@ -98,6 +107,10 @@ NEVER = {
                               ("db.md", "The db host runs Ubuntu 24.04 with Docker.\n")],
     "a memory's own number": [("widget_2.4_notes.md", "Notes: Widget 2.4 ships the export.\n"),
                               ("widget.md", "Widget 2.5 ships the export next.\n")],
+    # A record and one of its points are two numbers on one line, not a stack: no joiner.
+    "a record and its point": [
+        ("bridge.md", "The spec's KDR 14 neuer Punkt 5 covers the font bridge of the chart.\n"),
+        ("chrome.md", "The contract of the chart (KDR 15) was fixed before the code.\n")],
 }
 
 

@@ -15,8 +15,9 @@ is read only where the directory's own writing shows it is one:
   apart from the name (``S3``, ``EC2`` are names), not a date (``June 5``), a minimum
   (``3.8+``, ``3.8 or later``), a share, a size, a range or part of a longer token (``5x``,
   ``5%``, ``5/6``);
-- the name is a tool's: the directory lists it as a stack, beside another name with its
-  version in one line (``Astro 6 + React 19``), or pins it in code (``Section 4.2``,
+- the name is a tool's: the directory lists it as a stack, joined to another name with its
+  version (``Astro 6 + React 19``, ``Python 3.11 with Django 5.0``; ``KDR 14 neuer Punkt 5``
+  is a record and its point), or pins it in code (``Section 4.2``,
   ``Release 1.4``, ``Python 3.12 locally`` alone name no tool);
 - the name is no heading's (a heading that numbers a name, ``## Phase 2`` or ``### Top 15``,
   makes it a part of something, not a tool), and a line that is a heading states no version;
@@ -55,6 +56,14 @@ from consolidator.store.model import Memory
 
 MAX_VERSIONS = 2  # versions a name may take across the directory and still be one tool
 MAX_LINE = 2000  # characters of a line read for versions; a longer one is no single claim
+STACK_GAP = 60  # characters at most between two versioned names that list one stack
+# What joins two versioned names that list one stack ("Astro 6 + React 19", "Python 3.11
+# with Django 5.0", "Node 20, pnpm 9"); other words between them make two statements
+# ("KDR 14, new Punkt 5" is a record and its point).
+_JOINED = re.compile(
+    r"[ \t]*(?:\([^()\n]{0,40}\)[ \t]*)?"  # a remark on the first: "Astro 6 (SSR) + React 19"
+    r"(?:[+,/&·|;、，＋]|\b(?:and|with|plus|und|mit|et|avec|y|con|e|com|и|с|на)\b"
+    r"|和|与|及|と|や)?[ \t]*", re.IGNORECASE)
 
 # A proper name and the version written after it: the name's last character is a letter, a
 # `+` or a `#` (C++, C#); the version stands apart, and what follows it is no more of a token.
@@ -187,7 +196,8 @@ def _read(body: str, seen: _Seen) -> dict[str, _Stated]:
     statement, a pin only in a fenced block is none."""
     first: dict[str, tuple[int, _Stated]] = {}  # the earliest statement of each name
     versions: dict[str, set[str]] = defaultdict(set)
-    on_line: dict[int, set[str]] = defaultdict(set)  # line -> the names it gives versions
+    # line -> where it gives a name a version: (start, end, name)
+    on_line: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
     dates: dict[int, list[tuple[int, int]]] = {}  # line -> where its dates stand
     code: _Code | None = None
     starts: list[int] = []
@@ -220,13 +230,16 @@ def _read(body: str, seen: _Seen) -> dict[str, _Stated]:
                 continue  # "June 5": a date, not a version
             if pattern is _PINNED:
                 seen.tools.add(key)
-            on_line[at].add(key)
+            on_line[at].append((match.start(), match.end(), key))
             versions[key].add(version)
             if key not in first or match.start() < first[key][0]:
                 first[key] = (match.start(), _Stated(version, line.strip(), name, frozenset()))
-    for names in on_line.values():
-        if len(names) >= 2:
-            seen.tools |= names
+    for given in on_line.values():
+        given.sort()
+        for (_s, stop, name), (start, _e, other) in zip(given, given[1:], strict=False):
+            if name != other and start - stop <= STACK_GAP \
+                    and _JOINED.fullmatch(body, stop, start) is not None:
+                seen.tools |= {name, other}
     return {key: dataclasses.replace(found, versions=frozenset(versions[key]))
             for key, (_, found) in first.items()}
 

@@ -37,13 +37,21 @@ _RULE_WORD = re.compile(
     re.IGNORECASE)
 
 
+_LABEL_REACH = 48  # characters after a bold label in which its rule word must stand
+
+
 def _bold_rule(text: str) -> bool:
     match = _BOLD_OPEN.match(text)
     if match is None:
         return False
     inner, rest = match.group(2), match.group(3)
-    whole = not rest.strip(" .!。！") and not inner.rstrip().endswith((":", "："))
-    return whole or bool(_RULE_WORD.search(text))
+    label = inner.rstrip().endswith((":", "：")) or rest.lstrip().startswith((":", "："))
+    if not label:
+        whole = not rest.strip(" .!。！")
+        return whole or bool(_RULE_WORD.search(text))
+    # A bold label ("**Rule:** never …", "**Session 10:** …"): a rule only where the label
+    # or the first words after it say never / always / must, not a word deep in a long note.
+    return bool(_RULE_WORD.search(inner) or _RULE_WORD.search(rest[:_LABEL_REACH]))
 
 
 _FEEDBACK_HEADING = re.compile(

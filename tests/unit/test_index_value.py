@@ -43,6 +43,8 @@ from tests.unit.test_index_rebuild import (
         "- DO NOT touch the vendored code",
         "**Deploys freeze on Fridays.**",
         "- **Tests hit a real database**, never mocks",
+        "- **Rule:** never push to main without a review",
+        "- **Deploys:** always run the migrations first, then the app",
         "1. __Ask before deleting anything__",
         "- 最上位ルール: 本番DBに触れない",
         "- 必ず日本語で答える",
@@ -62,6 +64,11 @@ def test_a_line_its_writer_stressed_counts_as_stressed(line: str) -> None:
         "- __[pnpm](feedback_pnpm.md)__ — pnpm",
         "The staging box is called `kestrel`.",
         "- Important things live in the wiki",  # not shouted
+        # a bold label, then a long note that says "never" in passing
+        "- **Session 10 (2026-03-29):** moved the config of twelve agents to one file, fixed "
+        "the dedup, and noted that press wires are never behind a paywall",
+        "- **Newsletter**: the daily job writes one row per day; to send it again the row "
+        "must be deleted first",
         "| Service | Port |",
         "",
     ],

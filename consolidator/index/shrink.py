@@ -235,12 +235,13 @@ class Fitter(IndexLines):
                 whole = set(body) >= {i for i in range(start + 1, end)
                                       if self.lines[i].kind not in QUIET}
                 taking = sorted({*body, *([start] if whole else [])})
-                shared[:0] = [self.lines[i] for i in taking]
+                shared[:0] = ([self.lines[start]] if whole else []) \
+                    + self._with_kept_headings(start, body)
                 self._remove(taking)
                 self.moved.append(f"section {title!r}: {len(body)} lines -> a topic memory "
                                   f"({MORE_TITLE!r}, index over its limits)")
                 continue
-            moved = [self.lines[i] for i in body]
+            moved = self._with_kept_headings(start, body)
             pointers = self.topics(title, moved, "notes")
             self._remove(body)
             self._insert(body[0], pointers)
@@ -248,6 +249,27 @@ class Fitter(IndexLines):
             self.moved.append(
                 f"section {title!r}: {len(body)} lines -> {files} (index over its limits)")
         self.leftovers[:0] = shared
+
+    def _with_kept_headings(self, start: int, body: list[int]) -> list[IndexLine]:
+        """The lines at ``body`` (a section's, under its heading at ``start``), each run of
+        them under a sub-heading that stays (it holds a pinned line) led by a copy of it: in
+        the topic memory they stand under their own heading, not the one before."""
+        out: list[IndexLine] = []
+        taking = set(body)
+        heading = -1  # the sub-heading the lines stand under
+        copied = -1
+        for i in range(start + 1, body[-1] + 1 if body else start + 1):
+            line = self.lines[i]
+            if line.kind == "heading":
+                heading = i
+            if i not in taking:
+                continue
+            if line.kind != "heading" and heading >= 0 and heading not in taking \
+                    and copied != heading:
+                out.append(self.lines[heading])
+                copied = heading
+            out.append(line)
+        return out
 
     def _lines(self, marks: list[Worth]) -> bool:
         """Move single lines, least valuable and lowest first, into "More of the index";

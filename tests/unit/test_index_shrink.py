@@ -446,6 +446,30 @@ def test_small_sections_past_the_window_share_a_topic_and_keep_every_line() -> N
     assert_second_plan_changes_nothing(plan, memories)
 
 
+def test_lines_moved_from_under_a_sub_heading_that_stays_keep_it_in_the_topic() -> None:
+    """A sub-heading stays with the pinned rule under it; its other lines move, led in the
+    topic memory by a copy of it, not under the sub-heading before."""
+    memories = [make_memory(f"project_p{i:03d}.md") for i in range(170)]
+    lines = ["# Memory", "", "## Start", "- Read this first.", "", "## Projects"]
+    lines += [f"- [P{i}](project_p{i:03d}.md) — project {i}" for i in range(170)]
+    lines += ["", "## Notes", "### Runs"] + [f"- Run {i} took {i} minutes." for i in range(20)]
+    lines += ["### Sending", "- 🚨 NEVER send twice: delete the row first.",
+              "- The job writes one row per day.", "- A second send is refused by the job."]
+
+    plan = rebuild("\n".join(lines) + "\n", memories)
+
+    assert plan.within_limits
+    out = lines_of(plan.text)
+    assert "### Sending" in out and "- 🚨 NEVER send twice: delete the row first." in out
+    [topic] = plan.creates
+    body = topic.text.splitlines()
+    at = body.index("### Sending")
+    assert body[at + 1:at + 3] == ["- The job writes one row per day.",
+                                   "- A second send is refused by the job."]
+    assert body.index("### Runs") < body.index("- Run 0 took 0 minutes.") < at
+    assert_second_plan_changes_nothing(plan, memories)
+
+
 def test_the_least_valuable_section_moves_first_into_a_topic_named_after_it() -> None:
     lines, memories = value_sections()  # 221 lines
     # Sessions were seen opening a memory of the last section: the window's edge does not

@@ -12,7 +12,10 @@ from consolidator.index.window import CODE, HIDDEN
 
 # Markup around a line's words: its bullet, heading or quote mark, and emphasis (a "#" inside
 # the words, as in "PR #2062", stays).
-_MARKUP = re.compile(r"^\s*(?:#+\s*|>\s*|(?:[-*+]|\d+[.)])\s+)|[*_`|]+")
+# Markdown's marks: a list or quote lead, emphasis and code marks, table bars; an underscore
+# only outside a word (`project_x.md` keeps its own).
+_MARKUP = re.compile(r"^\s*(?:#+\s*|>\s*|(?:[-*+]|\d+[.)])\s+)|[*`|]+"
+                     r"|(?<![^\W_])_+|_+(?![^\W_])")
 QUIET = ("blank", HIDDEN)  # lines that are not content
 
 

@@ -6,8 +6,9 @@ import hashlib
 
 import pytest
 
-from consolidator.index.parse import parse_index
+from consolidator.index.parse import classify, parse_index
 from consolidator.index.rebuild import TOPIC_MAX_BYTES, Limits, plan_index
+from consolidator.index.sections import summary
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
 
@@ -37,3 +38,13 @@ def test_a_section_too_big_for_one_memory_is_split_across_topic_memories() -> No
     assert set(files) <= listed
     pointed = {line.target for line in parse_index(plan.text) if line.target}
     assert {topic.file for topic in plan.creates} <= pointed
+
+
+def test_a_topic_pointer_quotes_file_names_with_their_underscores() -> None:
+    """Emphasis marks go from the words a topic pointer quotes; an underscore inside a word
+    (a file name in code) is part of it."""
+    hook = summary([classify("- See `project_living_intelligence.md` — the full stack"),
+                    classify("- __Deploys__ go out _weekly_ from snake_case_branch")])
+
+    assert hook == ("2 lines moved from MEMORY.md: See project_living_intelligence.md — the "
+                    "full stack, Deploys go out weekly from snake_case_branch")

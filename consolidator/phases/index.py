@@ -126,11 +126,18 @@ def run(work: Work) -> None:
         why = (snapshot.index.error if snapshot.index.error is not None
                else f"{held[0]}; {held[1]}")
         note = f"{snapshot.index.name} left alone: {why}"
+        index = work.plan.index
         if snapshot.index.error is None:  # what it would mend is still worth knowing
-            missing = plan(work, snapshot, ALL).missing
-            if missing:
-                note += f"; it points at missing files: {', '.join(missing)}"
-        work.plan = dataclasses.replace(work.plan, notes=work.plan.notes + (note,))
+            full = plan(work, snapshot, ALL)
+            if full.missing:
+                note += f"; it points at missing files: {', '.join(full.missing)}"
+            # The report says the index as it stands, and why it was left so.
+            cfg = work.ctx.cfg.index
+            lines, size = full.before
+            index = IndexPlan(snapshot.index.text or "", False, lines, size,
+                              lines <= cfg.max_lines and size <= cfg.max_bytes,
+                              before=full.before, missing=full.missing, why=(why,))
+        work.plan = dataclasses.replace(work.plan, index=index, notes=work.plan.notes + (note,))
         return
     safe = plan(work, snapshot, SAFE_SCOPE)
     if work.mode != "safe":  # one plan for all of it, applied (all) or proposed (none)

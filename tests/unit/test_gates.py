@@ -676,6 +676,11 @@ def test_a_forced_run_leaves_an_index_changed_within_idle_minutes_alone(root: Pa
     (note,) = [n for n in report.plan.notes if n.startswith("MEMORY.md left alone: ")]
     assert "changed 30 s ago, within 15 min: a live session may be writing it" in note
     assert note.endswith("; it points at missing files: gone.md")  # said, not mended
+    # The report gives the index as it stands, and why it was left so.
+    index = report.plan.index
+    assert (index.lines, index.bytes, index.changed, index.missing) == (2, len(before), False,
+                                                                          ("gone.md",))
+    assert "a live session may be writing it" in index.why[0]
 
 
 def test_force_never_skips_the_lock_gate(

@@ -235,13 +235,12 @@ class Fitter(IndexLines):
                 whole = set(body) >= {i for i in range(start + 1, end)
                                       if self.lines[i].kind not in QUIET}
                 taking = sorted({*body, *([start] if whole else [])})
-                shared[:0] = ([self.lines[start]] if whole else []) \
-                    + self._with_kept_headings(start, body)
+                shared[:0] = self._with_kept_headings(start, taking)
                 self._remove(taking)
                 self.moved.append(f"section {title!r}: {len(body)} lines -> a topic memory "
                                   f"({MORE_TITLE!r}, index over its limits)")
                 continue
-            moved = self._with_kept_headings(start, body)
+            moved = self._with_kept_headings(start + 1, body)
             pointers = self.topics(title, moved, "notes")
             self._remove(body)
             self._insert(body[0], pointers)
@@ -250,21 +249,22 @@ class Fitter(IndexLines):
                 f"section {title!r}: {len(body)} lines -> {files} (index over its limits)")
         self.leftovers[:0] = shared
 
-    def _with_kept_headings(self, start: int, body: list[int]) -> list[IndexLine]:
-        """The lines at ``body`` (a section's, under its heading at ``start``), each run of
-        them under a sub-heading that stays (it holds a pinned line) led by a copy of it: in
-        the topic memory they stand under their own heading, not the one before."""
+    def _with_kept_headings(self, first: int, taking: list[int]) -> list[IndexLine]:
+        """The lines at ``taking`` (sorted, none before ``first``), each run of them under a
+        heading that stays in the index led by a copy of it (the nearest heading at or after
+        ``first``): in the topic memory they stand under their own heading, not the one
+        before them there."""
         out: list[IndexLine] = []
-        taking = set(body)
-        heading = -1  # the sub-heading the lines stand under
+        going = set(taking)
+        heading = -1  # the heading the lines stand under
         copied = -1
-        for i in range(start + 1, body[-1] + 1 if body else start + 1):
+        for i in range(first, taking[-1] + 1 if taking else first):
             line = self.lines[i]
             if line.kind == "heading":
                 heading = i
-            if i not in taking:
+            if i not in going:
                 continue
-            if line.kind != "heading" and heading >= 0 and heading not in taking \
+            if line.kind != "heading" and heading >= 0 and heading not in going \
                     and copied != heading:
                 out.append(self.lines[heading])
                 copied = heading
@@ -315,7 +315,7 @@ class Fitter(IndexLines):
             going.update(group)
             bytes_out += sum(self._size(self.lines[j]) for j in group)
         taking = self._with_emptied_headings(sorted(going))
-        self.leftovers += [self.lines[i] for i in taking]
+        self.leftovers += self._with_kept_headings(0, taking)
         self._remove(taking)
         self.moved.append(f"{len(taking)} lines -> a topic memory ({MORE_TITLE!r}, least "
                           "valuable first)")

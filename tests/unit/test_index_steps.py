@@ -530,3 +530,18 @@ def test_plan_index_is_the_steps_in_order() -> None:
     assert plan == assemble(text, original, relinked, added, fitted, limits, "\n")
     assert plan.added == ("other.md",)
     assert plan.unlinked == (("gone.md", "missing"),)
+
+
+def test_single_lines_moved_from_sections_that_stay_are_led_by_their_headings() -> None:
+    """Lines moved one by one into "More of the index" keep the headings they stood under,
+    as copies where the heading stays: a setting stays a setting of its own section there."""
+    text = ("# Memory\n\n## Live trading config\n- 🚨 NEVER trade with real money on a test.\n"
+            "- Max two trades at once.\n- Margin 25 percent.\n\n## Railway database\n"
+            "- 🚨 NEVER drop a table by hand.\n- The database lives on Railway.\n")
+    fit = fitter(parse_index(text), {}, Limits(max_lines=7))
+
+    assert fit._lines(fit.marks())
+
+    assert [line.text for line in fit.leftovers] == [
+        "## Live trading config", "- Max two trades at once.", "- Margin 25 percent.",
+        "## Railway database", "- The database lives on Railway."]

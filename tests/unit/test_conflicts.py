@@ -331,6 +331,8 @@ def test_a_number_that_names_a_thing_is_no_conflict(left: str, right: str) -> No
      "Dibangun 2 Okt 2026 atas permintaan pengguna, setelah pengguna bertanya soal impor.\n"),
     ("Built on 2026-10-01 at the request of the user, after a question about the import.\n",
      "Built on 2026-10-02 at the request of the user, after a question about the import.\n"),
+    ("Décidé en session le 02/10/2026 avec le fondateur, à ne pas redemander ensuite.\n",
+     "Décidé en session le 03/10/2026 avec le fondateur, à ne pas redemander ensuite.\n"),
 ])
 def test_two_memories_telling_when_their_own_thing_happened_do_not_conflict(
     left: str, right: str

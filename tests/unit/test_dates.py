@@ -552,3 +552,17 @@ def test_an_inserted_date_keeps_the_sentence_grammatical(text: str, want: str) -
     assert rewritten(text) == want
     (found,) = find_relative(text, WRITTEN)
     assert found.resolved == "2026-11-17", "the day itself, for the report"
+
+
+@pytest.mark.parametrize(("heading", "day"), [
+    ("## Estado 14/07/2026", "2026-07-13"),  # day first
+    ("## Status 07/14/2026", "2026-07-13"),  # month first
+    ("## Estado 02/10/2026", None),  # either order makes a date: the heading dates nothing
+])
+def test_a_heading_dated_by_numbers_anchors_its_passage_where_one_order_makes_a_date(
+    heading: str, day: str | None
+) -> None:
+    text = (f"# Cierres\n\n{heading}\n\n- Ayer se cerró la caja con diferencia y el gerente "
+            "la revisó con el equipo de la tienda.\n")
+    found = find_relative(text, datetime(2026, 12, 3, 12, 0), "cierres.md", undated=False)
+    assert [f.resolved for f in found] == ([day] if day else [])

@@ -18,6 +18,7 @@ disagreement), or ``word``.
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import NamedTuple
 
 from consolidator.detect.dates.anchors import explicit_dates
@@ -66,7 +67,8 @@ _CJK_NUMERALS = frozenset("一二三四五六七八九十两")
 # again.
 _TOKEN = re.compile(
     r"(?P<url>[a-z][a-z0-9+.-]{1,15}://[^\s<>()\[\]`'\"]+)"
-    r"|(?P<date>\d{4}[-/.年]\d{1,2}(?:[-/.月]\d{1,2}日?)?(?!\d)|\d{1,2}月\d{1,2}日)"
+    r"|(?P<date>\d{4}[-/.年]\d{1,2}(?:[-/.月]\d{1,2}日?)?(?!\d)|\d{1,2}月\d{1,2}日"
+    r"|\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)\d\d(?!\d))"
     r"|(?P<time>\d{1,2}:\d{2}(?::\d{2})?(?!\d))"
     r"|(?P<hex>[0-9a-fA-F]{7,}(?:-[0-9a-fA-F]{4,}){0,4}(?!\w))"
     r"|(?P<frac>\d{1,4}(?:/\d{1,4}){1,2}(?![\w/]))"
@@ -127,6 +129,26 @@ def _num(text: str) -> Tok:
 _SEEN: dict[tuple[str | None, str], Tok] = {}  # words repeat: each is classified once
 
 
+def _day_value(text: str) -> str:
+    """A date's value, year first: ``2026-10-02`` and ``2026年10月2日`` as written; a day and a
+    month before the year (``02/10/2026``) in the order that makes a date, and where both do
+    (the 2nd of October, or February the 10th), the later of the two."""
+    numbers = [int(d) for d in re.findall(r"\d+", text)]
+    if len(numbers) != 3 or numbers[0] >= 1000:
+        return "-".join(map(str, numbers))
+    a, b, year = numbers
+    days = []
+    for day, month in ((a, b), (b, a)):
+        try:
+            days.append(date(year, month, day))
+        except ValueError:
+            continue
+    if not days:
+        return "-".join(map(str, numbers))
+    later = max(days)
+    return f"{later.year}-{later.month}-{later.day}"
+
+
 def _classify(group: str | None, text: str) -> Tok:
     """The Tok for one matched token (``group`` is the alternative that matched it)."""
     if group in _FIXED:
@@ -139,7 +161,7 @@ def _classify(group: str | None, text: str) -> Tok:
     if group == "frac":
         return Tok("<num>", text, "number")
     if group == "date":
-        return Tok("<date>", "-".join(str(int(d)) for d in re.findall(r"\d+", text)), "date")
+        return Tok("<date>", _day_value(text), "date")
     if group == "path":
         return Tok("<path>", text.rstrip("/.,"), "name")
     if group == "url":

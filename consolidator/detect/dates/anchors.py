@@ -53,6 +53,11 @@ _PARTIAL = (
 # ``month_names``).
 _LOCAL = lazy(r"(?<![\w.-])(?P<d>\d{1,2})(?:\.?[ \t](?:de[ \t])?(?P<name>[^\W\d_]{3,12})\.?,?[ \t]"
               r"(?:de[ \t])?|-(?P<hyphened>[^\W\d_]{3,12})-)(?P<y>(?:19|20)\d\d)(?!\d)")
+# A day and a month by number before a four-digit year, with slashes or dashes: "14/07/2026"
+# (most of the world) or "07/14/2026" (the US). Read only where one order alone makes a date:
+# "02/10/2026" may be either day.
+_NUMERIC = re.compile(r"(?<![\d/.-])(?P<a>\d{1,2})(?P<s>[/-])(?P<b>\d{1,2})(?P=s)"
+                      r"(?P<y>(?:19|20)\d\d)(?![\d/-])")
 # "3/4" is a fraction as often as a date: only right after a phrase, in brackets, is it a date.
 _SLASH = re.compile(r"(?<![\d/])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])")
 
@@ -127,6 +132,14 @@ def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
                 continue
             found.append(Explicit(int(match.group("y")), month, int(match.group("d")),
                                   match.start(), match.end()))
+    if "/" in text or "-" in text:
+        for match in _NUMERIC.finditer(text):
+            a, b = int(match.group("a")), int(match.group("b"))
+            if _overlaps(found, match) or (a > 12) == (b > 12) or max(a, b) > 31:
+                continue  # either order makes a date, or neither does
+            day, month = (a, b) if a > 12 else (b, a)
+            found.append(Explicit(int(match.group("y")), month, day, match.start(),
+                                  match.end()))
     if slashes:
         for match in _SLASH.finditer(text):
             if not _overlaps(found, match):

@@ -96,6 +96,16 @@ def _unclosed(text: str) -> int | None:
     return depth[-1] if depth else None
 
 
+def _closed(hook: str) -> str:
+    """``hook`` without a bracket it opens and never closes, marked cut: a description an
+    unquoted ``#`` ended early ("… (on 09/10, PR #907)" reads "… (on 09/10, PR" in YAML)
+    would put half a remark into the index."""
+    opened = _unclosed(hook)
+    if opened is None or opened == 0:
+        return hook
+    return hook[:opened].rstrip(" ,;:—–-") + ELLIPSIS
+
+
 SPELLING_CHARS = 2000  # of a memory's body read for how it spells the words of its slug
 
 
@@ -157,7 +167,7 @@ def pointer_line(
     title = shorten(redact(title or title_of(memory)).replace("[", "(").replace("]", ")"),
                     max(room, 10))
     head = f"{style.bullet} {wrap}[{title}]{target}{wrap}"
-    hook = redact(memory.description if hook is None else hook)
+    hook = _closed(redact(memory.description if hook is None else hook))
     if not hook or hook.casefold() == title.casefold():
         return head
     sep = style.separator

@@ -414,3 +414,16 @@ def test_the_words_of_a_slug_are_spelt_as_the_memory_spells_them(
     name: str, body: str, title: str
 ) -> None:
     assert title_of(make_memory("x.md", name=name, body=body)) == title
+
+
+def test_a_description_an_unquoted_hash_cut_short_is_not_left_mid_remark() -> None:
+    """YAML reads `… (on 09/10/2026, PR #907) …` unquoted as `… (on 09/10/2026, PR`: the
+    new pointer ends before the bracket it cannot close, marked cut."""
+    memory = make_memory(
+        "audit-methode.md",
+        description="Méthode d'audit v3, adoptée en session (09/10/2026, PR #907) pour tous")
+    assert memory.description == "Méthode d'audit v3, adoptée en session (09/10/2026, PR"
+
+    line = pointer_line(memory, 150)
+
+    assert line.endswith("— Méthode d'audit v3, adoptée en session…")

@@ -204,13 +204,15 @@ def test_a_word_of_another_language_in_an_english_memory_is_not_a_date(
 def test_an_inserted_date_in_another_language_takes_no_english_word(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Another language's word for the day stays, the date glossing it: its grammar around
+    a date ("il 19 marzo", "el 2026-08-26") is not ours to write, and no English word goes in."""
     put(root, "project_log.md", "## 2026-03-20\n\n- Ieri abbiamo chiuso il ticket e il test "
         "non è più rosso per la prima volta.\n", days=100)
     assert main(["run", "--force", "--memory-dir", str(root),
                  "--state-dir", str(tmp_path / "state"), "--config", str(all_config(tmp_path))]
                 ) == 0
     text = (root / "project_log.md").read_text(encoding="utf-8")
-    assert "- 2026-03-19 abbiamo chiuso il ticket" in text
+    assert "- Ieri (2026-03-19) abbiamo chiuso il ticket" in text
 
 
 def all_config(tmp_path: Path) -> Path:

@@ -263,8 +263,12 @@ def find_relative(text: str, written: datetime, name: str = "",
         phrase = text[item.match_start : item.match_end]
         if phrase[:1].isupper() and resolved.startswith("the "):
             resolved = "T" + resolved[1:]
+        # Our own languages' phrases give way to the date, said as the sentence needs it;
+        # another language's keeps its word, the date glossing it ("ayer (2026-08-26)"):
+        # its grammar around a date is not ours to know.
         spliced = as_adverb(text, item.match_start, end, phrase, resolved) \
-            if item.meaning.style else resolved
+            if item.meaning.style else resolved if note is not None \
+            else f"{phrase} ({resolved})"
         if note is not None:
             spliced += note.rest or ""
         out.append(RelativeDate(text[item.match_start : end], item.match_start, end, resolved,

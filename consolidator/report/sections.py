@@ -161,8 +161,8 @@ def index_md(root: RootReport, mask: Mask) -> list[str]:
          [f for f in index.removed if f not in kept]),
         ("repointed", [f"{a} -> {b}" for a, b in index.repointed]),
         ("moved", mask.all(index.moved)),
-        ("could not be indexed, no room (a run leaves room for Claude Code's next pointer)",
-         mask.all(index.dropped)),
+        ("could not be indexed, no room (a run leaves room for Claude Code's next pointer; "
+         "a fit of the index waiting for review may make room)", mask.all(index.dropped)),
     ):
         if items:
             out.append(f"- {label}: " + ", ".join(f"`{i}`" for i in items))

@@ -352,7 +352,8 @@ def test_a_nearly_full_index_keeps_room_for_claude_codes_next_pointer(
                      str(world.state), "--project-root", str(world.project)]) == 0
         markdown = capsys.readouterr().out
         assert "could not be indexed, no room (a run leaves room for Claude Code's next " \
-               f"pointer): `{dropped[0]}`" in markdown
+               "pointer; a fit of the index waiting for review may make room): " \
+               f"`{dropped[0]}`" in markdown
         assert "2 memories with no index pointer (2 with no room, named under Index)" \
             in markdown
 

@@ -1,0 +1,52 @@
+"""An account given as a pair after its name: "login: ana@example.org / hf0sx3eHylM8",
+「계정: `k1m` / `4821`」, "Akun uji (DB dev): `admin` / `…`": the second value is the password,
+when it is shaped like one (:func:`consolidator.detect.secrets.values.is_literal`). Each
+account word is found with ``str.find`` and the pair read right after it: linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from consolidator.detect.secrets import values as sv
+
+__all__ = ["ACCOUNT_WORDS", "account_pairs"]
+
+# An account given as "user / password" after an account's name: "login: ana@x.io / Hq9t…",
+# 「계정: `k1m` / `1111`」. The second value is the password when it is one (see account_pairs).
+ACCOUNT_WORDS = (
+    "login", "log-in", "username", "user name", "user", "account", "credentials", "логин",
+    "пользователь", "учётная запись", "учетная запись", "акаунт", "обліковий запис",
+    "usuario", "usuário", "utilisateur", "benutzer", "konto", "użytkownik", "uzytkownik",
+    "gebruiker", "kullanıcı", "hesap", "계정", "아이디", "アカウント", "账号", "賬號", "帳號",
+    "akun", "pengguna", "tài khoản",
+)
+# After the account's name, a few words of its label may come before the colon ("Akun uji
+# (DB dev): `admin` / `…`", "login for staging: …").
+_ACCOUNT_PAIR = re.compile(
+    r"(?:[ \t][^\n:：=/`*]{1,32})?[*_]{0,2}[ \t]{0,3}[:：=][ \t]{0,3}"
+    r"(?P<q1>[`'\"]?)(?P<user>[^\s`'\"/]{2,80})(?P=q1)[ \t]{0,3}/[ \t]{0,3}"
+    r"(?P<q2>[`'\"]?)(?P<pw>[^\s`'\"/]{4,80})(?P=q2)")
+
+
+def account_pairs(text: str, low: str) -> list[tuple[int, int]]:
+    """The passwords of "user / password" pairs given after an account's name: each name
+    found with ``str.find``, the pair read right after it (bounded: linear in the text)."""
+    if "/" not in text:
+        return []
+    out = []
+    for word in ACCOUNT_WORDS:
+        at = low.find(word)
+        while at >= 0:
+            end = at + len(word)
+            alone = not (at and low[at - 1].isalnum()) or not word.isascii()
+            match = _ACCOUNT_PAIR.match(text, end) if alone else None
+            if match is not None:
+                value = sv.clean(match.group("pw"))
+                if value and value != match.group("user") and sv.is_literal(
+                        value, quoted=False, strict=True, password=True):
+                    span = (match.start("pw"), match.start("pw") + len(value))
+                    if span not in out:
+                        out.append(span)
+            at = low.find(word, end)
+    return sorted(out)

@@ -185,12 +185,12 @@ class Fitter(IndexLines):
     def fit_tail(self, loaded: list[bool]) -> bool:
         """The other way to fit: first the whole top-level sections at the end of the index
         that Claude Code does not load whole today (``loaded``: per line as read), from the
-        last up (after long hooks are shortened, as :meth:`fit` does first), then single lines, least valuable first, pinned lines kept. :meth:`fit` goes
-        by value alone and may give up a large loaded section while the text past the window
-        stays and becomes loaded; this gives up first what no session reads today, then no
-        more than it takes. It stops at a section that points to a memory sessions were seen
-        opening: usage says what to keep. Whether any section moved (if none, it did
-        nothing)."""
+        last up (after long hooks are shortened, as :meth:`fit` does first), then single
+        lines, least valuable first, pinned lines kept. :meth:`fit` goes by value alone and
+        may give up a large loaded section while the text past the window stays and becomes
+        loaded; this gives up first what no session reads today, then no more than it takes.
+        It stops at a section that points to a memory sessions were seen opening: usage says
+        what to keep. Whether any section moved (if none, it did nothing)."""
         self._collapse_blanks()
         loaded_now = [loaded[i] for i in self._origin]
         self._shorten_hooks(self._marks())  # as fit does first (no line moves)
@@ -200,7 +200,8 @@ class Fitter(IndexLines):
         freed_lines = freed_bytes = 0
         for start, end in reversed(top_sections(self.lines)):
             if self.fits(-freed_lines, -freed_bytes) or all(loaded_now[start:end]) \
-                    or any(self.used.intersection(line.targets) for line in self.lines[start:end]):
+                    or any(self.used.intersection(line.targets)
+                           for line in self.lines[start:end]):
                 break  # a section sessions were seen using: the least-used move first
             body = bodies.get(start)
             if body is None:

@@ -77,15 +77,11 @@ def stressed(text: str) -> bool:
     return bool(_STRESS.search(text) or _bold_rule(text))
 
 
-_FEEDBACK_WORD = re.compile("feedback", re.IGNORECASE)
-
-
 def _gone_feedback(line: IndexLine, types: Mapping[str, str | None]) -> bool:
     """A rule whose feedback memory is missing: the line still links it, or keeps its words
     marked, and the file's name says feedback (``feedback_no_jargon.md``, as Claude Code
-    names them). What the rule says did not go with the file."""
-    if _FEEDBACK_WORD.search(line.text) is None:
-        return False  # (cheap: most lines name no feedback file at all)
+    names them). What the rule says did not go with the file. (:func:`worth` asks only of
+    lines that say "feedback": most lines of a large index name no such file.)"""
     names = [t for t in line.targets if t not in types]
     if "(" in line.text:
         names += [m.group(0)[1:].split(" ", 1)[0] for m in _GONE.finditer(line.text)]

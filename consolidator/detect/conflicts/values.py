@@ -18,10 +18,9 @@ disagreement), or ``word``.
 from __future__ import annotations
 
 import re
-from datetime import date
 from typing import NamedTuple
 
-from consolidator.detect.dates.anchors import explicit_dates
+from consolidator.detect.dates.anchors import explicit_dates, numeric_days
 from consolidator.detect.script import HAN_KANA
 
 _HAN_KANA = HAN_KANA
@@ -136,13 +135,7 @@ def _day_value(text: str) -> str:
     numbers = [int(d) for d in re.findall(r"\d+", text)]
     if len(numbers) != 3 or numbers[0] >= 1000:
         return "-".join(map(str, numbers))
-    a, b, year = numbers
-    days = []
-    for day, month in ((a, b), (b, a)):
-        try:
-            days.append(date(year, month, day))
-        except ValueError:
-            continue
+    days = numeric_days(*numbers)
     if not days:
         return "-".join(map(str, numbers))
     later = max(days)

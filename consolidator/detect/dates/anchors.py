@@ -109,6 +109,20 @@ def _month_of(match: re.Match[str]) -> int | None:
     return int(match.group("m"))
 
 
+def numeric_days(a: int, b: int, year: int) -> list[date]:
+    """The days "a/b/year" may be: day first, month first, or both where both make a date
+    (02/10/2026: the 2nd of October or February the 10th), one where they are the same."""
+    out: list[date] = []
+    for day, month in ((a, b), (b, a)):
+        try:
+            found = date(year, month, day)
+        except ValueError:
+            continue
+        if found not in out:
+            out.append(found)
+    return out
+
+
 def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
     """Every explicit date in ``text`` (with or without a year), in order of position."""
     found: list[Explicit] = []
@@ -134,11 +148,11 @@ def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
                                   match.start(), match.end()))
     if "/" in text or "-" in text:
         for match in _NUMERIC.finditer(text):
-            a, b = int(match.group("a")), int(match.group("b"))
-            if _overlaps(found, match) or (a > 12) == (b > 12) or max(a, b) > 31:
+            days = numeric_days(int(match.group("a")), int(match.group("b")),
+                                int(match.group("y")))
+            if _overlaps(found, match) or len(days) != 1:
                 continue  # either order makes a date, or neither does
-            day, month = (a, b) if a > 12 else (b, a)
-            found.append(Explicit(int(match.group("y")), month, day, match.start(),
+            found.append(Explicit(days[0].year, days[0].month, days[0].day, match.start(),
                                   match.end()))
     if slashes:
         for match in _SLASH.finditer(text):

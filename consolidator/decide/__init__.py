@@ -365,5 +365,6 @@ def _stale(found: Found, by_file: Mapping[str, Memory], now: datetime,
         linked = (f"not archived: {', '.join(kept[finding.file])} link to it",) \
             if finding.file in kept else ()
         out.append(Stale(finding.file, age_days(by_file[finding.file].written_ns, now),
-                         finding.reasons + linked, finding.evidence, finding.archivable))
+                         finding.reasons + linked, finding.evidence, finding.archivable,
+                         finding.whole))
     return tuple(out)

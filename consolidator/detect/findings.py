@@ -70,3 +70,4 @@ class Stale:
     reasons: tuple[str, ...]
     evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written
     archivable: bool = False  # evidence about the memory as a whole
+    whole: bool = False  # about the memory as a whole, reported only (see StaleFinding)

@@ -20,6 +20,8 @@ from consolidator.detect.overlap.duplicates import Together, find_duplicates
 from consolidator.detect.overlap.similar import find_similar, related_pairs
 from consolidator.detect.perfile import study_all
 from consolidator.detect.stale.citations import weigh_citations
+from consolidator.detect.stale.evidence import replaced_finding
+from consolidator.detect.stale.replaced import find_replaced
 from consolidator.detect.text import normal_set
 from consolidator.llm.base import Answer, Backend, Question
 from consolidator.phases.context import Work
@@ -47,6 +49,10 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
                      f"{ctx.project.path} (they are about another tree)")
     progress.phase(ctx.root, f"detect: reading {len(snapshot.memories)} memories")
     findings = study_all(snapshot.memories, ctx.now, paths, check)
+    for file, said in find_replaced(snapshot.memories).items():
+        found = findings[file]
+        findings[file] = dataclasses.replace(
+            found, stale=replaced_finding(file, said, found.stale))
     progress.phase(ctx.root, "detect: duplicates, conflicts and similar memories")
     sets = {file: found.lines for file, found in findings.items()}
     clusters = find_duplicates(snapshot.memories, sets, cache(partial(named_anywhere, snapshot)))

@@ -146,7 +146,7 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
         ],
         "stale": [
             {"file": s.file, "age_days": s.age_days, "reasons": mask.all(s.reasons),
-             "evidence": mask.all(s.evidence), "whole_memory": s.archivable}
+             "evidence": mask.all(s.evidence), "whole_memory": s.archivable or s.whole}
             for s in plan.stale
         ],
         "unparsed": [

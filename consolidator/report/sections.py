@@ -116,7 +116,7 @@ def findings_md(root: RootReport, rest: Rest, mask: Mask) -> list[str]:
             *quoted([f"{a}  ~  {b}" for a, b in s.lines], mask))]),
         ("Stale, not archived", [line for s in rest.stale for line in (
             f"- `{s.file}` ({s.age_days} days old; "
-            f"{'about the whole memory' if s.archivable else 'about a part of it'}): "
+            f"{'about the whole memory' if s.archivable or s.whole else 'about a part of it'}): "
             f"{inline('; '.join(mask.all(_unscoped(s.reasons))))}",
             *quoted(unsaid(s.evidence, s.reasons), mask))]),
         ("Duplicates, not merged", [

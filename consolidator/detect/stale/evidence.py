@@ -15,6 +15,8 @@ an archive that rests only on a status word.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +36,7 @@ from consolidator.detect.stale.markers import (
     retires,
     whole_marker,
 )
+from consolidator.detect.stale.replaced import Replaced
 from consolidator.roots.project import Project
 from consolidator.store.model import Memory
 
@@ -48,6 +51,23 @@ class StaleFinding:
     kinds: tuple[str, ...]  # "marker", "deadline", "path", "symbol", "branch", "command",
     # "citation"
     evidence: tuple[str, ...] = ()  # the lines the reasons rest on, as written, one per reason
+    # Evidence about the memory as a whole that is reported only (another memory says it
+    # replaces this one): never archived, as ``archivable`` may be.
+    whole: bool = False
+
+    def with_replaced(self, said: Sequence[Replaced]) -> StaleFinding:
+        """This finding with the statements of other memories that they replace it."""
+        return dataclasses.replace(
+            self, reasons=self.reasons + tuple(r.reason for r in said),
+            kinds=tuple(dict.fromkeys((*self.kinds, "replaced"))),
+            evidence=self.evidence + tuple(r.line for r in said), whole=True)
+
+
+def replaced_finding(file: str, said: Sequence[Replaced],
+                     found: StaleFinding | None) -> StaleFinding:
+    """``found`` (or a new finding for ``file``) with the statements that ``said`` it is
+    replaced."""
+    return (found or StaleFinding(file, (), False, ())).with_replaced(said)
 
 
 def _quote(text: str) -> str:

@@ -1,0 +1,156 @@
+"""A memory that says it replaces another: the other is reported as superseded.
+
+The evidence is a sentence of the newer memory whose verb of replacing governs a reference to
+another memory of the store: a link, a ``[[name]]``, or the other's file name or file stem
+written out ("supersedes [[deploy-notes]]", "sustituye a pendientes_1709", "取代
+`plan_v1.md`", "`plan_v1.md` を置き換える"). It is a statement in words, so it is reported with
+its sentence and never archived. It counts only where the saying memory is not older than the
+one it names (a memory rewritten after it was said to be replaced may hold news), where the
+verb is not negated or limited to a part ("does not replace", "partly replaces"), and where
+the two memories do not each say they replace the other.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from consolidator.detect.links import name_table
+from consolidator.detect.scope import outline
+from consolidator.store.links import link_matches, resolve_link, wiki_matches
+from consolidator.store.model import Memory
+
+# Verbs of replacing whose object follows them, in the present (a past "replaced" is mostly
+# about code or data: "replaced the JSON response"). The languages with this word order.
+_VERB_FIRST = re.compile(
+    r"(?:(?<!\w)(?:supersedes|replaces|obsoletes|sustituye|reemplaza|remplace|ersetzt"
+    r"|sostituisce|substitui|заменяет|zastępuje|vervangt|nahrazuje)(?!\w)"
+    r"|取代|替代|代替)",
+    re.IGNORECASE,
+)
+# Object-first languages: the reference, the particle marking it as what is replaced, then the
+# verb ("A を置き換える", "A に代わる", "A 를 대체"; not "B に置き換える", replaced with B).
+_VERB_AFTER = re.compile(r"[`'\"”»」』)\]]*\s*(?:を\s*(?:置き換え|置換)|に\s*代わ|[을를]\s*대체)")
+# What may stand between the verb and the reference: an article, a preposition, "the old".
+_GAP = re.compile(r"[\s:]*(?:[^\s.,;!?。！？，、]+\s+){0,3}?[\s(\"'`«“„「]*$")
+GAP_CHARS = 24
+_NEGATED = re.compile(
+    r"n't|(?<!\w)(?:not|never|no|ne|pas|nicht|kein\w*|non|não|nao|не|nie|niet|ani)(?!\w)"
+    r"|不|没|沒|未|ない|않",
+    re.IGNORECASE,
+)
+# A replacing limited to a part, or to a while ("for now", "in this phase"): the memory named
+# still holds the rest, or holds again later.
+_LIMITED = re.compile(
+    r"(?<!\w)(?:part\w*|partial\w*|en parte|teilweise|parzialmente|parcialmente|частично"
+    r"|częściowo|gedeeltelijk|částečně|temporar\w*|temporal\w*|tempor[áa]ri\w*|provisional\w*"
+    r"|provisoire\w*|for now|for the moment|por ahora|por enquanto|pour l'instant"
+    r"|pour le moment|vorerst|vorläufig|per ora|пока|временно|fase|phase|phase\w+)(?!\w)"
+    r"|部分|一部|暂时|暫時|一時|임시|당분간",
+    re.IGNORECASE,
+)
+_PASSIVE = re.compile(r"被|(?<!\w)(?:by|par|por|durch|da|door|przez)(?!\w)", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.;!?]\s|[。！？，、；]")
+_BARE = re.compile(r"[\w.-]+")  # a file name or stem written out
+_ID_LIKE = re.compile(r".*[_\d-].*")  # a stem that cannot be an ordinary word
+_QUOTE_CHARS = 120
+
+
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """``file`` is said to be replaced by ``by``, in the sentence ``line``."""
+
+    file: str
+    by: str
+    line: str
+
+    @property
+    def reason(self) -> str:
+        quoted = self.line if len(self.line) <= _QUOTE_CHARS \
+            else self.line[: _QUOTE_CHARS - 1] + "…"
+        return (f"`{self.by}` says it replaces this memory (reported, never archived: a "
+                f"statement in words): {quoted}")
+
+
+def find_replaced(memories: Sequence[Memory]) -> dict[str, list[Replaced]]:
+    """Each memory another says it replaces -> those statements (see the module's doc)."""
+    names = name_table(list(memories))
+    stems = _stems(memories)
+    by_file = {m.file: m for m in memories}
+    said: dict[tuple[str, str], str] = {}  # (replaced, by) -> the sentence
+    for memory in memories:
+        for line in _lines(memory):
+            for target in _named(line, memory, names, stems):
+                said.setdefault((target, memory.file), line)
+    out: dict[str, list[Replaced]] = {}
+    for (target, by), line in said.items():
+        if (by, target) in said:  # each says it replaces the other: no telling
+            continue
+        if by_file[by].written_ns < by_file[target].written_ns:
+            continue  # rewritten since it was said to be replaced
+        out.setdefault(target, []).append(Replaced(target, by, line))
+    return out
+
+
+def _stems(memories: Iterable[Memory]) -> dict[str, str]:
+    """File names and identifier-like file stems, as written out in a sentence -> file."""
+    out: dict[str, str] = {}
+    for memory in memories:
+        base = posixpath.basename(memory.file)
+        out[base] = memory.file
+        if _ID_LIKE.fullmatch(memory.stem):
+            out[memory.stem] = memory.file
+    return out
+
+
+def _lines(memory: Memory) -> Iterable[str]:
+    """The memory's description and its lines of prose (a code block names code)."""
+    if memory.description:
+        yield memory.description
+    for line in outline(memory.body):
+        if line.kind != "code":
+            yield line.text
+
+
+def _named(line: str, memory: Memory, names: Mapping[str, Memory],
+           stems: Mapping[str, str]) -> set[str]:
+    """The other memories ``line`` says ``memory`` replaces."""
+    folder = posixpath.dirname(memory.file)
+    spans: list[tuple[int, int, str]] = []
+    for match in link_matches(line):
+        target = resolve_link(match.group(2), folder)
+        if target:
+            spans.append((match.start(), match.end(), target))
+    for match in wiki_matches(line):
+        named = names.get(match.group(1).strip())
+        if named is not None:
+            spans.append((match.start(), match.end(), named.file))
+    for match in _BARE.finditer(line):
+        target = stems.get(match.group(0).removesuffix("."))
+        if target and not any(s <= match.start() < e for s, e, _t in spans):
+            spans.append((match.start(), match.end(), target))
+    return {target for start, end, target in spans
+            if target != memory.file and target in stems.values()
+            and _governed(line, start, end)}
+
+
+def _governed(line: str, start: int, end: int) -> bool:
+    """Whether the reference at ``line[start:end]`` is the object of a verb of replacing,
+    not negated, not limited to a part or a while, and not set off from it by a comma (an
+    aside between the two qualifies the replacing: "replaces, in this phase, the …")."""
+    clause_start = max((m.end() for m in _CLAUSE_END.finditer(line, 0, start)), default=0)
+    clause_end = next((m.start() for m in _CLAUSE_END.finditer(line, end)), len(line))
+    before, after = line[clause_start:start], line[end:clause_end]
+    for verb in _VERB_FIRST.finditer(before):
+        gap = before[verb.end():]
+        said = before[max(0, verb.start() - 16):verb.start()] + gap
+        if len(gap) <= GAP_CHARS and _GAP.fullmatch(gap) and not _NEGATED.search(said) \
+                and not _PASSIVE.search(said) and not _LIMITED.search(said + after):
+            return True
+    verb_after = _VERB_AFTER.match(line, end)
+    if verb_after:
+        rest = line[verb_after.end():verb_after.end() + 12]
+        return not _NEGATED.search(rest) and not _LIMITED.search(before + after)
+    return False

@@ -251,6 +251,40 @@ def test_a_status_line_under_a_sub_heading_is_about_a_part(status: str, reported
         assert found is None
 
 
+@pytest.mark.parametrize("status", [
+    "Statut : remplacé", "Estado: obsoleto", "Stato: superato", "Status: überholt",
+    "Статус: устарело", "상태: 폐기됨", "Status: verouderd", "Durum: geçersiz",
+    "Stan: nieaktualne", "Estado: concluído", "Statut : terminé", "Статус: завершено",
+    "상태: 완료", "Estado: superado por la v2",
+])
+def test_a_status_line_in_other_languages_is_about_the_whole_memory(status: str) -> None:
+    found = whole(f"# Sessions in Redis\n\n- {status}\n- 2026-01-20\n\n## Context\nx\n")
+    assert "lead paragraph" in found.reasons[0]
+
+
+@pytest.mark.parametrize("body", [
+    "# Sessions in Redis\n\nLa API obsoleta se retiró; la nueva va por Redis.\n",
+    "# Sessions in Redis\n\nустарело всё, кроме схемы: см. ниже.\n",
+    "# Sessions in Redis\n\nveraltet ist nur die Doku, der Code gilt.\n",
+    "# 폐기물 처리\n\n폐기물 처리 규칙은 그대로 유효하다.\n",
+    "# Sessions in Redis\n\n- Estado: obsoleto, salvo la sección de la API\n",
+])
+def test_the_same_words_in_a_sentence_or_leaving_a_part_out_are_no_status(body: str) -> None:
+    assert stale(body) is None
+
+
+@pytest.mark.parametrize(("status", "reported"), [
+    ("Estado: obsoleto", True), ("Статус: устарело", True), ("Status: veraltet", True),
+    ("Estado: concluído", False), ("상태: 완료", False),
+])
+def test_a_status_line_in_other_languages_under_a_sub_heading_is_about_a_part(
+    status: str, reported: bool
+) -> None:
+    body = f"# Decision log\n\nDecisions, newest last.\n\n## D-07: sessions in Redis\n- {status}\n"
+    found = stale(body)
+    assert (found is not None and not found.archivable) if reported else found is None
+
+
 def test_several_status_lines_in_the_lead_are_items_not_the_memory() -> None:
     assert stale("Migration steps:\nStatus: done\nStatus: open\n") is None
 

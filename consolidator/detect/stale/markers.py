@@ -31,6 +31,28 @@ _PROGRESS_EN = r"done|resolved|completed|complete|closed|finished"
 _RETIRE_EN = (r"superseded|obsolete|outdated|out of date|deprecated|archived|retired|abandoned"
               r"|cancell?ed|defunct|replaced|invalidated|invalid")
 _PART_EN = r"superseded|obsolete|outdated|out of date|invalidated"
+# The same statuses in other languages written with letters (Latin, Cyrillic, Hangul): a word
+# saying the text no longer holds, and one saying the work finished.
+_RETIRE_OTHER = (
+    r"obsolète|obsolètes|remplacée?s?|périmée?s?|dépassée?s?|caduque?s?"
+    r"|obsolet[oa]s?|reemplazad[oa]s?|sustituid[oa]s?|desactualizad[oa]s?|caducad[oa]s?"
+    r"|substituíd[oa]s?|desatualizad[oa]s?|superad[oa]s?|superat[oa]|sostituit[oa]"
+    r"|überholt|veraltet|abgelöst|obsolet|verouderd|vervangen|achterhaald"
+    r"|устарел[оаи]?|неактуальн[оаы]?|заменен[оаы]?|заменён|застарілий|застаріло"
+    r"|nieaktualn[ey]|przestarzał[eya]|zastąpion[eya]|geçersiz|eskimiş|usang|lỗi thời"
+    r"|폐기됨|폐기|대체됨|무효"
+)
+_PROGRESS_OTHER = (
+    r"terminée?s?|achevée?s?|terminad[oa]s?|completad[oa]s?|resuelt[oa]s?|concluíd[oa]s?"
+    r"|concluid[oa]s?|conclus[oa]|completat[oa]|risolt[oa]|erledigt|abgeschlossen|fertig"
+    r"|afgerond|voltooid|завершен[оаы]?|завершён|выполнен[оаы]?|готово|zakończon[eya]"
+    r"|ukończon[eya]|tamamlandı|selesai|hoàn thành|완료됨|완료|해결됨"
+)
+_PART_OTHER = (
+    r"obsolète|obsolètes|périmée?s?|obsolet[oa]s?|desactualizad[oa]s?|desatualizad[oa]s?"
+    r"|superat[oa]|überholt|veraltet|verouderd|achterhaald|устарел[оаи]?|неактуальн[оаы]?"
+    r"|nieaktualn[ey]|przestarzał[eya]|usang|lỗi thời|폐기됨"
+)
 _PROGRESS_CJK = (r"已完成|已完结|完成|已解决|已解決|已修复|已修復|已关闭|已關閉|已上线|已合并|已实现"
                  r"|已结束|完了済み|完了済|完了|解決済み|解決済|解決|対応済み|対応済|修正済み|修正済"
                  r"|実装済み|実装済|終了|クローズ済み|クローズ")
@@ -41,18 +63,21 @@ _PART_CJK = (r"已过时|已過時|过时|過時|已作废|已作廢|作废|作�
              r"|置き換え済み|置換済み|置換済")
 
 # What may follow a marker word: the end, a separator, a bracket, a date, or "by ..." / "in ...".
-_AFTER = (r"(?=$|\s*[\])）】〕>,;:：，、。.!|/—–-]|\s+(?:by|in|on|since|as of|at|via|per|and)\b"
+_AFTER = (r"(?=$|\s*[\])）】〕>,;:：，、。.!|/—–-]|\s+(?:by|in|on|since|as of|at|via|per|and|por|par|durch|da|door|przez"
+          r"|depuis|desde|seit|dal|sinds)\b"
           r"|\s*\d|\s*[✅✔☑])")
 _AFTER_CJK = r"(?![予待中前後后率的度])"
 _START, _END = 1, 2  # which of the patterns below open and close a text
-_LABEL = r"(?:status|state|状态|狀態|状況|状態|ステータス|進捗|进度|進度)"
+_LABEL = (r"(?:状态|狀態|状況|状態|ステータス|進捗|进度|進度|(?<![^\W\d_])(?:status|state|estado"
+          r"|statut|stato|état|etat|статус|состояние|상태|durum|stan|situação|situacao"
+          r"|stav|trạng thái|tình trạng))")
 _DATE = r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}/\d{1,2})"
 
 
 def _patterns(en: str, cjk: str) -> tuple[re.Pattern[str], ...]:
     """The tag forms for one vocabulary, English and CJK, each a bounded linear pattern."""
     # (An English word joined to the next by a hyphen is part of a compound: "closed-loop".)
-    words = rf"(?P<w>(?i:{en})\b(?!-\w){_AFTER}|(?:{cjk}){_AFTER_CJK})"
+    words = rf"(?P<w>(?i:{en})(?!\w)(?!-\w){_AFTER}|(?:{cjk}){_AFTER_CJK})"
     return (
         # "Status: done", "**状态**：已完成"
         re.compile(rf"(?i:{_LABEL})\**\s{{0,3}}[:：=]\s{{0,3}}\**\s{{0,3}}{words}"),
@@ -69,8 +94,9 @@ def _patterns(en: str, cjk: str) -> tuple[re.Pattern[str], ...]:
     )
 
 
-_WHOLE = _patterns(f"{_PROGRESS_EN}|{_RETIRE_EN}", f"{_RETIRE_CJK}|{_PROGRESS_CJK}")
-_PART = _patterns(_PART_EN, _PART_CJK)
+_WHOLE = _patterns(f"{_PROGRESS_EN}|{_RETIRE_EN}|{_RETIRE_OTHER}|{_PROGRESS_OTHER}",
+                  f"{_RETIRE_CJK}|{_PROGRESS_CJK}")
+_PART = _patterns(f"{_PART_EN}|{_PART_OTHER}", _PART_CJK)
 _STATUS_LINE = re.compile(rf"\**(?i:{_LABEL})\**\s{{0,3}}[:：=]")
 # The cheap test before any pattern: substrings of every marker word and label, looked up in
 # the case-folded text (a substring test per word is many times faster than one alternation).
@@ -82,6 +108,16 @@ _HINTS = (
     "陳腐", "中止", "アーカイブ", "破棄", "置き換え", "置換", "終了", "クローズ", "済", "修复",
     "修復", "关闭", "關閉", "上线", "合并", "实现", "结束", "状态", "狀態", "状況", "状態",
     "ステータス", "進捗", "进度", "進度", "旧情報", "古い情報",
+    # other languages (case-folded): labels, then statuses
+    "estado", "statut", "stato", "état", "etat", "статус", "состояние", "상태", "durum", "stan",
+    "situa", "stav", "trạng thái", "tình trạng", "obsol", "remplac", "périm", "dépass",
+    "caduc", "reemplaz", "sustitu", "desactualiz", "substitu", "desatualiz", "supera",
+    "sostitu", "überholt", "veraltet", "abgelöst", "verouderd", "vervangen", "achterhaald",
+    "устар", "неактуал", "замен", "застар", "nieaktualn", "przestarza", "zastąpion",
+    "geçersiz", "eskimiş", "usang", "lỗi thời", "폐기", "대체됨", "무효", "termin",
+    "achev", "complet", "resuelt", "conclu", "risolt", "erledigt", "abgeschlossen", "fertig",
+    "afgerond", "voltooid", "заверш", "выполн", "готово", "zakończon", "ukończon",
+    "tamamlandı", "selesai", "hoàn thành", "완료", "해결됨",
 )
 # Frontmatter keys that retire a memory: a successor, or a flag set to true.
 _TRUE = ("true", "yes", "1")
@@ -117,7 +153,7 @@ def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
         word = found.group("w")
         # A lowercase English word opening or closing a text without a separator is prose
         # ("done with the docs", "the bug is fixed"); in capitals it is a tag ("DONE the docs").
-        if i in (_START, _END) and word.isascii() and not word.isupper():
+        if i in (_START, _END) and word.upper() != word.lower() and not word.isupper():
             if i == _START:
                 rest = core[found.end():].lstrip()
                 if not (rest == "" or rest[:1] in ":：-—–|([" or rest.lower().startswith("by ")):
@@ -161,7 +197,7 @@ def paused_status(memory: Memory) -> str | None:
     return None
 
 
-_PROGRESS = re.compile(rf"(?i:{_PROGRESS_EN})|{_PROGRESS_CJK}")
+_PROGRESS = re.compile(rf"(?i:{_PROGRESS_EN}|{_PROGRESS_OTHER})|{_PROGRESS_CJK}")
 _STATUS_PLACES = frozenset(("frontmatter", "name", "lead paragraph"))
 
 
@@ -199,7 +235,7 @@ def retires(marker: Marker) -> bool:
         # "Refactor status — 24 batches 完成"): a title tells of an event in any script, as
         # the first line does.
         tokens = [t.casefold() for t in _NAME_SPLIT.split(marker.line) if t]
-        return (marker.word.isupper() or not marker.word.isascii()) \
+        return (marker.word.isupper() or marker.word.upper() == marker.word.lower()) \
             and not any(c.isspace() for c in marker.line) \
             and marker.word.casefold() in tokens[:1] + tokens[-1:]
     return marker.where in _STATUS_PLACES or _STATUS_LINE.match(bare(marker.line)) is not None

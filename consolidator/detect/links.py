@@ -83,12 +83,11 @@ def relink_to(title: str, path: str) -> str:
 
 def wiki_target(key: str, names: Mapping[str, Memory]) -> str | None:
     """The root-relative file ``[[key]]`` names: the memory of that name, stem or file, else
-    ``key.md`` (``None`` when that is not a file of the root)."""
-    key = key.strip()
-    named = names.get(key)
-    if named is not None:
-        return named.file
-    return resolve_link(key if key.lower().endswith(".md") else f"{key}.md", "")
+    ``None``. A wiki link is a name, not a path: the notes app that shows it looks the name up
+    in the whole vault, so a name no memory answers to may well be a note outside the memory
+    folder (``[[tasks]]`` at the vault's root, ``[[Decision/]]``, a folder), not a memory gone."""
+    named = names.get(key.strip())
+    return None if named is None else named.file
 
 
 def wiki_title(match: re.Match[str]) -> str:

@@ -268,6 +268,29 @@ def test_pointer_of_every_shape_to_missing_file_keeps_its_text_unlinked(
     assert plan.unlinked == ((classify(line).target, "missing"),)
 
 
+@pytest.mark.parametrize("scope", ["safe", ALL])
+def test_a_wiki_link_naming_no_memory_is_a_note_elsewhere_and_kept(scope: str) -> None:
+    """A ``[[name]]`` is a name the notes app looks up in the whole vault, not a path: one no
+    memory answers to (a note at the vault's root, a folder) is no memory gone. A Markdown link
+    is a path, and a missing one is still unlinked."""
+    text = ("# Index\n\n## Rules\n- Tasks and decisions go to both places:\n"
+            "  - [[tasks.md]] (at the vault root) — the task list\n"
+            "  - [[Decision/]] — the decision notes folder\n  - [[Decision]] — the same\n\n"
+            "## Files\n- [Lab notes](project_lab.md) — current experiments\n"
+            "- [Old plan](old_plan.md) — Q3\n")
+
+    plan = rebuild(text, [make_memory("project_lab.md", description="current experiments")],
+                   scope=scope)
+
+    kept = lines_of(plan.text)
+    assert "  - [[tasks.md]] (at the vault root) — the task list" in kept
+    assert "  - [[Decision/]] — the decision notes folder" in kept
+    assert "  - [[Decision]] — the same" in kept
+    if scope == ALL:
+        assert plan.removed == ("old_plan.md",)
+        assert "- Old plan (old_plan.md missing) — Q3" in kept
+
+
 def test_a_missing_pointer_whose_title_holds_brackets_is_unlinked_once() -> None:
     # "[[maybe_unused]]" is a C++ attribute in the title, not a link: kept as words, it must
     # not read as a wiki pointer to a missing file on the next run.

@@ -552,3 +552,33 @@ def test_rare_words_spread_over_several_lines_are_no_evidence() -> None:
     status = _status("- The Hetzner invoice is paid.\n- Falkenstein had an outage.\n"
                      "- Staging snapshot restored.\n")
     assert find_similar([staging, status, *_others()], Together([])) == []
+
+
+# --- links: pointing to a memory is not saying what it says --------------------------------------
+
+def test_memories_that_only_link_to_the_same_memories_are_not_similar() -> None:
+    """A design memory whose see-also line names the memories a short stub names too (the stub
+    says where the design went): they share the linked names' words and nothing else."""
+    design = memory("project_command_redesign.md", "# Command redesign\n"
+                    + _filler("parser", 5)
+                    + "- See also [[project_factor_state_machine]] "
+                    "[[project_factor_command_semantics]] [[project_release_cadence]].\n",
+                    mtype="project")
+    stub = memory("project_factor_state_machine.md",
+                  "The full design moved to the design documents folder.\n"
+                  "Related: [[project_factor_command_semantics]] [[project_release_cadence]] "
+                  "[[project_command_redesign]]\n", mtype="project")
+    assert find_similar([design, stub, *_others()], Together([])) == []
+
+
+def test_a_point_restated_around_a_link_is_still_similar() -> None:
+    rule = memory("feedback_queue.md", "Email goes out through `Mail::queue()`, never "
+                  "`Mail::send()` inside the request: a slow SMTP server blocks the signup "
+                  "form (see [[project_status]]).\n")
+    status = memory("project_status.md", "# Status\n" + _filler("billing", 6)
+                    + "- Signup sends email through `Mail::send()` inside the request, so a "
+                    "slow SMTP server blocks the signup form: move it to `Mail::queue()` as "
+                    "[the rule](feedback_queue.md) says.\n" + _filler("search", 6),
+                    mtype="project")
+    found = find_similar([rule, status, *_others()], Together([]))
+    assert [set(s.files) for s in found] == [{"feedback_queue.md", "project_status.md"}]

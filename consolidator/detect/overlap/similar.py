@@ -43,6 +43,7 @@ from consolidator.detect.overlap.claims import (
 from consolidator.detect.overlap.shared_lines import same_lines, sharing_lines
 from consolidator.detect.text import normal_line, normal_set, tokens
 from consolidator.detect.words import line_features, lines_features
+from consolidator.store.links import sub_links, sub_wiki
 from consolidator.store.model import Memory
 
 __all__ = ["Similar", "find_similar", "related_pairs"]
@@ -87,11 +88,16 @@ def find_similar(
     by_file = {m.file: m for m in memories}
     sets = sets if sets is not None else {f: normal_set(m.body) for f, m in by_file.items()}
     sets = {f: lines for f, lines in sets.items() if f in by_file}
+    cache = lines_features if lines_features is not None else {}
+    for file, memory in by_file.items():
+        if file in sets and ("[[" in memory.body or "](" in memory.body):
+            sets[file] = normal_set(unlinked(memory.body))
+            cache.pop(file, None)  # worked out from the lines as written
     found: dict[frozenset[str], Similar] = {}
     for pair, similarity in sharing_lines(sets, threshold, skip):
         a, b = sorted(pair)
         found[pair] = Similar((a, b), similarity, same_lines(by_file[a], by_file[b]))
-    words = _Words(by_file, sets, lines_features if lines_features is not None else {})
+    words = _Words(by_file, sets, cache)
     for a, b in words.candidates():
         pair = frozenset((a, b))
         if pair in skip or pair in found:
@@ -100,6 +106,14 @@ def find_similar(
         if judged is not None:
             found[pair] = judged
     return sorted(found.values(), key=lambda s: (-s.similarity, s.files))
+
+
+def unlinked(body: str) -> str:
+    """``body`` without what its links point at: a ``[[name]]`` goes, a Markdown link keeps
+    the words it shows. Linking to a memory is not saying what it says: two memories that
+    link to each other, or a stub that points on ("moved to [[x]]", "see also [[a]] [[b]]"),
+    share the linked names' words and nothing else."""
+    return sub_wiki(lambda _m: " ", sub_links(lambda m: m.group(1) or " ", body))
 
 
 SHOWN_WORDS = 6  # rare words a related pair's evidence names

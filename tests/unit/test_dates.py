@@ -315,6 +315,24 @@ def test_a_date_glossing_the_phrase_is_its_day_and_the_lines_writing_day() -> No
     assert days(text) == ["2026-08-19", "2026-08-20"]
 
 
+@pytest.mark.parametrize("text", [
+    "## Yesterday (11/12) run log\n- The owner changed the settings yesterday; the run crashed.",
+    "## 어제(11/12) 실행 로그\n- 오너가 어제 설정을 바꿨고 실행이 죽었다.",
+    "## 昨天（11月12日）运行日志\n- 老板昨天改了设置，运行崩了。",
+])
+def test_a_date_glossing_a_phrase_in_a_heading_dates_the_section_by_the_phrase(
+    text: str
+) -> None:
+    """The heading's "yesterday" was the 12th: the section was written on the 13th, and its
+    own "yesterday" is the 12th too (the heading itself is never rewritten)."""
+    assert days(text) == ["2026-11-12"]
+
+
+def test_a_plain_date_in_a_heading_is_the_sections_writing_day() -> None:
+    assert days("## Run log 11/12\n- The owner changed the settings yesterday.") \
+        == ["2026-11-11"]
+
+
 def test_a_gloss_without_a_year_never_puts_the_day_after_the_note_was_saved() -> None:
     # Saved in November: May is the May before, whichever May is nearer the saving day.
     assert days("- Yesterday (05-05) the deploy went out; the gap shows since.") \

@@ -373,6 +373,9 @@ class Anchors:
         heading = _heading_date(line, self._written)
         if heading is not None:
             level, day = heading
+            # "## Yesterday (9/22) run log": the date glosses the phrase, so the heading was
+            # written the day after it, not on it.
+            day = self._glossed.get(index, day)
             while self._stack and self._stack[-1][0] >= level:
                 self._stack.pop()
             self._stack.append((level, day))

@@ -99,10 +99,13 @@ def _options(matches: list[re.Match[str]], text: str) -> set[int]:
 
 
 def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhrase],
-                layout: Layout, dated_name: bool = False) -> list[_Candidate]:
+                layout: Layout, dated_name: bool = False,
+                headings: list[_Candidate] | None = None) -> list[_Candidate]:
     """The phrases of ``text`` (its ``matches``, then those of other languages) that stand in
     prose and name a day there. ``dated_name``: the file's name carries the day it records,
-    so another language's "today" is that day whatever it means (the day, or "currently")."""
+    so another language's "today" is that day whatever it means (the day, or "currently").
+    ``headings``: filled with the phrases that stand in headings (never rewritten; a date
+    glossing one dates the heading's section)."""
     listed = _options(matches, text)
     spans: list[tuple[int, int, Meaning | None]] = []
     applying = _how_to_apply(layout.lines) if others else set()
@@ -129,6 +132,8 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
         if meaning is None:
             continue
         index = layout.line_of(start)
+        if layout.kinds[index] == "heading" and headings is not None:
+            headings.append(_Candidate(start, end, index, meaning))
         if layout.kinds[index] != "text":
             continue
         column = start - layout.starts[index]
@@ -221,13 +226,15 @@ def find_relative(text: str, written: datetime, name: str = "",
         return []
     layout = Layout(text)
     today = written.date()
-    found = _candidates(text, matches, others, layout, name_day(name, today) is not None)
+    headings: list[_Candidate] = []
+    found = _candidates(text, matches, others, layout, name_day(name, today) is not None,
+                        headings)
     if not found:
         return []
     glossed: dict[int, date] = {}
     own: dict[int, date | None] = {}  # match start -> the day its gloss gives, None: absolute
     notes: dict[int, Gloss] = {}  # match start -> its gloss, when the date may take its place
-    for item in found:
+    for item in [*found, *headings]:
         if item.meaning.unit != "day":
             continue
         note = gloss(text, item.match_end)

@@ -470,3 +470,28 @@ def test_a_merge_is_measured_as_the_index_will_be_written(
     (merge,) = [a for a in report["actions"] if a["op"] == "merge"]
     assert merge["kind"] == "judgment" and (world.root / "a.md").exists()
     assert (world.root / "MEMORY.md").read_bytes() == text.encode()
+
+
+def test_index_lines_moved_into_a_memory_stand_as_paragraphs_of_their_own(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A memory ending in a list item gains the moved lines after a blank line, one paragraph
+    each: right after the item, Markdown would read them as more of it."""
+    world.put("project_release.md", "# Release\n\n- build with make\n- tag the release\n")
+    lines = ["# Index", "", "Pointers and notes.", "", "## Notes"]
+    lines += [f"- note {i}: the queue keeps order number {i}" for i in range(190)]
+    lines += ["", "## Release", "- [Release](project_release.md) — how a release goes"]
+    lines += [f"  - step {i} of the release, written out in full" for i in range(8)]
+    world.raw("MEMORY.md", ("\n".join(lines) + "\n").encode())
+
+    world.run(capsys)  # --apply all
+
+    body = (world.root / "project_release.md").read_text()
+    head, _sep, notes = body.partition("---\n# Release\n\n- build with make\n- tag the release\n\n")
+    paragraphs = notes.removesuffix("\n").split("\n\n")
+    assert len(paragraphs) > 1, body
+    assert all(p.startswith("Index note (moved from MEMORY.md): - step ") and "\n" not in p
+               for p in paragraphs), body
+    before = world.tree()
+    world.run(capsys)
+    assert world.tree() == before

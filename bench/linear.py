@@ -109,6 +109,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "versions in a fenced block": _repeat("Astro 5\n", head="```\n", tail="\n```"),
     "stack lines with dates": _repeat("- Astro 5 + React 6 on June 5\n"),
     "counts and labels": _repeat("Phase 4 3 more agents 8편 Atlas 10 "),
+    "replacing words and names": _repeat("supersedes [[other]] and other.md, replaces `big.md` "),
     "a hook of counts": _repeat("Phase 4 3 more agents 8편 Atlas 10 ", head="- [Big](big.md) — "),
 }
 

@@ -12,9 +12,10 @@ the two memories do not each say they replace the other.
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from consolidator.detect.links import name_table
@@ -33,6 +34,7 @@ _VERB_FIRST = re.compile(
 # Object-first languages: the reference, the particle marking it as what is replaced, then the
 # verb ("A を置き換える", "A に代わる", "A 를 대체"; not "B に置き換える", replaced with B).
 _VERB_AFTER = re.compile(r"[`'\"”»」』)\]]*\s*(?:を\s*(?:置き換え|置換)|に\s*代わ|[을를]\s*대체)")
+_ANY_VERB = re.compile(rf"{_VERB_FIRST.pattern}|置き換え|置換|代わ|대체", re.IGNORECASE)
 # What may stand between the verb and the reference: an article, a preposition, "the old".
 _GAP = re.compile(r"[\s:]*(?:[^\s.,;!?。！？，、]+\s+){0,3}?[\s(\"'`«“„「]*$")
 GAP_CHARS = 24
@@ -56,6 +58,7 @@ _CLAUSE_END = re.compile(r"[.;!?]\s|[。！？，、；]")
 _BARE = re.compile(r"[\w.-]+")  # a file name or stem written out
 _ID_LIKE = re.compile(r".*[_\d-].*")  # a stem that cannot be an ordinary word
 _QUOTE_CHARS = 120
+MAX_REFERENCES = 32  # references weighed per line
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,13 +79,20 @@ class Replaced:
 
 def find_replaced(memories: Sequence[Memory]) -> dict[str, list[Replaced]]:
     """Each memory another says it replaces -> those statements (see the module's doc)."""
+    saying = [(memory, lines) for memory in memories
+              if _ANY_VERB.search(memory.body) or _ANY_VERB.search(memory.description)
+              # most memories say nothing of the kind: one scan each
+              for lines in [[line for line in _lines(memory) if _ANY_VERB.search(line)]]
+              if lines]
+    if not saying:
+        return {}
     names = name_table(list(memories))
     stems = _stems(memories)
     by_file = {m.file: m for m in memories}
     said: dict[tuple[str, str], str] = {}  # (replaced, by) -> the sentence
-    for memory in memories:
-        for line in _lines(memory):
-            for target in _named(line, memory, names, stems):
+    for memory, lines in saying:
+        for line in lines:
+            for target in _named(line, memory, names, stems, by_file):
                 said.setdefault((target, memory.file), line)
     out: dict[str, list[Replaced]] = {}
     for (target, by), line in said.items():
@@ -115,8 +125,8 @@ def _lines(memory: Memory) -> Iterable[str]:
 
 
 def _named(line: str, memory: Memory, names: Mapping[str, Memory],
-           stems: Mapping[str, str]) -> set[str]:
-    """The other memories ``line`` says ``memory`` replaces."""
+           stems: Mapping[str, str], files: Container[str]) -> set[str]:
+    """The other memories (of ``files``) ``line`` says ``memory`` replaces."""
     folder = posixpath.dirname(memory.file)
     spans: list[tuple[int, int, str]] = []
     for match in link_matches(line):
@@ -127,12 +137,17 @@ def _named(line: str, memory: Memory, names: Mapping[str, Memory],
         named = names.get(match.group(1).strip())
         if named is not None:
             spans.append((match.start(), match.end(), named.file))
+    linked = sorted(spans)
+    starts = [start for start, _end, _t in linked]
     for match in _BARE.finditer(line):
         target = stems.get(match.group(0).removesuffix("."))
-        if target and not any(s <= match.start() < e for s, e, _t in spans):
+        at = bisect.bisect_right(starts, match.start()) - 1  # the link it may stand in
+        if target and not (at >= 0 and match.start() < linked[at][1]):
             spans.append((match.start(), match.end(), target))
-    return {target for start, end, target in spans
-            if target != memory.file and target in stems.values()
+    # A sentence names a few memories; a dump naming thousands is read no further (each is
+    # weighed against the whole clause before it: the cap keeps this linear).
+    return {target for start, end, target in sorted(spans)[:MAX_REFERENCES]
+            if target != memory.file and target in files
             and _governed(line, start, end)}
 
 

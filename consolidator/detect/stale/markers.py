@@ -108,9 +108,8 @@ _HINTS = (
     "陳腐", "中止", "アーカイブ", "破棄", "置き換え", "置換", "終了", "クローズ", "済", "修复",
     "修復", "关闭", "關閉", "上线", "合并", "实现", "结束", "状态", "狀態", "状況", "状態",
     "ステータス", "進捗", "进度", "進度", "旧情報", "古い情報",
-    # other languages (case-folded): labels, then statuses
-    "estado", "statut", "stato", "état", "etat", "статус", "состояние", "상태", "durum", "stan",
-    "situa", "stav", "trạng thái", "tình trạng", "obsol", "remplac", "périm", "dépass",
+    # other languages' statuses (case-folded; a label alone makes no marker)
+    "obsol", "remplac", "périm", "dépass",
     "caduc", "reemplaz", "sustitu", "desactualiz", "substitu", "desatualiz", "supera",
     "sostitu", "überholt", "veraltet", "abgelöst", "verouderd", "vervangen", "achterhaald",
     "устар", "неактуал", "замен", "застар", "nieaktualn", "przestarza", "zastąpion",

@@ -65,11 +65,20 @@ class IndexLine:
     kind: str  # "heading", "pointer", "table", "blank" or "text"
     targets: tuple[str, ...] = ()  # root-relative memory files this line links to
     level: int = 0  # heading level
+    listed: bool = False  # a pointer line of links alone ("[A](a.md) · [B](b.md)")
 
     @property
     def target(self) -> str | None:
         """A pointer line's memory file."""
         return self.targets[0] if self.kind == "pointer" and self.targets else None
+
+    @property
+    def pointers(self) -> tuple[str, ...]:
+        """The memory files a pointer line points to: its first link's, or every link's in a
+        line of links alone (each one a pointer); none for any other line."""
+        if self.kind != "pointer" or not self.targets:
+            return ()
+        return self.targets if self.listed else self.targets[:1]
 
     @property
     def heading_text(self) -> str:
@@ -84,6 +93,16 @@ def heading_title(rest: str) -> str:
 
 
 Names = Mapping[str, Memory]  # what a [[key]] may name: see consolidator.detect.links
+
+
+# What may stand between the links of a line of links: a bullet, separators, emphasis.
+_BETWEEN_LINKS = re.compile(r"[\s\-*+_·•|,;/–—]*(?:\d+[.)])?[\s\-*+_·•|,;/–—]*")
+
+
+def _links_alone(text: str) -> bool:
+    """Whether ``text`` holds nothing but links, a bullet and separators."""
+    rest = WIKI_RE.sub(" ", LINK_RE.sub(" ", text)) if "[[" in text else LINK_RE.sub(" ", text)
+    return _BETWEEN_LINKS.fullmatch(rest) is not None
 
 
 def _link_targets(text: str, names: Names) -> list[tuple[int, str]]:
@@ -124,7 +143,7 @@ def classify(text: str, names: Names | None = None) -> IndexLine:
         return IndexLine(text, "table", targets)
     start = _POINTER_START.match(text)
     if start and found and found[0][0] == start.end() - 1:
-        return IndexLine(text, "pointer", targets)
+        return IndexLine(text, "pointer", targets, listed=len(found) > 1 and _links_alone(text))
     return IndexLine(text, "text", targets)
 
 

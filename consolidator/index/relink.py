@@ -187,9 +187,9 @@ def relink_lines(original: Sequence[IndexLine], to: Targets) -> Relinked:
         repointed=tuple(repointed),
         unlinked=tuple(unlinked),
         origin=tuple(i for i, line in enumerate(lines) if line.kind != "drop"),
-        missing=tuple(sorted({line.target for line in original if line.target
-                              and line.target not in present and line.target not in to.redirects
-                              and line.target not in archived})),
+        missing=tuple(sorted({t for line in original for t in line.pointers
+                              if t not in present and t not in to.redirects
+                              and t not in archived})),
     )
 
 
@@ -244,7 +244,7 @@ def dead_links(
     dead_at: dict[int, set[str]] = {}
     for i, line in enumerate(lines):
         dead = {t for t in line.targets
-                if t not in present and (t == line.target and missing or t in archived)}
+                if t not in present and (t in line.pointers and missing or t in archived)}
         if dead:
             dead_at[i] = dead
     return dead_at
@@ -295,8 +295,8 @@ def unlink_dead(
     live_text = _LiveText(live, original, {said_form(_kept_text(lines[i])) for i in dead_at})
     for i, dead in dead_at.items():
         line = lines[i]
-        if line.target in dead:
-            removed.append(line.target or "")
+        removed += [t for t in line.pointers if t in dead]
+        if line.target in dead and set(line.pointers) <= dead:
             if live_text.holds(_kept_text(line), i):
                 live_text.forget(i)
                 out[i] = _DROP

@@ -584,3 +584,36 @@ def test_a_heading_dated_by_numbers_anchors_its_passage_where_one_order_makes_a_
             "la revisó con el equipo de la tienda.\n")
     found = find_relative(text, datetime(2026, 12, 3, 12, 0), "cierres.md", undated=False)
     assert [f.resolved for f in found] == ([day] if day else [])
+
+
+# --- code tells of no event; a day chosen; days offered one for another ----------------------
+
+@pytest.mark.parametrize("text", [
+    "Run the gap check up to today and print `reached_end`.",
+    "(iterate to today, print reached_today)",
+])
+def test_words_in_code_are_no_event_that_makes_today_a_day(text: str) -> None:
+    assert_not_a_date(text)
+
+
+def test_the_same_sentence_telling_of_an_event_is_a_date() -> None:
+    assert days("Fixed the gap check today and printed the count.") == ["2026-11-18"]
+
+
+@pytest.mark.parametrize(("text", "replacement"), [
+    ("Fred recommends tomorrow.", "2026-11-19"),
+    ("Keep the slot free and use tomorrow for the pull.", "2026-11-19"),
+    ("We deploy tomorrow.", "on 2026-11-19"),
+])
+def test_a_day_chosen_takes_the_date_as_a_noun_a_day_of_doing_takes_on(
+    text: str, replacement: str
+) -> None:
+    assert [f.replacement for f in find_relative(text, WRITTEN)] == [replacement]
+
+
+def test_days_offered_one_for_another_are_dated_together_or_not_at_all() -> None:
+    # "today" alone here would not pass (no event), "tomorrow" would: neither is dated.
+    assert_not_a_date("Next window: after the 14:00 refresh today, or tomorrow before 09:00.")
+    assert [f.replacement for f in find_relative("David picked tomorrow over tonight.",
+                                                 WRITTEN)] == ["2026-11-19", "2026-11-18"]
+    assert days("He will call today or tomorrow.") == ["2026-11-18", "2026-11-19"]

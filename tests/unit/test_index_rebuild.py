@@ -268,6 +268,25 @@ def test_pointer_of_every_shape_to_missing_file_keeps_its_text_unlinked(
     assert plan.unlinked == ((classify(line).target, "missing"),)
 
 
+def test_each_link_of_a_line_of_links_alone_is_a_pointer_checked_for_its_file() -> None:
+    """"[A](a.md) · [B](b.md) · [C](c.md)": three pointers on one line. Each missing one is
+    reported and unlinked, words kept; the live one stays a link."""
+    text = ("# Index\n- [Parallel sessions](feedback_parallel.md) · [Profile](user_profile.md)"
+            " · [Python env](feedback_python.md)\n- [Release](project_release.md) — see "
+            "[old notes](old_notes.md)\n")
+    live = [make_memory("feedback_parallel.md", description="parallel sessions"),
+            make_memory("project_release.md", description="release day")]
+
+    plan = rebuild(text, live, scope=ALL)
+
+    assert lines_of(plan.text)[1] == ("- [Parallel sessions](feedback_parallel.md) · Profile "
+                                      "(user_profile.md missing) · Python env "
+                                      "(feedback_python.md missing)")
+    assert sorted(plan.removed) == ["feedback_python.md", "user_profile.md"]
+    # A link in a pointer's hook is the user's text: not a pointer, left as written.
+    assert lines_of(plan.text)[2] == text.splitlines()[2]
+
+
 @pytest.mark.parametrize("scope", ["safe", ALL])
 def test_a_wiki_link_naming_no_memory_is_a_note_elsewhere_and_kept(scope: str) -> None:
     """A ``[[name]]`` is a name the notes app looks up in the whole vault, not a path: one no

@@ -77,6 +77,11 @@ def mentions(text: str, hints: tuple[str, ...]) -> bool:
 
 _SEPARATORS = ("", ",", "、", "，", "/", "|", "·", "／", "｜", "・")
 _JOINERS = ("and", "or", ", and", ", or", "和", "或", "与", "や", "と", "、と")
+# Words offering one day for another ("today, or tomorrow before 09:00", "picked tomorrow
+# over tonight"): the two are dated together or not at all (each judged alone, one may pass
+# and the other not, by where the line wraps, leaving "today, or 2026-09-05").
+_ALTERNATIVES = frozenset(("or", ", or", "over", "vs", "vs.", "versus", "rather than",
+                           "instead of", "或", "或者", "还是", "還是", "か", "oder", "ou", "o"))
 
 
 def _options(matches: list[re.Match[str]], text: str) -> set[int]:
@@ -96,6 +101,14 @@ def _options(matches: list[re.Match[str]], text: str) -> set[int]:
         else:
             run = []
     return listed
+
+
+def _offered(matches: list[re.Match[str]], text: str) -> list[tuple[int, int]]:
+    """Starts of pairs of phrases offered one for another ("today, or tomorrow")."""
+    return [(left.start(), right.start()) for left, right in zip(matches, matches[1:],
+                                                                 strict=False)
+            if right.start() - left.end() <= 14
+            and text[left.end() : right.start()].strip(" \t*_").casefold() in _ALTERNATIVES]
 
 
 def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhrase],
@@ -144,7 +157,10 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
         before, after = _wrapped(layout, index)
         if names_a_day(line, column, stop, meaning.category, before, after):
             out.append(_Candidate(start, end, index, meaning))
-    return out
+    found = {c.match_start for c in out}
+    split = {start for pair in _offered(matches, text) if len(found.intersection(pair)) == 1
+             for start in pair}
+    return [c for c in out if c.match_start not in split] if split else out
 
 
 # The label Claude Code's memories put before a rule's instructions ("**How to apply:** ...").

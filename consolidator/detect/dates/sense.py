@@ -89,6 +89,14 @@ _DEADLINE_AFTER_CJK = re.compile(r"[ \t]?(?:之前|以前|前|为止|截止|ま�
 _START_BEFORE = frozenset({"from", "starting", "effective"})
 _START_AFTER_CJK = re.compile(r"[ \t]?(?:起|开始|以后|から|以降)")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)[*_ \t]*$")
+# Code in a sentence: a span in backticks, or an identifier joined by underscores
+# (`reached_today`, status_changed). Its words name code, and tell of no event.
+_CODE_WORDS = re.compile(r"`[^`\n]*`|\w+(?:_\w+)+")
+
+
+def _prose(text: str) -> str:
+    """``text`` with its code (spans and identifiers) blanked out."""
+    return _CODE_WORDS.sub(" ", text) if "`" in text or "_" in text else text
 _WORD_AFTER = re.compile(r"[*_ \t]*([A-Za-z']+)")
 
 
@@ -323,7 +331,7 @@ def names_a_day(line: str, start: int, end: int, category: str, before: str = ""
             return False
         if cjk and _CJK_DAY_SUFFIX.match(whole, end + 1):
             return not date_words.now(near, cjk)  # 明日の午後, 今天的晚上: a time of that day
-        return date_words.event(text.replace(phrase, " ", 1), cjk) \
+        return date_words.event(_prose(text.replace(phrase, " ", 1)), cjk) \
             and not date_words.now(near, cjk)
     if category != PRESENT:
         return True
@@ -332,4 +340,4 @@ def names_a_day(line: str, start: int, end: int, category: str, before: str = ""
         return False
     if cjk:
         return True
-    return opens or _scheduled(whole, start, end) or date_words.event(clause, cjk)
+    return opens or _scheduled(whole, start, end) or date_words.event(_prose(clause), cjk)

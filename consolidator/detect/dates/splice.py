@@ -15,7 +15,14 @@ _DATE_BEFORE = re.compile(r"(?<![\w.])\d{1,4}[/\-月]\d{1,2}[日)）]?[*_]{0,2}[
 # Words after which a day needs no "on": a preposition or a conjunction already says how.
 _NO_ON = frozenset({"since", "until", "till", "by", "from", "before", "after", "on", "for",
                     "of", "to", "through", "than", "between", "and", "or", "nor", "at", "in",
-                    "as", "except", "unlike", "like"})
+                    "as", "except", "unlike", "like", "over", "vs", "versus", "instead"})
+# Verbs of choosing, whose object the day is ("Fred recommends tomorrow", "use tomorrow"): the
+# date takes its place as a noun ("recommends 2026-09-05"); "on" would tell when the choosing
+# was made. (Verbs of doing, "we deploy tomorrow", take "on".)
+_CHOOSING = re.compile(
+    r"(?:recommend|suggest|propose|prefer|pick|picked|choose|chose|chosen|select|use|keep|take"
+    r"|took|book|reserve|block|want|favou?r|target)(?:s|ed|es)?",
+    re.IGNORECASE)
 _VERB_AFTER = re.compile(r"\s*(?:'s\b|’s\b|is\b|was\b|will\b|would\b|has\b|had\b|marks\b)",
                          re.IGNORECASE)
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]*$")
@@ -38,7 +45,8 @@ def as_adverb(text: str, start: int, end: int, phrase: str, resolved: str) -> st
     if not phrase[:1].isascii() or not phrase[:1].isalpha() or not resolved[:1].isdigit():
         return resolved
     before = _WORD_BEFORE.search(text, max(0, start - 24), start)
-    if before is not None and before.group(1).casefold() in _NO_ON:
+    if before is not None and (before.group(1).casefold() in _NO_ON
+                               or _CHOOSING.fullmatch(before.group(1))):
         return resolved
     if _VERB_AFTER.match(text, end):
         return resolved

@@ -617,3 +617,21 @@ def test_days_offered_one_for_another_are_dated_together_or_not_at_all() -> None
     assert [f.replacement for f in find_relative("David picked tomorrow over tonight.",
                                                  WRITTEN)] == ["2026-11-19", "2026-11-18"]
     assert days("He will call today or tomorrow.") == ["2026-11-18", "2026-11-19"]
+
+
+@pytest.mark.parametrize("text", [
+    "Stop below the high of yesterday.",
+    "Entry above the yesterday close.",
+    "Hard filter: (yesterday VA / developing VA / POC).",
+    "Stop bajo el máximo de ayer, siempre.",
+    "Stop sous le plus haut d'hier, toujours.",
+    "Stop sotto il massimo di ieri, sempre.",
+])
+def test_a_day_qualifying_a_noun_in_a_rule_is_a_rolling_term_not_a_date(text: str) -> None:
+    """"The high of yesterday" is any day's yesterday, as "yesterday's high" is."""
+    assert_not_a_date(text)
+
+
+def test_the_same_qualifier_in_a_record_of_an_event_is_a_date() -> None:
+    assert days("We reverted the change of yesterday after the outage.") == ["2026-11-17"]
+    assert days("Merged yesterday PR #12 after review.") == ["2026-11-17"]

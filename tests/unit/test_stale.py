@@ -273,6 +273,14 @@ def test_the_same_words_in_a_sentence_or_leaving_a_part_out_are_no_status(body: 
     assert stale(body) is None
 
 
+@pytest.mark.parametrize("first", ["完成代码改动后，自己跑 exe 看日志。",
+                                   "完了した後、ログを確認してから報告する。"])
+def test_a_word_of_finishing_opening_a_clause_of_time_is_no_status(first: str) -> None:
+    """"After completing the change, run it yourself": a rule, not finished work."""
+    found, note = study_stale(memory(first + "\n"), NOW, None)
+    assert found is None and note is None
+
+
 @pytest.mark.parametrize(("status", "reported"), [
     ("Estado: obsoleto", True), ("Статус: устарело", True), ("Status: veraltet", True),
     ("Estado: concluído", False), ("상태: 완료", False),

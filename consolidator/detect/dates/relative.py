@@ -103,6 +103,12 @@ def _options(matches: list[re.Match[str]], text: str) -> set[int]:
     return listed
 
 
+# "de ayer", "d'hier", "di ieri", "von gestern": the day qualifies a noun ("el máximo de
+# ayer", the high of yesterday), as a possessive does; with no rule of ours reading another
+# language's sentence for an event, it is left.
+_OF = re.compile(r"(?<!\w)(?:de|del|d'|d’|di|da|do|dos|das|von|vom|van|z|ze)\s*$", re.IGNORECASE)
+
+
 def _offered(matches: list[re.Match[str]], text: str) -> list[tuple[int, int]]:
     """Starts of pairs of phrases offered one for another ("today, or tomorrow")."""
     return [(left.start(), right.start()) for left, right in zip(matches, matches[1:],
@@ -131,7 +137,8 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
         if any(s < other.end and other.start < e for s, e in taken):
             continue
         if other.unit == "week" or (other.shift == 0 and not dated_name) \
-                or layout.line_of(other.start) in applying:
+                or layout.line_of(other.start) in applying \
+                or _OF.search(text, max(0, other.start - 6), other.start):
             # Where no rule of ours reads the sentence: a week has no one way of being
             # written in every language; "today" may be "today's quiz" or "currently" (the
             # same day, in a note whose name is dated); and in a rule's instructions,

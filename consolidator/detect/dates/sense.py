@@ -218,6 +218,20 @@ def _possessive(line: str, end: int, phrase: str) -> bool:
     return after in ("'s", "’s")
 
 
+# A term after the day: an acronym ending a list item ("yesterday VA / developing VA").
+_TERM_AFTER = re.compile(r"[ \t]+[A-Z][A-Z0-9]{1,7}[ \t]*(?:[/,;|)\]]|$)")
+
+
+def _qualifies(line: str, start: int, end: int) -> bool:
+    """Whether an English phrase qualifies a noun as a possessive does, "the high of
+    yesterday", "the yesterday close", "(yesterday VA / developing VA)" (not "as of today",
+    which dates a state)."""
+    before = _word_before(line, start)
+    return before == "the" or _TERM_AFTER.match(line, end) is not None \
+        or (before == "of" and not line[max(0, start - 10):start]
+            .casefold().rstrip(" *_").endswith("as of"))
+
+
 def _names_a_thing(line: str, end: int, cjk: bool) -> bool:
     """Whether a possessive's noun is a UI element: "today's filter tab", 今日のタスクビュー."""
     after = line[end + (1 if cjk else 2) : end + 30]
@@ -326,7 +340,7 @@ def names_a_day(line: str, start: int, end: int, category: str, before: str = ""
             and date_words.rule(text, category, cjk, sentence(whole, start, end, _ZH_CLAUSE_END)):
         return False
     near = whole[max(0, start - 3) : end + 3] if cjk else text
-    if _possessive(whole, end, phrase):
+    if _possessive(whole, end, phrase) or (not cjk and _qualifies(whole, start, end)):
         if _names_a_thing(whole, end, cjk):
             return False
         if cjk and _CJK_DAY_SUFFIX.match(whole, end + 1):

@@ -94,6 +94,9 @@ def _patterns(en: str, cjk: str) -> tuple[re.Pattern[str], ...]:
     )
 
 
+# A CJK word of finishing that opens a clause of time: "完成X后", "完了した後", "完成时".
+_CJK_WHEN = re.compile(r"[^，,。；;、：:\n]{0,30}?(?:之后|以后|后|後|之時|之时|時|时|のあと|の後|あと)"
+                       r"(?=[，,、\s]|$)")
 _WHOLE = _patterns(f"{_PROGRESS_EN}|{_RETIRE_EN}|{_RETIRE_OTHER}|{_PROGRESS_OTHER}",
                   f"{_RETIRE_CJK}|{_PROGRESS_CJK}")
 _PART = _patterns(f"{_PART_EN}|{_PART_OTHER}", _PART_CJK)
@@ -150,6 +153,8 @@ def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
         if found is None:
             continue
         word = found.group("w")
+        if i == _START and _CJK_WHEN.match(core, found.end("w")):
+            continue  # 完成代码改动后，…: "after completing …", a clause of time, no status
         # A lowercase English word opening or closing a text without a separator is prose
         # ("done with the docs", "the bug is fixed"); in capitals it is a tag ("DONE the docs").
         if i in (_START, _END) and word.upper() != word.lower() and not word.isupper():

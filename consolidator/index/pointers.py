@@ -115,17 +115,24 @@ def title_of(memory: Memory) -> str:
     spells it ("reference_ci_dashboard": "CI dashboard"), or else its description."""
     name = memory.name.strip()
     if _SLUG.match(name) and re.search(r"[_-]", name):
-        words = [w for w in re.split(r"[_-]+", name.removesuffix(".md")) if w]
+        words = _SLUG_WORD.findall(name.removesuffix(".md"))
         if len(words) > 1 and words[0].casefold() in MEMORY_TYPES:
             words = words[1:]
-        forms = _forms(f"{memory.description}\n{memory.body[:SPELLING_CHARS]}",
-                       {word for word in words if word.islower()})
+        text = f"{memory.description}\n{memory.body[:SPELLING_CHARS]}"
+        lower = {word for word in words if word.islower()}
+        # Prose first: code and log lines spell identifiers and tags ("NAV [TestMethod]"),
+        # and are read only for a word prose never writes (`S3_BUCKET`).
+        forms = _forms(_CODE.sub(" ", text), lower)
+        forms.update({w: f for w, f in _forms(text, {w for w in lower if not forms[w]}).items()})
         name = " ".join(_spelt(word, forms) for word in words)
         name = name[:1].upper() + name[1:]
     return name or memory.description or memory.stem
 
 
 _WORD_RUN = re.compile(r"[\w-]+")  # a word as a slug's word is found in text: whole, unjoined
+# A slug's words: an ISO date stays whole ("live_2026-09-04_morning": "2026-09-04").
+_SLUG_WORD = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?!\d)|[^_-]+")
+_CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`", re.DOTALL)
 
 
 def _forms(text: str, words: set[str]) -> dict[str, Counter[str]]:
@@ -241,6 +248,32 @@ def _prefix(file: str) -> str | None:
     return match.group(1).casefold() if match else None
 
 
+_NAME_WORDS = re.compile(r"[-_.\s]+")
+
+
+def _name_words(file: str) -> list[str]:
+    stem = file.rsplit("/", 1)[-1].removesuffix(".md").casefold()
+    return [w for w in _NAME_WORDS.split(stem) if w]
+
+
+def _namesake(file: str, sections: dict[int, list[str]]) -> int | None:
+    """The one heading holding the pointer whose file shares the most first words with
+    ``file``, two at least (a type word and a subject), where no other heading's file shares
+    as many."""
+    mine = _name_words(file)
+    best, where = 1, set()
+    for heading, targets in sections.items():
+        for target in targets:
+            theirs = _name_words(target)
+            shared = next((n for n, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                           if a != b), min(len(mine), len(theirs)))
+            if shared > best:
+                best, where = shared, {heading}
+            elif shared == best and best > 1:
+                where.add(heading)
+    return next(iter(where)) if len(where) == 1 else None
+
+
 def sibling_heading(lines: list[IndexLine], file: str, mtype: str | None = None,
                     sections: dict[int, list[str]] | None = None) -> int | None:
     """The heading whose pointers link files named with the same first word as ``file``
@@ -295,7 +328,11 @@ def item_end(lines: list[IndexLine], at: int) -> int:
 def add_pointers(
     lines: list[IndexLine], memories: list[Memory], limit: int
 ) -> list[IndexLine]:
-    """``lines`` with a pointer to each of ``memories`` where a person would put it."""
+    """``lines`` with a pointer to each of ``memories`` where a person would put it: beside
+    its namesake (the pointer whose file shares the most first words with its file, two at
+    least: ``project_state_0903_evening.md`` beside ``project_state_0903_morning.md``, not
+    under "Other projects"), else under the heading that names its type, the index's list
+    heading, or the heading its siblings stand under (:func:`sibling_heading`)."""
     style = style_of(lines)
     fresh = not any(line.kind != "blank" for line in lines)
     by_place: dict[int | None, list[IndexLine]] = {}
@@ -317,7 +354,8 @@ def add_pointers(
             if at is None and not fresh:
                 at = listed
             places[mtype] = None if at is None else section_end(lines, at)
-        end = places[mtype]
+        kin = None if fresh else _namesake(memory.file, sections)
+        end = places[mtype] if kin is None else section_end(lines, kin)
         if end is None and not fresh:
             sibling = sibling_heading(lines, memory.file, memory.type, sections)
             end = None if sibling is None else section_end(lines, sibling)

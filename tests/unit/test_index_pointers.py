@@ -374,6 +374,23 @@ def test_a_heading_that_names_one_particular_project_is_not_the_project_heading(
     assert out[at - 1] == "- [A](a.md) — a"
 
 
+def test_a_new_pointer_stands_beside_its_namesake_not_under_a_heading_of_its_type() -> None:
+    """``project_state_0903_evening`` beside ``project_state_0903_morning``, not under
+    "Other projects" (the heading that names its type)."""
+    memories = [make_memory(f) for f in ("project_state_0903_morning.md", "project_bmw.md",
+                                         "reference_symlink.md")]
+    memories.append(make_memory("project_state_0903_evening.md", description="the evening"))
+    text = ("# Index\n\n## Project state — current\n"
+            "- [State morning](project_state_0903_morning.md) — the morning\n\n"
+            "## Traps\n- [Symlink](reference_symlink.md) — writes follow the link\n\n"
+            "## Other projects\n- [BMW](project_bmw.md) — the car list\n")
+
+    out = lines_of(rebuild(text, memories).text)
+
+    at = next(i for i, line in enumerate(out) if "project_state_0903_evening.md" in line)
+    assert out[at - 1] == "- [State morning](project_state_0903_morning.md) — the morning"
+
+
 def test_a_heading_that_is_only_the_type_takes_the_new_pointer() -> None:
     memories = [make_memory("a.md"), make_memory("project_new.md", description="a new one")]
     text = "## Memories\n- [A](a.md) — a\n\n## 프로젝트\n- a note\n"
@@ -408,6 +425,13 @@ def test_a_shortened_hook_ends_at_a_word_never_inside_an_address_or_a_bracket() 
         # capital is no spelling
         ("project_api_keys", "Keys live in the vault; an api key is never logged.\n",
          "Api keys"),  # the text's own most common form
+        # a date in the slug stays whole
+        ("project_state_2026-09-03_evening", "What landed.\n", "State 2026-09-03 evening"),
+        # prose spells the word; code (a file's extension, a log tag) only when prose never does
+        ("reference_locked-dff-recovery", "Locked DFF models parse; files end in `.dff`, "
+         "`x.dff`, `y.dff`.\n", "Locked DFF recovery"),
+        ("project_tests-red-with-s3-env", "Fails when the `S3` variables are set.\n",
+         "Tests red with S3 env"),
     ],
 )
 def test_the_words_of_a_slug_are_spelt_as_the_memory_spells_them(

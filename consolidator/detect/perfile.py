@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from consolidator.detect.dates.relative import RelativeDate, relative_in
+from consolidator.detect.links import is_topic
 from consolidator.detect.secrets.scan import find as find_secrets
 from consolidator.detect.stale.evidence import StaleFinding, study_stale
 from consolidator.detect.text import normal_set
@@ -31,7 +32,10 @@ class Findings:
 
 def study(memory: Memory, now: datetime, project: Project | None) -> Findings:
     relative = relative_in(memory)
-    stale, finished = study_stale(memory, now, project)
+    # A topic memory holds lines moved out of the index, named after their heading: a status
+    # in that name or those lines was the index's, which no run judges stale either.
+    stale, finished = (None, None) if is_topic(memory.file) else study_stale(memory, now,
+                                                                             project)
     return Findings(
         lines=normal_set(memory.body),
         relative=tuple(relative),  # () for most memories: one shared empty tuple

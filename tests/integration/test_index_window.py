@@ -495,3 +495,20 @@ def test_index_lines_moved_into_a_memory_stand_as_paragraphs_of_their_own(
     before = world.tree()
     world.run(capsys)
     assert world.tree() == before
+
+
+@pytest.mark.parametrize("name", ["index_source_추적_e2e_검증_완료", "index_migration-DONE"])
+def test_a_topic_memory_named_after_a_finished_heading_is_never_judged_stale(
+    world: World, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """A topic memory holds lines moved out of the index under their heading's name ("…
+    검증 완료", "Migration DONE"): the status was the index's, and the next run must not
+    archive what the last one moved."""
+    world.put(f"{name}.md", "- the queue keeps its order under load\n", mtype="reference",
+              name=name)
+    world.raw("MEMORY.md", f"# Index\n\n- [Moved lines]({name}.md) — from the index\n".encode())
+
+    report = world.run(capsys)  # --apply all
+
+    assert report["stale"] == []
+    assert (world.root / f"{name}.md").exists()

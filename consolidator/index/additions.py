@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from consolidator.detect.links import is_topic
+from consolidator.detect.links import is_topic, name_table
 from consolidator.index.parse import IndexLine, classify
 from consolidator.index.pointers import add_pointers, pointer_line
 from consolidator.index.sections import pointers_to
@@ -126,30 +126,61 @@ def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory], keep_room: bool = 
 
 
 def _reachable(linked: set[str], live: Mapping[str, Memory]) -> set[str]:
-    """``linked`` plus what the memories among them link to (a user's own list of
-    memories), and, transitively, what topic memories list (by link or by path)."""
+    """``linked`` plus what the memories among them list (a user's own list of memories: a
+    link opening a list item, or a line of links alone; a link in passing, "see [[rule]]"
+    inside a sentence, lists nothing), and, transitively, what topic memories list (by any
+    link, or by path)."""
     out = set(linked)
+    table: dict[str, Memory] | None = None
     names: dict[str, str] | None = None
     frontier = [f for f in out if f in live]
     while frontier:
         memory = live[frontier.pop()]
         folder = memory.file.rpartition("/")[0]
-        targets = {t for m in link_matches(memory.body)
-                   if (t := resolve_link(m.group(2), folder)) is not None}
-        if "[[" in memory.body:
-            if names is None:
-                names = {}
-                for m in live.values():
-                    names.setdefault(m.stem.casefold(), m.file)
-                    names.setdefault(m.name.casefold(), m.file)
-            targets |= {names[key] for w in wiki_matches(memory.body)
-                        if (key := w.group(1).strip().casefold()) in names}
-        if is_topic(memory.file) and ".md" in memory.body:
-            # Index lines moved into a topic memory reach there what they reached in the
-            # index: a path named without a link too ("See `x.md`").
-            targets |= {m.group(1) for m in _PATH.finditer(memory.body) if m.group(1) in live}
+        if is_topic(memory.file):
+            targets = {t for m in link_matches(memory.body)
+                       if (t := resolve_link(m.group(2), folder)) is not None}
+            if "[[" in memory.body:
+                if names is None:
+                    names = {}
+                    for m in live.values():
+                        names.setdefault(m.stem.casefold(), m.file)
+                        names.setdefault(m.name.casefold(), m.file)
+                targets |= {names[key] for w in wiki_matches(memory.body)
+                            if (key := w.group(1).strip().casefold()) in names}
+            if ".md" in memory.body:
+                # Index lines moved into a topic memory reach there what they reached in
+                # the index: a path named without a link too ("See `x.md`").
+                targets |= {m.group(1) for m in _PATH.finditer(memory.body)
+                            if m.group(1) in live}
+        else:
+            if table is None:
+                table = name_table(list(live.values()))
+            targets = _listed(memory, folder, table)
         for target in targets - out:
             out.add(target)
             if target in live and is_topic(target):
                 frontier.append(target)
     return out
+
+
+def _listed(memory: Memory, folder: str, table: Mapping[str, Memory]) -> set[str]:
+    """The memories ``memory`` lists: the link opening each list item, every link of a line
+    of links alone (read as the index's own lines are); in a list of memories (most of its
+    lines with a link list one), every link it holds."""
+    listed: set[str] = set()
+    passing: set[str] = set()
+    shaped = lines = 0
+    for raw in memory.body.splitlines():
+        if "](" not in raw and "[[" not in raw and "]:" not in raw:
+            continue
+        line = classify(raw, table)
+        found = [t for m in link_matches(raw) if (t := resolve_link(m.group(2), folder))] \
+            if folder else list(line.targets)
+        lines += 1
+        passing.update(found)
+        if line.kind == "pointer":
+            shaped += 1
+            listed.update(found if line.listed else found[:1])
+    # A list of memories (most of its linking lines list one): all of it is the list.
+    return passing if lines and 2 * shaped >= lines else listed

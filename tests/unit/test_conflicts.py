@@ -363,3 +363,12 @@ def test_a_date_written_with_the_month_s_name_is_one_value() -> None:
     assert [(t.skel, t.value) for t in tokens("built on 1 Okt 2026 for them")] == [
         ("built", "built"), ("on", "on"), ("<date>", "2026-10-1"), ("for", "for"),
         ("them", "them")]
+
+
+def test_one_folder_written_from_its_parent_and_in_full_is_no_conflict() -> None:
+    """The relative path is the tail of the absolute one: one place, two ways of writing it."""
+    left = ('Start the server with `Start-Process $py -WorkingDirectory '
+            '"C:\\Users\\me\\proj\\warehouse_v2\\test"` before the eval.\n')
+    right = ('Start the server with `Start-Process $py -WorkingDirectory '
+             '"warehouse_v2\\test"` before the eval.\n')
+    assert find_conflicts(pair(left, right)) == []

@@ -393,6 +393,25 @@ def test_a_dated_label_opening_the_line_anchors_it() -> None:
     assert days("★方針（2026-07-13 明示）：昨日ユーザーが言った。") == ["2026-07-12"]
 
 
+def test_a_clock_time_in_a_dated_label_does_not_end_the_label() -> None:
+    text = ("## Pipeline 2026-08-02\n- **Evening slot 18:00 -> 20:00 (2026-08-27):** moved; "
+            "tomorrow the morning slot follows.")
+    assert days(text) == ["2026-08-28"]
+
+
+@pytest.mark.parametrize("text", [
+    "## 규칙 2026-08-26\n- 매일 아침 어제 로그를 먼저 확인한다.",
+    "## 규칙 2026-08-26\n- 항상 어제 로그부터 본다.",
+    "## 파이프라인 2026-08-26\n- 1편(어제 것 우선)을 영어로 현지화해 업로드.",
+])
+def test_a_korean_rule_or_a_thing_of_the_day_is_no_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+def test_a_korean_event_of_one_day_is_a_date() -> None:
+    assert days("## 로그 2026-08-26\n- 어제 반복 신청으로 발송이 제한되었다.") == ["2026-08-25"]
+
+
 def test_a_dated_label_anchors_its_paragraph_and_sub_items_only() -> None:
     text = "- 2026-03-20: set up CI\n  - broke it yesterday\n- fixed again yesterday"
     assert days(text) == ["2026-03-19", "2026-11-17"]
@@ -635,3 +654,32 @@ def test_a_day_qualifying_a_noun_in_a_rule_is_a_rolling_term_not_a_date(text: st
 def test_the_same_qualifier_in_a_record_of_an_event_is_a_date() -> None:
     assert days("We reverted the change of yesterday after the outage.") == ["2026-11-17"]
     assert days("Merged yesterday PR #12 after review.") == ["2026-11-17"]
+
+
+@pytest.mark.parametrize("text", [
+    "Der Server ist heute morgen abgestürzt, und ich habe die Logs gesichert.\n",
+    "Elke morgen draait de backup van de database en ik controleer de logs.\n",
+    "Jede Nacht holt der Cronjob die Spiele für morgen und speichert sie in der Datenbank.\n",
+    "The nightly cron job pulls the fixtures for tomorrow.",
+    "The daily report job summarises yesterday.",
+    "Tag the release tomorrow morning.",
+])
+def test_a_part_of_a_day_or_each_runs_day_is_no_date(text: str) -> None:
+    """German and Dutch "morgen" after a word of time or "every" is "morning"; a job that
+    recurs ("nightly", "jede Nacht") has a tomorrow of each run; "tomorrow morning" has no
+    one word a date could take the place of."""
+    assert_not_a_date(text)
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    ("Der Cronjob wurde angepasst, und morgen prüfen wir die neuen Daten in der Datenbank.\n",
+     "2026-11-19"),
+    ("We added the cron job yesterday.", "2026-11-17"),
+])
+def test_the_same_words_about_one_day_are_dates(text: str, day: str) -> None:
+    assert days(text) == [day]
+
+
+def test_a_day_a_report_covers_is_its_object() -> None:
+    assert [f.replacement for f in find_relative("The incident report covers yesterday.",
+                                                 WRITTEN)] == ["2026-11-17"]

@@ -240,6 +240,21 @@ def test_add_missing_counts_a_memory_a_users_own_list_memory_links_as_reached() 
     assert added == ["d.md"] and left == []
 
 
+def test_a_memory_only_mentioned_in_passing_by_another_still_gets_a_pointer() -> None:
+    """A status note that says "(see [[rule]])" in a sentence lists nothing: the rule would
+    stay out of the index, which is all a session loads."""
+    status = make_memory("project_status.md",
+                         body="Deploys are green again (see [[feedback_approval_gate]]).\n"
+                              "The eval runs nightly; [[feedback_run_eval]] says when.\n")
+    lines = parse_index("- [Status](project_status.md) — where things stand\n")
+    live = live_of(status, make_memory("feedback_approval_gate.md"),
+                   make_memory("feedback_run_eval.md"))
+
+    out, added, left = add_missing(lines, live, Limits())
+
+    assert added == ["feedback_approval_gate.md", "feedback_run_eval.md"] and left == []
+
+
 def test_add_missing_counts_a_memory_a_line_names_by_its_path_as_reached() -> None:
     # Archived memories listed as paths in code, not links: a pointer of ours would list
     # them a second time, in a section that says they are current.

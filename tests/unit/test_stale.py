@@ -273,6 +273,25 @@ def test_the_same_words_in_a_sentence_or_leaving_a_part_out_are_no_status(body: 
     assert stale(body) is None
 
 
+@pytest.mark.parametrize("first", [
+    "Replaced: proportional de-vig with odds-ratio as the default above 5% hold.",
+    "Deprecated: `config.load_env()` — use `config.load_env_file()` instead.",
+    "Abgelöst: proportionales De-Vig durch Odds-Ratio als Standard.",
+    "Substituído: o de-vig proporcional pelo odds-ratio como padrão.",
+])
+def test_an_opening_label_naming_what_changed_records_a_change_not_a_status(
+    first: str
+) -> None:
+    """"Replaced: X with Y" tells what the memory's subject changed to; it stays true."""
+    assert stale(first + "\n\nUse the odds-ratio helper.\n") is None
+
+
+@pytest.mark.parametrize("first", ["Superseded: see [[deploy-v2]].", "Deprecated: kept for history.",
+                                   "SUPERSEDED by the container pipeline; kept for history."])
+def test_an_opening_label_standing_alone_or_naming_a_successor_is_a_status(first: str) -> None:
+    assert whole(first + "\n\nDeploys ran from the build VM.\n")
+
+
 @pytest.mark.parametrize("first", ["完成代码改动后，自己跑 exe 看日志。",
                                    "完了した後、ログを確認してから報告する。"])
 def test_a_word_of_finishing_opening_a_clause_of_time_is_no_status(first: str) -> None:

@@ -221,7 +221,19 @@ def differs(x: Tok, y: Tok) -> bool:
         return False
     if x.kind == "word" and not (x.value.startswith("~~") or y.value.startswith("~~")):
         return _INSIGNIFICANT.sub("", x.value) != _INSIGNIFICANT.sub("", y.value)
-    return True
+    return not _one_place(x.value, y.value)
+
+
+def _one_place(a: str, b: str) -> bool:
+    """Whether two paths name one place, one written from a folder the other names: the
+    relative path is the tail of the absolute one, folder by folder (``warehouse_v2\\test``
+    and ``C:\\Users\\me\\proj\\warehouse_v2\\test``)."""
+    if not any(c in a for c in "/\\") or not any(c in b for c in "/\\"):
+        return False
+    parts_a = [p for p in re.split(r"[/\\]", a.casefold().rstrip("/\\")) if p not in ("", ".")]
+    parts_b = [p for p in re.split(r"[/\\]", b.casefold().rstrip("/\\")) if p not in ("", ".")]
+    short, long = sorted((parts_a, parts_b), key=len)
+    return 1 < len(short) < len(long) and long[-len(short):] == short
 
 
 def diff_kind(x: Tok, y: Tok) -> str:

@@ -74,7 +74,8 @@ _NAME_DATE = re.compile(
 )
 _HEADING = re.compile(r"[ ]{0,3}(#{1,6})[ \t]")
 _LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?")
-_LABEL_END = re.compile(r"[:：]|\s[—–-]\s|\s\|\s")
+# A label ends at a colon, not one inside a clock time ("**18:00 → 20:00 (2026-08-27):**").
+_LABEL_END = re.compile(r"(?<!\d)[:：]|[:：](?!\d)|\s[—–-]\s|\s\|\s")
 _BOLD_LINE = re.compile(r"(?:\*\*|__)(?P<inner>[^*_\n]{1,120})(?:\*\*|__)[ \t]*[:：]?[ \t]*")
 _WORD = lazy(rf"[A-Za-z]+|[{KANA}{HAN}]")
 # Words before "2/3" that make it a count of parts, not a date.

@@ -16,12 +16,13 @@ _DATE_BEFORE = re.compile(r"(?<![\w.])\d{1,4}[/\-月]\d{1,2}[日)）]?[*_]{0,2}[
 _NO_ON = frozenset({"since", "until", "till", "by", "from", "before", "after", "on", "for",
                     "of", "to", "through", "than", "between", "and", "or", "nor", "at", "in",
                     "as", "except", "unlike", "like", "over", "vs", "versus", "instead"})
-# Verbs of choosing, whose object the day is ("Fred recommends tomorrow", "use tomorrow"): the
-# date takes its place as a noun ("recommends 2026-09-05"); "on" would tell when the choosing
-# was made. (Verbs of doing, "we deploy tomorrow", take "on".)
+# Verbs of choosing or covering, whose object the day is ("Fred recommends tomorrow", "the
+# report covers yesterday"): the date takes its place as a noun ("recommends 2026-09-05");
+# "on" would tell when the choosing was made. (Verbs of doing, "we deploy tomorrow", take "on".)
 _CHOOSING = re.compile(
     r"(?:recommend|suggest|propose|prefer|pick|picked|choose|chose|chosen|select|use|keep|take"
-    r"|took|book|reserve|block|want|favou?r|target)(?:s|ed|es)?",
+    r"|took|book|reserve|block|want|favou?r|target|cover|summari[sz]e|include|list|report)"
+    r"(?:s|d|ed|es)?",
     re.IGNORECASE)
 _VERB_AFTER = re.compile(r"\s*(?:'s\b|’s\b|is\b|was\b|will\b|would\b|has\b|had\b|marks\b)",
                          re.IGNORECASE)

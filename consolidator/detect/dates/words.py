@@ -21,6 +21,9 @@ _RULE = frozenset({"if", "unless", "otherwise", "whenever", "always", "never",
 # "every"/"each" make a habit when they count times ("every night", "each release"), not when
 # they count things ("every pull request is checked from tomorrow on").
 _QUANTIFIERS = frozenset({"every", "each"})
+# Words of a job that recurs: "the nightly cron job pulls the fixtures for tomorrow", "the
+# daily report summarises yesterday" (each run's day, as "every night" makes it).
+_HABITUAL = frozenset({"nightly", "daily", "hourly", "weekly"})
 _TIMES = frozenset({
     "day", "days", "night", "nights", "morning", "mornings", "evening", "week", "weeks", "month",
     "months", "time", "times", "run", "runs", "release", "releases", "sprint", "hour", "hours",
@@ -46,6 +49,11 @@ _RULE_JA = re.compile(
     r"もし|場合|たら|れば|なら|毎日|毎週|毎回|毎晩|毎朝|常に|必ず|いつも|決して|例えば|例：|例:|"
     r"デフォルト|ルール|ごとに|たびに"
 )
+
+_HANGUL = re.compile(r"[가-힣]")
+# Korean rules, habits and examples: every day / week / time, always, if, by default, e.g.
+_RULE_KO = re.compile(r"매일|매주|매달|매월|매년|매번|매회|항상|언제나|만약|만일|기본값|기본으로"
+                      r"|규칙|예를 들어|예시|예:|예：|마다")
 
 # "today" as "currently": "still", "in today's world", "today the gauge shows ~1900".
 _NOW = frozenset({"still", "current", "currently", "nowadays", "anymore", "world", "era", "age"})
@@ -107,11 +115,14 @@ def rule(text: str, category: str, cjk: bool, clause: str = "") -> bool:
     if cjk:
         if japanese(text):
             return _RULE_JA.search(text) is not None
+        if _HANGUL.search(text):
+            return _RULE_KO.search(text) is not None
         return _CONDITION_ZH.search(text) is not None \
             or _HABIT_ZH.search(clause or text) is not None
     low = text.casefold()
     found = words(low)
-    habit = any(w in _QUANTIFIERS and n in _TIMES for w, n in zip(found, found[1:], strict=False))
+    habit = any(w in _QUANTIFIERS and n in _TIMES for w, n in zip(found, found[1:], strict=False)) \
+        or not _HABITUAL.isdisjoint(found)
     if habit or any(map(low.__contains__, _RULE_PHRASES)):
         return True
     if category == PAST:

@@ -94,6 +94,16 @@ def _patterns(en: str, cjk: str) -> tuple[re.Pattern[str], ...]:
     )
 
 
+# After an opening "Replaced:" / "Deprecated:", what the label names: the thing replaced and
+# its successor ("X with Y", "X durch Y", "o X pelo Y"), or a piece of code. The memory records
+# that change and stays true; a status of its own stands alone or names its successor
+# ("Superseded by [[x]]", "Status: veraltet").
+_CHANGE_NAMED = re.compile(
+    r"\**\s{0,3}[:：]\s{0,3}(?:`[^`\n]+`|[^.;:\n]{1,80}?\s(?:with|durch|door|pelo|pela|por"
+    r"|przez|par|con|avec|mit)\s\S|[^.;:\n]{1,80}?\s?(?:→|->)\s?\S)", re.IGNORECASE)
+_REPLACING = re.compile(r"(?i:replaced|superseded|abgelöst|ersetzt|vervangen|substituíd|substituid"
+                        r"|zastąpion|reemplazad|sustituid|remplacé|sostituit|заменен|заменён)")
+_CODE_NAMED = re.compile(r"[\W_]{0,6}\w+\**\s{0,3}[:：]\s{0,3}`")  # "Deprecated: `load()` …"
 # A CJK word of finishing that opens a clause of time: "完成X后", "完了した後", "完成时".
 _CJK_WHEN = re.compile(r"[^，,。；;、：:\n]{0,30}?(?:之后|以后|后|後|之時|之时|時|时|のあと|の後|あと)"
                        r"(?=[，,、\s]|$)")
@@ -146,6 +156,7 @@ class Marker:
 
 def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
     """The status word ``text`` carries as a tag (not inside a sentence), or ``None``."""
+    code_named = _CODE_NAMED.match(text) is not None
     text = unquoted(text)
     core = text[_LEAD_IN.match(text).end():]  # type: ignore[union-attr]
     for i, pattern in enumerate(patterns):
@@ -155,6 +166,9 @@ def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
         word = found.group("w")
         if i == _START and _CJK_WHEN.match(core, found.end("w")):
             continue  # 完成代码改动后，…: "after completing …", a clause of time, no status
+        if i == _START and (code_named or _REPLACING.match(word)
+                            and _CHANGE_NAMED.match(core, found.end("w"))):
+            continue  # "Replaced: X with Y", "Deprecated: `x()` — use …": a change recorded
         # A lowercase English word opening or closing a text without a separator is prose
         # ("done with the docs", "the bug is fixed"); in capitals it is a tag ("DONE the docs").
         if i in (_START, _END) and word.upper() != word.lower() and not word.isupper():

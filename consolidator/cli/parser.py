@@ -168,8 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     hist.add_argument("--json", action="store_true", help="one JSON object per line")
     hist.add_argument("--root", metavar="DIR", help="only this memory dir's runs")
     hist.add_argument("--since", metavar="WHEN", type=_since,
-                      help="only runs since a date (2026-11-01) or within a duration "
-                      "(30 days: 30 or 30d; 12h, 2w)")
+                      help="only runs since a date or a UTC time (2026-11-01, "
+                      "2026-11-01T10:00Z) or within a duration (30 days: 30 or 30d; 90m, 12h, 2w)")
     hist.add_argument("--limit", metavar="N", type=int, help="only the newest N runs")
     _common(hist, suppress=True)
 

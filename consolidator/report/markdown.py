@@ -233,8 +233,9 @@ def _waiting_line(report: RunReport, plan: Plan, waiting: tuple[Action, ...],
     line = f"- {label}: {what} ({_changes(waiting, index_name)})"
     run_id = plan.proposal.run_id if plan.proposal is not None else None
     if report.dry_run or run_id is None:
-        return line + f"; a run keeps them as its proposal: `{command('proposals')}` " \
-                      f"lists them, `{command('apply')}` applies them"
+        return line + "; this plan keeps none: a run without --dry-run keeps them as its " \
+                      f"proposal, then `{command('proposals')}` lists them and " \
+                      f"`{command('apply')}` applies them"
     return line + f" in proposal `{run_id}`: `{command('proposals')}` lists them, " \
                   f"`{command(f'apply {run_id}')}` applies them"
 

@@ -173,8 +173,8 @@ def test_the_summary_counts_changes_waiting_judgments_and_findings_by_kind() -> 
     assert "- Status: **planned**\n" in summary + "\n"
     assert "- A run would apply: 1 merge, links updated in 1 memory, index rebuilt" in summary
     assert ("- Would wait for review: 2 judgments (1 archive, 1 relative-date rewrite); "
-            "a run keeps them as its proposal: `consolidator proposals` lists them, "
-            "`consolidator apply` applies them") in summary
+            "this plan keeps none: a run without --dry-run keeps them as its proposal, then "
+            "`consolidator proposals` lists them and `consolidator apply` applies them") in summary
     found = next(line for line in summary.splitlines() if line.startswith("- Found: "))
     assert found == (
         "- Found: 2 duplicates (1 became an action), 1 conflict, 1 similar pair, "

@@ -23,7 +23,7 @@ from consolidator.store.links import LINK_RE, WIKI_RE
 MONTH_NAMES = "|".join(sorted({*MONTHS, *(m[:3] for m in MONTHS), "sept"},
                               key=lambda m: (-len(m), m)))
 _MON = MONTH_NAMES
-_EN_WEEKDAY = (r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?"
+EN_WEEKDAY = (r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?"
                r"|(?:周|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜日?")
 
 # Dates with a year. Each is one bounded shape: no nested or overlapping unbounded repeats.
@@ -60,14 +60,6 @@ _NUMERIC = re.compile(r"(?<![\d/.-])(?P<a>\d{1,2})(?P<s>[/-])(?P<b>\d{1,2})(?P=s
                       r"(?P<y>(?:19|20)\d\d)(?![\d/-])")
 # "3/4" is a fraction as often as a date: only right after a phrase, in brackets, is it a date.
 _SLASH = re.compile(r"(?<![\d/])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])")
-
-# A date glossing the phrase right before it: "today (Wednesday 08-19)", "昨天（3月5日，周三）".
-_GLOSS_HEAD = re.compile(r"[ \t]{0,3}(?:\*{1,2})?[ \t]{0,3}[(（][ \t]{0,3}")
-_GLOSS_BODY = re.compile(
-    rf"(?:(?:{_EN_WEEKDAY})[ \t,，、]{{0,3}})?(?P<date>[^)）\n]{{1,24}}?)"
-    rf"(?:[ \t,，、]{{0,3}}(?:{_EN_WEEKDAY}))?[ \t]{{0,3}}[)）]",
-    re.IGNORECASE,
-)
 
 _NAME_DATE = re.compile(
     r"(?<!\d)(?P<y>(?:19|20)\d\d)[-_.]?(?P<m>0[1-9]|1[0-2])[-_.]?(?P<d>0[1-9]|[12]\d|3[01])(?!\d)"
@@ -203,45 +195,6 @@ def near_day(found: Explicit, target: date) -> date | None:
     days = [d for y in (target.year - 1, target.year, target.year + 1)
             if (d := _valid(y, found.month, found.day)) is not None and d <= latest]
     return max(days) if days else None
-
-
-@dataclass(frozen=True, slots=True)
-class Gloss:
-    """A date in brackets right after a phrase: ``end``, where the brackets close; ``rest``,
-    the brackets as they read once the date is written in the phrase's place ("" when they
-    held nothing else, " (Wednesday)" when they also named the weekday), or None when the
-    brackets cannot lose their date cleanly (bold marks around them)."""
-
-    date: Explicit
-    end: int
-    rest: str | None
-
-
-_GLOSS_SEPARATORS = " \t,，、"
-
-
-def gloss(text: str, end: int) -> Gloss | None:
-    """The date written in brackets right after a phrase ending at ``end``, if any."""
-    head = _GLOSS_HEAD.match(text, end)
-    if head is None:
-        return None
-    body = _GLOSS_BODY.match(text, head.end())
-    if body is None:
-        return None
-    raw = body.group("date")
-    inside = raw.strip(_GLOSS_SEPARATORS)
-    dates = explicit_dates(inside, slashes=True)
-    if len(dates) != 1 or len(inside) - (dates[0].end - dates[0].start) > 2:
-        return None  # the brackets say more than a date: not a gloss
-    found = dates[0]
-    if "*" in head.group():
-        return Gloss(found, body.end(), None)
-    at = body.start("date") + len(raw) - len(raw.lstrip(_GLOSS_SEPARATORS))
-    opening = text[end : head.end()]
-    inner = (text[head.end() : at + found.start] + text[at + found.end : body.end() - 1])
-    inner = inner.strip(_GLOSS_SEPARATORS)
-    rest = f"{opening}{inner}{text[body.end() - 1]}" if inner else ""
-    return Gloss(found, body.end(), rest)
 
 
 def name_day(name: str, written: date) -> date | None:

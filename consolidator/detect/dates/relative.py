@@ -19,13 +19,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from consolidator import clock
-from consolidator.detect.dates.anchors import (
-    Anchors,
-    Gloss,
-    gloss,
-    name_day,
-    near_day,
-)
+from consolidator.detect.dates.anchors import Anchors, name_day, near_day
+from consolidator.detect.dates.gloss import Gloss, gloss
 from consolidator.detect.dates.layout import Layout
 from consolidator.detect.dates.locales import LocalePhrase, find_locale, time_words
 from consolidator.detect.dates.phrases import (

@@ -230,9 +230,8 @@ def _one_place(a: str, b: str) -> bool:
     and ``C:\\Users\\me\\proj\\warehouse_v2\\test``)."""
     if not any(c in a for c in "/\\") or not any(c in b for c in "/\\"):
         return False
-    parts_a = [p for p in re.split(r"[/\\]", a.casefold().rstrip("/\\")) if p not in ("", ".")]
-    parts_b = [p for p in re.split(r"[/\\]", b.casefold().rstrip("/\\")) if p not in ("", ".")]
-    short, long = sorted((parts_a, parts_b), key=len)
+    short, long = sorted(([p for p in _folders(v.casefold()) if p != "."] for v in (a, b)),
+                         key=len)
     return 1 < len(short) < len(long) and long[-len(short):] == short
 
 
@@ -261,12 +260,16 @@ _ROOT_DIRS = frozenset(
 )
 
 
+def _folders(path: str) -> list[str]:
+    """A path's parts, by either separator."""
+    return [p for p in re.split(r"[/\\]", path.rstrip("/\\")) if p]
+
+
 def _one_file(a: str, b: str) -> bool:
     """Whether two paths can be one file in two places: the same file name, and a folder
     in common beyond the generic ones (``orders`` in ``/var/log/orders/app.log`` and
     ``/srv/orders/logs/app.log``; not ``src/cart/api.py`` and ``src/reporting/api.py``)."""
-    parts_a = [p for p in re.split(r"[/\\]", a.rstrip("/\\")) if p]
-    parts_b = [p for p in re.split(r"[/\\]", b.rstrip("/\\")) if p]
+    parts_a, parts_b = _folders(a), _folders(b)
     if not parts_a or not parts_b or parts_a[-1] != parts_b[-1]:
         return False
     shared = (set(parts_a[:-1]) & set(parts_b[:-1])) - _ROOT_DIRS

@@ -105,7 +105,8 @@ _OF = re.compile(r"(?<!\w)(?:de|del|d'|d’|di|da|do|dos|das|von|vom|van|z|ze)\s
 
 
 # A sentence about something that recurs ("jede Nacht holt der Cronjob die Spiele für
-# morgen", "co noc … na jutro", "cada día"): its "tomorrow" is each run's.
+# morgen", "co noc … na jutro", "cada día"): its "tomorrow" is each run's. (English habits
+# are read by words.rule, with the rest of the English sense rules.)
 _HABIT_OTHER = re.compile(
     r"(?<!\w)(?:(?:jede[nmrs]?|elke|iedere|co|każd\w+|cada|chaque|tous les|toutes les|ogni"
     r"|tutti i|tutte le|кажд\w+|todos os|todas as|todos los|todas las)\s+(?:nacht|nächte|tag"
@@ -114,7 +115,7 @@ _HABIT_OTHER = re.compile(
     r"|jours|nuit|nuits|matin|matins|soir|soirs|semaine|semaines|heure|heures|giorno|giorni"
     r"|notte|notti|mattina|sera|settimana|mese|ora|день|ночь|утро|вечер|неделю|месяц|час|dia"
     r"|dias|noite|noites|manhã|semanas|run|runs)|täglich\w*|nächtlich\w*|dagelijks\w*"
-    r"|codzienn\w+|diariamente|quotidiennement|quotidianamente|ежедневн\w+|nightly|daily)"
+    r"|codzienn\w+|diariamente|quotidiennement|quotidianamente|ежедневн\w+)"
     r"(?!\w)|매일|매주|매번|항상|언제나|만약|마다", re.IGNORECASE)
 _WORD_BEFORE = re.compile(r"(\w+)\W{0,3}$")
 # "tomorrow morning", "yesterday afternoon": no one word takes the date's place in English
@@ -174,7 +175,9 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
                 or _HABIT_OTHER.search(layout.lines[layout.line_of(other.start)]):
             # Where no rule of ours reads the sentence: a week has no one way of being
             # written in every language; "today" may be "today's quiz" or "currently" (the
-            # same day, in a note whose name is dated); and in a rule's instructions,
+            # same day, in a note whose name is dated); a day of something ("de ayer"), a
+            # part of a day ("heute morgen") and each run's day (jede Nacht) name none; and
+            # in a rule's instructions,
             # "yesterday" is the day before a session reads it.
             continue
         category = PRESENT if other.shift == 0 else PAST if other.shift < 0 else FUTURE

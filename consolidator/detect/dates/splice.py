@@ -21,7 +21,7 @@ _NO_ON = frozenset({"since", "until", "till", "by", "from", "before", "after", "
 # "on" would tell when the choosing was made. (Verbs of doing, "we deploy tomorrow", take "on".)
 _CHOOSING = re.compile(
     r"(?:recommend|suggest|propose|prefer|pick|picked|choose|chose|chosen|select|use|keep|take"
-    r"|took|book|reserve|block|want|favou?r|target|cover|summari[sz]e|include|list|report)"
+    r"|took|book|reserve|block|want|favou?r|target|cover|summari[sz]e|include|list)"
     r"(?:s|d|ed|es)?",
     re.IGNORECASE)
 _VERB_AFTER = re.compile(r"\s*(?:'s\b|’s\b|is\b|was\b|will\b|would\b|has\b|had\b|marks\b)",

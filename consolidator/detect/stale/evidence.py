@@ -58,7 +58,9 @@ class StaleFinding:
     def with_replaced(self, said: Sequence[Replaced]) -> StaleFinding:
         """This finding with the statements of other memories that they replace it."""
         return dataclasses.replace(
-            self, reasons=self.reasons + tuple(r.reason for r in said),
+            self, reasons=self.reasons + tuple(
+                f"`{r.by}` says it replaces this memory (reported, never archived: a statement "
+                f"in words): {_quote(r.line)}" for r in said),
             kinds=tuple(dict.fromkeys((*self.kinds, "replaced"))),
             evidence=self.evidence + tuple(r.line for r in said), whole=True)
 

@@ -94,13 +94,14 @@ def _patterns(en: str, cjk: str) -> tuple[re.Pattern[str], ...]:
     )
 
 
-# After an opening "Replaced:" / "Deprecated:", what the label names: the thing replaced and
-# its successor ("X with Y", "X durch Y", "o X pelo Y"), or a piece of code. The memory records
-# that change and stays true; a status of its own stands alone or names its successor
-# ("Superseded by [[x]]", "Status: veraltet").
+# After an opening "Replaced:", what the label names: the thing replaced and its successor
+# ("X with Y", "X durch Y", "o X pelo Y"); after any opening label, a piece of code
+# (``_CODE_NAMED``, read before code spans are taken out). The memory records that change and
+# stays true; a status of its own stands alone or names its successor ("Superseded by [[x]]",
+# "Status: veraltet").
 _CHANGE_NAMED = re.compile(
-    r"\**\s{0,3}[:：]\s{0,3}(?:`[^`\n]+`|[^.;:\n]{1,80}?\s(?:with|durch|door|pelo|pela|por"
-    r"|przez|par|con|avec|mit)\s\S|[^.;:\n]{1,80}?\s?(?:→|->)\s?\S)", re.IGNORECASE)
+    r"\**\s{0,3}[:：]\s{0,3}(?:[^.;:\n]{1,80}?\s(?:with|durch|door|pelo|pela|por|przez|par|con"
+    r"|avec|mit)\s\S|[^.;:\n]{1,80}?\s?(?:→|->)\s?\S)", re.IGNORECASE)
 _REPLACING = re.compile(r"(?i:replaced|superseded|abgelöst|ersetzt|vervangen|substituíd|substituid"
                         r"|zastąpion|reemplazad|sustituid|remplacé|sostituit|заменен|заменён)")
 _CODE_NAMED = re.compile(r"[\W_]{0,6}\w+\**\s{0,3}[:：]\s{0,3}`")  # "Deprecated: `load()` …"
@@ -127,7 +128,7 @@ _HINTS = (
     "sostitu", "überholt", "veraltet", "abgelöst", "verouderd", "vervangen", "achterhaald",
     "устар", "неактуал", "замен", "застар", "nieaktualn", "przestarza", "zastąpion",
     "geçersiz", "eskimiş", "usang", "lỗi thời", "폐기", "대체됨", "무효", "termin",
-    "achev", "complet", "resuelt", "conclu", "risolt", "erledigt", "abgeschlossen", "fertig",
+    "achev", "resuelt", "conclu", "risolt", "erledigt", "abgeschlossen", "fertig",
     "afgerond", "voltooid", "заверш", "выполн", "готово", "zakończon", "ukończon",
     "tamamlandı", "selesai", "hoàn thành", "완료", "해결됨",
 )

@@ -49,7 +49,7 @@ _LIMITED = re.compile(
     r"(?<!\w)(?:part\w*|partial\w*|en parte|teilweise|parzialmente|parcialmente|частично"
     r"|częściowo|gedeeltelijk|částečně|temporar\w*|temporal\w*|tempor[áa]ri\w*|provisional\w*"
     r"|provisoire\w*|for now|for the moment|por ahora|por enquanto|pour l'instant"
-    r"|pour le moment|vorerst|vorläufig|per ora|пока|временно|fase|phase|phase\w+)(?!\w)"
+    r"|pour le moment|vorerst|vorläufig|per ora|пока|временно|fase|phase\w*)(?!\w)"
     r"|部分|一部|暂时|暫時|一時|임시|당분간",
     re.IGNORECASE,
 )
@@ -57,7 +57,6 @@ _PASSIVE = re.compile(r"被|(?<!\w)(?:by|par|por|durch|da|door|przez)(?!\w)", re
 _CLAUSE_END = re.compile(r"[.;!?]\s|[。！？，、；]")
 _BARE = re.compile(r"[\w.-]+")  # a file name or stem written out
 _ID_LIKE = re.compile(r".*[_\d-].*")  # a stem that cannot be an ordinary word
-_QUOTE_CHARS = 120
 MAX_REFERENCES = 32  # references weighed per line
 
 
@@ -68,13 +67,6 @@ class Replaced:
     file: str
     by: str
     line: str
-
-    @property
-    def reason(self) -> str:
-        quoted = self.line if len(self.line) <= _QUOTE_CHARS \
-            else self.line[: _QUOTE_CHARS - 1] + "…"
-        return (f"`{self.by}` says it replaces this memory (reported, never archived: a "
-                f"statement in words): {quoted}")
 
 
 def find_replaced(memories: Sequence[Memory]) -> dict[str, list[Replaced]]:

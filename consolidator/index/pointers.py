@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from consolidator.detect.secrets.scan import redact
-from consolidator.index.parse import IndexLine, classify, link_path, split_pointer
+from consolidator.index.parse import IndexLine, classify, link_path, link_title, split_pointer
 from consolidator.index.value import parents
 from consolidator.store.model import MEMORY_TYPES, Memory
 
@@ -156,6 +156,44 @@ def _spelt(word: str, forms: dict[str, Counter[str]]) -> str:
         return word
     form, _ = forms[word].most_common(1)[0]
     return word if form.islower() or form[:1].isupper() and form[1:].islower() else form
+
+
+# Han, kana and Hangul: a title holding one reads in an East Asian script.
+_EAST_ASIAN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# Where a description's head ends: a dash (an em dash anywhere, others between spaces), a
+# colon, a semicolon or a full stop, full-width or followed by a space. Never a bracket or a
+# comma: the head of a clause is no title.
+_HEAD_END = re.compile(r"\s*—+\s*|\s+[-–]+\s+|\s*[：；。]\s*|[:;.]\s+")
+HEAD_CHARS = 40  # a head longer than this is no title
+WHOLE_CHARS = 60  # a description this short may be the title whole, with no hook
+
+
+def east_asian(lines: list[IndexLine]) -> bool:
+    """Whether most titles of the index's pointers are written in an East Asian script."""
+    titles = [link_title(line.text) for line in lines if line.kind == "pointer"]
+    titles = [title for title in titles if title]
+    return sum(bool(_EAST_ASIAN.search(t)) for t in titles) * 2 > len(titles) > 0
+
+
+def titled_like(memory: Memory) -> tuple[str, str] | None:
+    """(title, hook) in the script of an East Asian index for a memory whose title would
+    read in Latin letters from its slug but whose description is written in the index's
+    script: the description's head (up to its first dash, colon, semicolon or full stop,
+    within 40 characters) is the title and the rest its hook, else a short description is
+    the title whole. None when the title is already in that script, or the description has
+    no such head (a slug's words read better than half a sentence)."""
+    description = memory.description.strip()
+    if _EAST_ASIAN.search(title_of(memory)) or not _EAST_ASIAN.search(description):
+        return None
+    end = _HEAD_END.search(description)
+    options = [(description, "", WHOLE_CHARS)]
+    if end is not None:
+        options.insert(0, (description[: end.start()], description[end.end():], HEAD_CHARS))
+    for head, hook, most in options:
+        head = head.strip()
+        if 2 <= len(head) <= most and _EAST_ASIAN.search(head) and _unclosed(head) is None:
+            return head, hook.strip()
+    return None
 
 
 def pointer_line(
@@ -346,8 +384,10 @@ def add_pointers(
     sorted_in = not fresh and listed is None and len(sections) > 1
     level = min((lines[i].level for i in sections), default=2)
     places: dict[str, int | None] = {}  # type -> where its new lines go
+    script = east_asian(lines)
     for memory in sorted(memories, key=lambda m: (m.type or "~", m.file)):
-        line = classify(pointer_line(memory, limit, style))
+        own = titled_like(memory) if script else None
+        line = classify(pointer_line(memory, limit, style, *(own or (None, None))))
         mtype = memory.type if memory.type in MEMORY_TYPES else "other"
         if mtype not in places:
             at = type_heading(lines, mtype)

@@ -185,7 +185,7 @@ def test_a_new_reference_pointer_goes_under_a_cjk_reference_heading(heading: str
     at = out.index(heading)
     assert out[at + 1 : at + 3] == [
         "- [既存](reference_g.md) — ダッシュボード",
-        "- [Sentry](reference_n.md) — Sentry の場所",
+        "- [Sentry の場所](reference_n.md)",  # titled in the index's script
     ]
 
 
@@ -451,3 +451,54 @@ def test_a_description_an_unquoted_hash_cut_short_is_not_left_mid_remark() -> No
     line = pointer_line(memory, 150)
 
     assert line.endswith("— Méthode d'audit v3, adoptée en session…")
+
+
+NAMING = "feedback_naming_convention.md"
+
+
+@pytest.mark.parametrize(
+    ("description", "line"),
+    [
+        # The head up to a dash, a colon or a full stop is the title, the rest the hook.
+        ("工具命名規範——禁止用縮寫", f"- [工具命名規範]({NAMING}) — 禁止用縮寫"),
+        ("선조치 후보고 — 먼저 적용하고 보고", f"- [선조치 후보고]({NAMING}) — 먼저 적용하고 보고"),
+        ("命名規則：動詞で始める", f"- [命名規則]({NAMING}) — 動詞で始める"),
+        ("원본은 커밋하지 않는다. 사진은 다시 만든다",
+         f"- [원본은 커밋하지 않는다]({NAMING}) — 사진은 다시 만든다"),
+        # No such head: a short description is the title whole; a long one leaves the slug.
+        ("啟動伺服器必須指定版本，不能用預設", f"- [啟動伺服器必須指定版本，不能用預設]({NAMING})"),
+        ("需要查官方文件時，優先用瀏覽器抓頁面，不要先試搜尋，查完要附出處，沒出處就停下來問使用者，"
+         "不可猜測，也不可引用沒有日期的二手資料", None),
+        # A head that leaves a bracket open is no title: the short description is, whole.
+        ("관세조사(audit 기업 — 70개 체계)", f"- [관세조사(audit 기업 — 70개 체계)]({NAMING})"),
+        # An English description: the slug's words, as in an English index.
+        ("Name tools with a verb first", None),
+    ],
+)
+def test_in_an_east_asian_index_a_new_pointer_is_titled_in_the_index_s_script(
+    description: str, line: str | None
+) -> None:
+    """An index whose titles are Chinese, Japanese or Korean gets no English island from a
+    memory's slug ("[Naming convention]") when the memory's description says it in the
+    index's script."""
+    memories = [make_memory("a.md"), make_memory("b.md"),
+                make_memory("feedback_naming_convention.md", name="feedback_naming_convention",
+                            description=description)]
+    text = "# 索引\n- [部署流程](a.md) — 說明\n- [測試規則](b.md) — 說明\n"
+
+    out = lines_of(rebuild(text, memories).text)
+
+    new = next(text for text in out if "feedback_naming_convention.md" in text)
+    slug = f"- [Naming convention]({NAMING}) — {description}"
+    assert new == (line or slug)
+
+
+def test_in_an_index_with_english_titles_a_new_pointer_keeps_its_slug_s_words() -> None:
+    memories = [make_memory("a.md"), make_memory("b.md"),
+                make_memory("feedback_naming_convention.md", name="feedback_naming_convention",
+                            description="工具命名規範——禁止用縮寫")]
+    text = "# Index\n- [Deploy](a.md) — 說明\n- [Tests](b.md) — 說明\n"
+
+    out = lines_of(rebuild(text, memories).text)
+
+    assert f"- [Naming convention]({NAMING}) — 工具命名規範——禁止用縮寫" in out

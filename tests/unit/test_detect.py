@@ -409,6 +409,8 @@ DEADLINES = {
     "date range": ("Code freeze 2026-03-01 to 2026-03-12, hotfixes only.", "2026-03-12"),
     "chinese": ("截止 2026年3月5日 提交季度报告。", "2026-03-05"),
     "japanese without a year": ("3月5日まで新機能の追加は禁止。", "2026-03-05"),
+    "korean until, a state": ("2026년 3월 12일까지 배포 동결, 핫픽스만 허용.", "2026-03-12"),
+    "korean due": ("보고서 마감: 2026년 3월 5일.", "2026-03-05"),
 }
 
 
@@ -422,7 +424,7 @@ def test_a_passed_deadline_makes_a_memory_stale_and_a_passed_limit_archivable(ki
     assert finding is not None
     assert finding.kinds == ("deadline",)
     # Work due by a day ("ship by", 截止) makes the memory history, not wrong: reported only.
-    assert finding.archivable is (kind not in ("by month name", "chinese"))
+    assert finding.archivable is (kind not in ("by month name", "chinese", "korean due"))
     assert day in finding.reasons[0]
 
 
@@ -431,6 +433,32 @@ def test_a_deadline_still_ahead_is_not_stale(kind: str) -> None:
     text, _ = DEADLINES[kind]
     m = memory("freeze.md", lines(text), written=datetime(2026, 2, 1, 12))
     assert find_stale(m, datetime(2026, 3, 1, 12), None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("신청서는 2026-03-05까지 제출해야 한다.", "2026-03-05"),  # work due: 까지 alone
+        ("3월 5일 전까지 끝낸다.", "2026-03-05"),
+        ("2026년 3월 말까지 검토.", "2026-03-31"),
+    ],
+)
+def test_a_korean_deadline_is_read_as_work_due_unless_a_state_holds_until_it(
+    text: str, day: str
+) -> None:
+    (deadline,) = find_deadlines(text, datetime(2026, 2, 1, 12))
+    assert (deadline.day.isoformat(), deadline.validity) == (day, False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["신청서는 2026-03-05까지 제출했다.",  # told in the past
+     "예: 2026-03-05까지 제출.",  # an example
+     "3일 전 회의에서 정했다.",  # days ago, no date
+     "2026-03-05에 배포."],  # a day, no deadline word
+)
+def test_korean_past_examples_and_plain_days_are_not_deadlines(text: str) -> None:
+    assert find_deadlines(text, datetime(2026, 2, 1, 12)) == []
 
 
 def test_a_far_future_deadline_is_not_stale() -> None:

@@ -2,8 +2,8 @@
 
 A deadline is a day the writer was looking forward to. A date counts only when all of these hold:
 
-- a deadline word leads it ("until", "by", "due", "deadline", "expires", 截止, 到期, 期限, 締切)
-  or follows it (までに, まで but not までの "up to", 之前, 前), or it ends a range
+- a deadline word leads it ("until", "by", "due", "deadline", "expires", 截止, 到期, 期限, 締切,
+  마감, 기한) or follows it (までに, まで but not までの "up to", 之前, 前, 까지), or it ends a range
   ("2026-03-01 to 2026-03-12", 3月1日至3月12日, 〜);
 - it is after the day the memory was written: a day the writer had already passed is history
   (an event, an achievement, a measurement window, a resume point), not a deadline; only a
@@ -34,7 +34,7 @@ _MON = MONTH_NAMES
 # Each date shape is its own pattern, run on one line at a time; every quantifier is bounded.
 _SHAPES = (
     re.compile(r"(?<![\d/.])(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})(?![\d/])"),
-    re.compile(r"(?:(?P<y>\d{4}) ?年 ?)?(?P<m>\d{1,2}) ?月 ?(?P<d>\d{1,2}) ?[日号號]"),
+    re.compile(r"(?:(?P<y>\d{4}) ?[年년] ?)?(?P<m>\d{1,2}) ?[月월] ?(?P<d>\d{1,2}) ?[日号號일]"),
     re.compile(rf"\b(?P<mon>{_MON})\.? {{1,2}}(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])"
                rf"(?:,? (?P<y>\d{{4}})(?!\d))?", re.IGNORECASE),
     re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)? (?P<mon>{_MON})\b\.?(?:,? (?P<y>\d{{4}})(?!\d))?",
@@ -42,8 +42,8 @@ _SHAPES = (
     # A month: "October 2026", "end of October", 2026年10月, 10月末.
     re.compile(rf"\b(?P<mon>{_MON})\.?,? (?P<y>\d{{4}})(?!\d)", re.IGNORECASE),
     re.compile(rf"(?<=end of )(?P<mon>{_MON})\b", re.IGNORECASE),
-    re.compile(r"(?P<y>\d{4}) ?年 ?(?P<m>\d{1,2}) ?月(?! ?\d)(?:末|底)?"),
-    re.compile(r"(?<!\d)(?P<m>\d{1,2}) ?月(?:末|底)"),
+    re.compile(r"(?P<y>\d{4}) ?[年년] ?(?P<m>\d{1,2}) ?[月월](?! ?\d)(?:末|底| ?말)?"),
+    re.compile(r"(?<!\d)(?P<m>\d{1,2}) ?(?:月(?:末|底)|월 ?말)"),
 )
 # The cheap tests before the shapes: a digit run shaped like a year or a CJK date, or a
 # month's name among the words (a set lookup, far faster than an alternation over the text).
@@ -57,17 +57,18 @@ _LEAD = re.compile(
     r"|due(?: on| by| date)?|deadline(?: is| of)?|expires?(?: on)?|expiring(?: on)?"
     r"|expiry(?: date)?|(?<!to )ends?(?: on)?|valid (?:until|till|through|thru|to))"
     r"|截止(?:日期|时间|日)?(?:为|是)?|到期(?:日|时间)?(?:为|是)?|期限(?:は|为|是)?"
-    r"|締め?切り?日?(?:は)?|〆切(?:は)?|有效期?至|最晚|最迟|最遲)"
+    r"|締め?切り?日?(?:は)?|〆切(?:は)?|有效期?至|最晚|最迟|最遲"
+    r"|마감(?:일|기한)?(?:은|는)?|기한(?:은|는)?|만료(?:일)?(?:은|는)?)"
     r"\**[ ]?[:：]?\**[ ]?(?:the )?(?:end of )?$",
     re.IGNORECASE,
 )
 # A lead right after the date.
 _TRAIL = re.compile(r" ?(?:までに|まで(?!の)|迄|之前(?!的)|以前(?!的)|前(?![后後的天])|截止|到期"
-                    r"|が期限|が締め?切り?)")
+                    r"|が期限|が締め?切り?|(?:이?전)?까지(?!의)|마감)")
 # Leads of work to be done by the day, rather than of a state that lasts until it.
 _COMPLETION = re.compile(
     r"\b(?:by|before|no later than|not later than|due|deadline)\b|截止|期限|締め?切|〆切|最晚|最迟"
-    r"|最遲|までに|之前|以前|前$|前 ",
+    r"|最遲|までに|之前|以前|前$|前 |까지|마감|기한",
     re.IGNORECASE,
 )
 # A temporary state in the clause makes any deadline a limit of validity ("frozen before").
@@ -75,14 +76,14 @@ _STATE = re.compile(
     r"\b(?:frozen|freeze|blocked|closed|paused|suspended|disabled|locked|read-only|embargo"
     r"|blackout|moratorium|on hold|not allowed|forbidden|prohibited|valid|available|trial"
     r"|discount|promo|offer|waived|only)\b|封版|冻结|凍結|禁止|暂停|停止|只允许|仅限|只读|有效|有効"
-    r"|限定|無料|免费|试用|試用|休止|锁定|ロック|のみ",
+    r"|限定|無料|免费|试用|試用|休止|锁定|ロック|のみ|동결|금지|중지|중단|유효|한정|무료|할인|잠금",
     re.IGNORECASE,
 )
 _RANGE_WORDS = frozenset(("to", "through", "thru", "until", "till", "and", "-", "–", "—", "~",
                           "～", "〜", "至", "到", "から", "--"))
 _EXAMPLE = re.compile(
     r"\be\.g\.|\bfor (?:example|instance)\b|\bexample\b|\bsuch as\b|\bsample\b|\bhypothetical"
-    r"|例如|比如|举例|舉例|例：|例:|例えば|たとえば|例\)|例）|仮に|假设|假設",
+    r"|例如|比如|举例|舉例|例：|例:|例えば|たとえば|例\)|例）|仮に|假设|假設|예를 들어|예시|예:",
     re.IGNORECASE,
 )
 # A clause told in the past tense, unless it also looks forward ("must be done by ...").
@@ -90,10 +91,11 @@ _EXAMPLE = re.compile(
 # already passed (a later edit of the file moved its mtime past the day).
 _RULE = re.compile(
     r"\b(?:freeze|frozen|embargo|blackout|moratorium|read-only)\b|封版|冻结|凍結|禁止|只读"
-    r"|読み取り専用",
+    r"|読み取り専用|동결|금지",
     re.IGNORECASE,
 )
-_PAST_CJK = re.compile(r"だった|でした|ました|ていた|曾经|曾|已经结束|结束了|过去")
+_PAST_CJK = re.compile(r"だった|でした|ました|ていた|曾经|曾|已经结束|结束了|过去"
+                       r"|었다|았다|였다|했다|됐다|었음|았음|였음|했음|됐음")
 _PAST = re.compile(
     r"\b(?:was|were|had|did|got|ended|closed|happened|occurred|shipped|launched|released"
     r"|printed|showed|shown|stayed|remained|went|came|finished|completed|started|began"
@@ -268,7 +270,7 @@ def deadlines_in(lines: Iterable[Line], written: datetime) -> list[Deadline]:
 
 def might_date(text: str) -> bool:
     """Whether ``text`` could name a date at all (the cheap test before outlining it)."""
-    if _ISO_HINT.search(text) or "月" in text or "年" in text:
+    if _ISO_HINT.search(text) or "月" in text or "年" in text or "월" in text:
         return True
     return not _MONTH_WORDS.isdisjoint(_WORD.findall(text.casefold()))
 

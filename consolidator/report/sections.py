@@ -130,7 +130,7 @@ def findings_md(root: RootReport, rest: Rest, mask: Mask) -> list[str]:
         ("Index lines that count otherwise than their memory (reported, never changed)", [
             f"- `{m.file}`: {inline(mask(w))}"
             for m in root.plan.memories for w in m.warnings if drift_line(w) is not None]),
-        ("Not memories (left untouched)", [
+        ("Files with no frontmatter to read (left untouched, not checked)", [
             f"- `{u.rel}`: {inline(mask(u.error))}" for u in unparsed]),
     ]
     out = ["", "### Findings that did not become an action"]

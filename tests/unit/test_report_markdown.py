@@ -24,6 +24,8 @@ from tests.conftest import gate_results
 SECRET = "Zk4mW9qT2xLp"  # made up
 OTHER_SECRET = "Hv8rQ3nB6yTw"  # made up
 
+UNREAD = "Files with no frontmatter to read (left untouched, not checked)"
+
 
 def gates(closed: str | None = None) -> tuple[GateResult, ...]:
     return gate_results(closed)
@@ -345,7 +347,7 @@ def test_no_findings_left_is_said_as_none() -> None:
 def test_unparsed_files_are_findings_left_untouched() -> None:
     root = root_of(full_plan(), snapshot=snapshot(Unparsed("notes/log.md", "no frontmatter")))
     text = to_markdown(run_of(root))
-    assert item_lines(section(text, "Not memories (left untouched)")) == [
+    assert item_lines(section(text, UNREAD)) == [
         "- `notes/log.md`: no frontmatter"]
     assert "1 unparsed file (left alone)" in section(text, "Summary")
 
@@ -489,7 +491,7 @@ def test_secrets_are_masked_in_every_new_section(verbose: bool) -> None:
     assert SECRET not in text and OTHER_SECRET not in text
     for title in ("Summary", "What a run would apply", "What would wait for review",
                   "Conflicts", "Similar, not merged", "Stale, not archived",
-                  "Not memories (left untouched)", "Notes", "Memories"):
+                  UNREAD, "Notes", "Memories"):
         assert section(text, title).strip(), title
     assert "1. **rewrite** `staging.md` (judgment): relative date 'yesterday' -> 2026-11-25 " \
         "(password: [REDACTED])" in text

@@ -11,6 +11,7 @@ evidence is (``[REDACTED]``). Lines the user wrote are left as they are."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
@@ -135,13 +136,36 @@ _SLUG_WORD = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?!\d)|[^_-]+")
 _CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`", re.DOTALL)
 
 
+# Letters a slug spells without their marks that Unicode does not decompose, and German's
+# own spelling of umlauts without them ("pruefung" for "Prüfung").
+_UNMARKED = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe",
+                           "ı": "i", "ð": "d", "þ": "th"})
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
+
+
+def _unmarked(run: str) -> tuple[str, ...]:
+    """How a slug may spell a word of the text: in lower case, without its accents
+    ("popisná": "popisna", "źródła": "zrodla"), and with German umlauts as two letters."""
+    low = run.lower()
+    if low.isascii():
+        return (low,)
+    bare = "".join(ch for ch in unicodedata.normalize("NFKD", low.translate(_UMLAUTS))
+                   if not unicodedata.combining(ch))
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", low)
+                    if not unicodedata.combining(ch))
+    return (low, plain.translate(_UNMARKED), bare.translate(_UNMARKED))
+
+
 def _forms(text: str, words: set[str]) -> dict[str, Counter[str]]:
-    """Each of ``words`` (in lower case) -> how often ``text`` writes it in each form."""
+    """Each of ``words`` (in lower case) -> how often ``text`` writes it in each form, a form
+    with accents counted for the word a slug spells without them."""
     forms: dict[str, Counter[str]] = {word: Counter() for word in words}
     for run in _WORD_RUN.findall(text):
-        found = forms.get(run.lower())
-        if found is not None:
-            found[run] += 1
+        for key in dict.fromkeys(_unmarked(run)):
+            found = forms.get(key)
+            if found is not None:
+                found[run] += 1
+                break
     for word in words:
         if "." in word:  # "v1.2": a dot ends a run, so it is looked for whole
             forms[word].update(re.findall(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text,
@@ -151,15 +175,20 @@ def _forms(text: str, words: set[str]) -> dict[str, Counter[str]]:
 
 def _spelt(word: str, forms: dict[str, Counter[str]]) -> str:
     """``word`` as the text of ``forms`` mostly writes it when that is not in lower case
-    ("CI", "GitHub"), else as the slug has it."""
+    ("CI", "GitHub"), else as the slug has it, with the accents the text gives it
+    ("popisna": "popisná")."""
     if not forms.get(word):
         return word
     form, _ = forms[word].most_common(1)[0]
-    return word if form.islower() or form[:1].isupper() and form[1:].islower() else form
+    if form.islower() or form[:1].isupper() and form[1:].islower():
+        return form.lower()
+    return form
 
 
-# Han, kana and Hangul: a title holding one reads in an East Asian script.
-_EAST_ASIAN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# Letters of a script other than the Latin one a slug is written in: Greek, Cyrillic,
+# Armenian, Hebrew, Arabic, the scripts of India and Thailand, Georgian, kana, Han, Hangul.
+_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u052f\u0530-\u06ff\u0900-\u0e7f\u10a0-\u10ff"
+                     r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 # Where a description's head ends: a dash (an em dash anywhere, others between spaces), a
 # colon, a semicolon or a full stop, full-width or followed by a space. Never a bracket or a
 # comma: the head of a clause is no title.
@@ -168,22 +197,23 @@ HEAD_CHARS = 40  # a head longer than this is no title
 WHOLE_CHARS = 60  # a description this short may be the title whole, with no hook
 
 
-def east_asian(lines: list[IndexLine]) -> bool:
-    """Whether most titles of the index's pointers are written in an East Asian script."""
+def other_script(lines: list[IndexLine]) -> bool:
+    """Whether most titles of the index's pointers are written in a script other than Latin
+    (Chinese, Japanese, Korean, Cyrillic, Greek, Arabic, ...)."""
     titles = [link_title(line.text) for line in lines if line.kind == "pointer"]
     titles = [title for title in titles if title]
-    return sum(bool(_EAST_ASIAN.search(t)) for t in titles) * 2 > len(titles) > 0
+    return sum(bool(_SCRIPT.search(t)) for t in titles) * 2 > len(titles) > 0
 
 
 def titled_like(memory: Memory) -> tuple[str, str] | None:
-    """(title, hook) in the script of an East Asian index for a memory whose title would
-    read in Latin letters from its slug but whose description is written in the index's
+    """(title, hook) in the script of an index titled in a script other than Latin for a
+    memory whose title would read in Latin letters from its slug but whose description is written in the index's
     script: the description's head (up to its first dash, colon, semicolon or full stop,
     within 40 characters) is the title and the rest its hook, else a short description is
     the title whole. None when the title is already in that script, or the description has
     no such head (a slug's words read better than half a sentence)."""
     description = memory.description.strip()
-    if _EAST_ASIAN.search(title_of(memory)) or not _EAST_ASIAN.search(description):
+    if _SCRIPT.search(title_of(memory)) or not _SCRIPT.search(description):
         return None
     end = _HEAD_END.search(description)
     options = [(description, "", WHOLE_CHARS)]
@@ -191,7 +221,7 @@ def titled_like(memory: Memory) -> tuple[str, str] | None:
         options.insert(0, (description[: end.start()], description[end.end():], HEAD_CHARS))
     for head, hook, most in options:
         head = head.strip()
-        if 2 <= len(head) <= most and _EAST_ASIAN.search(head) and _unclosed(head) is None:
+        if 2 <= len(head) <= most and _SCRIPT.search(head) and _unclosed(head) is None:
             return head, hook.strip()
     return None
 
@@ -384,7 +414,7 @@ def add_pointers(
     sorted_in = not fresh and listed is None and len(sections) > 1
     level = min((lines[i].level for i in sections), default=2)
     places: dict[str, int | None] = {}  # type -> where its new lines go
-    script = east_asian(lines)
+    script = other_script(lines)
     for memory in sorted(memories, key=lambda m: (m.type or "~", m.file)):
         own = titled_like(memory) if script else None
         line = classify(pointer_line(memory, limit, style, *(own or (None, None))))

@@ -502,3 +502,34 @@ def test_in_an_index_with_english_titles_a_new_pointer_keeps_its_slug_s_words() 
     out = lines_of(rebuild(text, memories).text)
 
     assert f"- [Naming convention]({NAMING}) — 工具命名規範——禁止用縮寫" in out
+
+
+def test_in_a_cyrillic_index_a_new_pointer_is_titled_in_cyrillic() -> None:
+    memories = [make_memory("a.md"), make_memory("b.md"),
+                make_memory("feedback_recyclebin.md", name="feedback_recyclebin",
+                            description="Корзина вместо удаления — файлы не стирать")]
+    text = "# Память\n- [Деплой](a.md) — как\n- [Тесты](b.md) — как\n"
+
+    out = lines_of(rebuild(text, memories).text)
+
+    assert "- [Корзина вместо удаления](feedback_recyclebin.md) — файлы не стирать" in out
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "title"),
+    [
+        ("project_popisna_data", "Popisná data katalogu", "Popisná data"),
+        ("reference_zrodla_danych", "Źródła danych do raportu", "Źródła danych"),
+        ("project_etat_des_projets", "État des projets en cours", "État des projets"),
+        ("feedback_praezise_statt_absolut", "Präzise statt absolut schreiben",
+         "Präzise statt absolut"),
+        ("feedback_nominas_cerradas", "Las nóminas de agosto están cerradas",
+         "Nóminas cerradas"),
+    ],
+)
+def test_a_slug_s_words_take_the_accents_the_memory_writes_them_with(
+    name: str, description: str, title: str
+) -> None:
+    """A slug is written without accents ("popisna"); the title spells the word as the
+    memory does ("Popisná"), German umlauts written as two letters included ("praezise")."""
+    assert title_of(make_memory("x.md", name=name, description=description)) == title

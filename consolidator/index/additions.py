@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from consolidator.detect.links import is_topic, name_table
 from consolidator.index.parse import IndexLine, classify
-from consolidator.index.pointers import add_pointers, pointer_line
+from consolidator.index.placing import add_pointers
+from consolidator.index.pointers import pointer_line
 from consolidator.index.sections import pointers_to
 from consolidator.index.shrink import MAX_TOPICS, Fitter
 from consolidator.index.topic import UNLISTED

@@ -533,3 +533,43 @@ def test_a_slug_s_words_take_the_accents_the_memory_writes_them_with(
     """A slug is written without accents ("popisna"); the title spells the word as the
     memory does ("Popisná"), German umlauts written as two letters included ("praezise")."""
     assert title_of(make_memory("x.md", name=name, description=description)) == title
+
+
+SORTED_BY_SUBJECT = (
+    "# Index\n\n## Build System\n"
+    "- [Build cache](project_cache.md) — how the build system caches artifacts\n"
+    "- [Compiler flags](feedback_flags.md) — flags every build uses\n\n"
+    "## Mobile App\n- [Release train](project_train.md) — app store releases\n"
+    "- [Crash triage](feedback_crash.md) — how app crashes are triaged\n\n"
+    "## Docs\n- [Style](feedback_style.md) — how docs are written\n"
+    "- [Site](reference_site.md) — where the docs site lives\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("description", "heading"),
+    [
+        ("The runner pool of the build system: how many runners each build gets",
+         "## Build System"),
+        ("Who answers the phone on Fridays", None),  # no section's subject: its type's heading
+    ],
+)
+def test_in_an_index_sorted_by_subject_a_new_pointer_goes_to_the_section_of_its_subject(
+    description: str, heading: str | None
+) -> None:
+    """Sections of the user's own categories, none named by the memory's type or file name:
+    the pointer joins the section whose lines share its words, never a new "## Project"
+    heading at the end, which sorts the index on a second axis."""
+    files = ("project_cache.md", "feedback_flags.md", "project_train.md", "feedback_crash.md",
+             "feedback_style.md", "reference_site.md")
+    memories = [make_memory(f) for f in files]
+    memories.append(make_memory("project_runner_layout.md", description=description))
+
+    out = lines_of(rebuild(SORTED_BY_SUBJECT, memories).text)
+
+    at = next(i for i, line in enumerate(out) if "project_runner_layout.md" in line)
+    if heading is None:
+        assert out[at - 1] == "## Project"
+    else:
+        assert out[at - 1] == "- [Compiler flags](feedback_flags.md) — flags every build uses"
+        assert out[: at].count(heading) == 1 and "## Project" not in out

@@ -1,0 +1,273 @@
+"""Where a new pointer goes in an index: beside its namesake, under the heading for the
+memory's type, the index's list heading, the heading its siblings stand under, or the section
+of the user's own categories whose words it shares; else after the last pointer, or, in an
+index sorted under the user's categories, under a heading of its type at the end."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from consolidator.detect.text import normal_line
+from consolidator.detect.words import line_features
+from consolidator.index.parse import IndexLine, classify
+from consolidator.index.pointers import BULLET, other_script, pointer_line, style_of, titled_like
+from consolidator.index.value import parents
+from consolidator.store.model import MEMORY_TYPES, Memory
+
+_TYPE_HEADINGS = {
+    "user": ("user", "users", "about the user", "about me", "ユーザー", "用户", "用戶", "사용자"),
+    "feedback": ("feedback", "feedbacks", "preferences", "rules", "フィードバック", "反馈",
+                 "反饋", "피드백"),
+    "project": ("project", "projects", "プロジェクト", "项目", "項目", "專案", "프로젝트"),
+    "reference": ("reference", "references", "links", "リファレンス", "参考", "参照", "참고"),
+}
+_LIST_HEADING = re.compile(
+    r"\b(?:index|memories|memory files|files|topics|entries|contents)\b|目次|索引|一覧|目录|目錄|목록",
+    re.IGNORECASE,
+)
+
+# A name of one particular thing: a word joined by "-", "_", "." or "/", or holding a digit
+# ("ai-club", "web_app", "v2"). A heading with one beside the type word is about that thing
+# ("## ai-club project"), not about the type.
+_NAMED = re.compile(r"\w+[-_./]\w|\w*\d\w*[a-z]|[a-z]\w*\d")
+
+
+def type_heading(lines: list[IndexLine], mtype: str) -> int | None:
+    """The heading a memory of ``mtype`` belongs under, if the index has one: the one that
+    names the type in the fewest other words ("## Projects" before "## Project memories"),
+    never the document's title (a level-1 heading when sub-headings follow), nor one that
+    also names a particular thing ("## ai-club プロジェクト")."""
+    words = _TYPE_HEADINGS.get(mtype, (mtype,))
+    levels = {line.level for line in lines if line.kind == "heading"}
+    title_level = min(levels) if len(levels) > 1 else 0
+    best: tuple[int, int] | None = None
+    for i, line in enumerate(lines):
+        if line.kind != "heading" or line.level == title_level:
+            continue
+        heading = line.heading_text.casefold()
+        for w in words:
+            # Words of a script written without spaces (参考資料) match inside the heading.
+            hit = (re.search(rf"(?<!\w){re.escape(w)}(?!\w)", heading) if w.isascii()
+                   else w in heading)
+            if hit and not _NAMED.search(heading.replace(w, " ", 1)):
+                extra = len(heading) - len(w)
+                if best is None or extra < best[0]:
+                    best = (extra, i)
+    return best[1] if best else None
+
+
+def _sections(lines: list[IndexLine]) -> dict[int, list[str]]:
+    """Heading -> the memory files its pointer lines link (headings over pointers only)."""
+    out: dict[int, list[str]] = {}
+    current = None
+    for i, line in enumerate(lines):
+        if line.kind == "heading":
+            current = i
+        elif line.kind == "pointer" and current is not None and line.target:
+            out.setdefault(current, []).append(line.target)
+    return out
+
+
+def list_heading(lines: list[IndexLine]) -> int | None:
+    """The index's own list heading: one named like a list ("## Index", "## Memories",
+    "## 目次") that holds pointers, else the heading over most of the pointer lines (more
+    than all the others hold together). None when the pointers stand under several headings
+    none of which is the list: those are the user's own categories, and a memory that none
+    of them is shown to hold is not filed under one."""
+    counts = {i: len(targets) for i, targets in _sections(lines).items()}
+    named = [i for i in counts if _LIST_HEADING.search(lines[i].heading_text)]
+    if named:
+        return named[0]
+    if counts:
+        most = max(counts, key=lambda i: (counts[i], -i))
+        if 2 * counts[most] > sum(counts.values()):
+            return most
+    return None
+
+
+_PREFIX = re.compile(r"([^\W\d_]+)[_-]\w")  # the first word of a slug: `decision_`, `todo-`
+
+
+def _prefix(file: str) -> str | None:
+    match = _PREFIX.match(file.rsplit("/", 1)[-1])
+    return match.group(1).casefold() if match else None
+
+
+_NAME_WORDS = re.compile(r"[-_.\s]+")
+
+
+def _name_words(file: str) -> list[str]:
+    stem = file.rsplit("/", 1)[-1].removesuffix(".md").casefold()
+    return [w for w in _NAME_WORDS.split(stem) if w]
+
+
+def _namesake(file: str, sections: dict[int, list[str]]) -> int | None:
+    """The one heading holding the pointer whose file shares the most first words with
+    ``file``, two at least (a type word and a subject), where no other heading's file shares
+    as many."""
+    mine = _name_words(file)
+    best, where = 1, set()
+    for heading, targets in sections.items():
+        for target in targets:
+            theirs = _name_words(target)
+            shared = next((n for n, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                           if a != b), min(len(mine), len(theirs)))
+            if shared > best:
+                best, where = shared, {heading}
+            elif shared == best and best > 1:
+                where.add(heading)
+    return next(iter(where)) if len(where) == 1 else None
+
+
+def sibling_heading(lines: list[IndexLine], file: str, mtype: str | None = None,
+                    sections: dict[int, list[str]] | None = None) -> int | None:
+    """The heading whose pointers link files named with the same first word as ``file``
+    (``decision_x.md`` under the section holding ``decision_y.md``), else with the memory's
+    type as their first word (``git_workflow.md``, a feedback memory, under the section
+    holding ``feedback_tests.md``, whatever language its heading is in), when one heading
+    has more of them than any other (``sections``: :func:`_sections` of ``lines``, if known)."""
+    sections = _sections(lines) if sections is None else sections
+    for word in (_prefix(file), mtype):
+        if not word:
+            continue
+        counts = Counter({i: sum(1 for t in targets if _prefix(t) == word)
+                          for i, targets in sections.items()})
+        ranked = [(n, i) for i, n in counts.most_common(2) if n]
+        if ranked and not (len(ranked) == 2 and ranked[0][0] == ranked[1][0]):
+            return ranked[0][1]
+    return None
+
+
+SUBJECT_WORDS = 2  # content words a section must share with a memory to be its subject's
+
+
+def subject_heading(lines: list[IndexLine], memory: Memory,
+                    sections: dict[int, list[str]]) -> int | None:
+    """The section of the user's own categories that is about the memory's subject: the one
+    sharing ``SUBJECT_WORDS`` content words at least with the memory's name and description,
+    and more of them, counted once per line of the section that has them (the heading and
+    its pointer lines), than any other section (a memory on "the Mattermost channels every
+    new Foreman dev gets" under "## Foreman System", whose lines name Foreman again and
+    again). Words every section has, and the names of memory types, say nothing of a
+    subject."""
+    if len(sections) < 2:
+        return None
+    mine = line_features(normal_line(f"{_NAME_WORDS.sub(' ', memory.name)} "
+                                     f"{memory.description}")) - set(MEMORY_TYPES)
+    counts: dict[int, Counter[str]] = {}
+    for heading in sections:
+        counts[heading] = Counter(feature for line in lines[heading:section_end(lines, heading)]
+                                  for feature in line_features(normal_line(line.text)) & mine)
+    everywhere = set.intersection(*(set(found) for found in counts.values()))
+    ranked = sorted(((len(found.keys() - everywhere),
+                      sum(n for f, n in found.items() if f not in everywhere), -heading)
+                     for heading, found in counts.items()), key=lambda r: (r[1], r[2]),
+                    reverse=True)
+    (words, best, heading), (_, second, _) = ranked[0], ranked[1]
+    return -heading if words >= SUBJECT_WORDS and best > second else None
+
+
+def section_end(lines: list[IndexLine], start: int) -> int:
+    """One past the last non-blank line of the section whose heading is at ``start``
+    (a sub-heading ends it too)."""
+    end = start + 1
+    while end < len(lines) and lines[end].kind != "heading":
+        end += 1
+    while end > start + 1 and lines[end - 1].kind == "blank":
+        end -= 1
+    return end
+
+
+def item_end(lines: list[IndexLine], at: int) -> int:
+    """One past the list item at ``at``: with the lines indented under it (its details, as
+    :func:`~consolidator.index.value.parents` reads them) and a paragraph's lazy continuation
+    lines, so that nothing is put between an item and the rest of what it says."""
+    under = parents(lines)
+    inside = {at}
+    end = at + 1
+    for i in range(at + 1, len(lines)):
+        kind = lines[i].kind
+        if kind == "heading":
+            break
+        if under.get(i) in inside:
+            inside.add(i)
+            end = i + 1
+        elif kind == "text" and i == end:  # unindented, right after: still the same item
+            end = i + 1
+        elif kind != "blank":
+            break
+    return end
+
+
+def add_pointers(
+    lines: list[IndexLine], memories: list[Memory], limit: int
+) -> list[IndexLine]:
+    """``lines`` with a pointer to each of ``memories`` where a person would put it: beside
+    its namesake (the pointer whose file shares the most first words with its file, two at
+    least: ``project_state_0903_evening.md`` beside ``project_state_0903_morning.md``, not
+    under "Other projects"), else under the heading that names its type, the index's list
+    heading, or the heading its siblings stand under (:func:`sibling_heading`)."""
+    style = style_of(lines)
+    fresh = not any(line.kind != "blank" for line in lines)
+    by_place: dict[int | None, list[IndexLine]] = {}
+    headings: dict[str, int] = {}  # type -> heading this call created (index in ``appended``)
+    appended: list[IndexLine] = []
+    last_pointer = max((i for i, l in enumerate(lines) if l.kind == "pointer"), default=None)
+    listed = list_heading(lines)
+    # Pointers under several headings, none the list: the user's categories. A memory none
+    # of them is shown to hold goes under a heading of its type at the end.
+    sections = _sections(lines)
+    sorted_in = not fresh and listed is None and len(sections) > 1
+    level = min((lines[i].level for i in sections), default=2)
+    places: dict[str, int | None] = {}  # type -> where its new lines go
+    script = other_script(lines)
+    for memory in sorted(memories, key=lambda m: (m.type or "~", m.file)):
+        own = titled_like(memory) if script else None
+        line = classify(pointer_line(memory, limit, style, *(own or (None, None))))
+        mtype = memory.type if memory.type in MEMORY_TYPES else "other"
+        if mtype not in places:
+            at = type_heading(lines, mtype)
+            if at is None and not fresh:
+                at = listed
+            places[mtype] = None if at is None else section_end(lines, at)
+        kin = None if fresh else _namesake(memory.file, sections)
+        end = places[mtype] if kin is None else section_end(lines, kin)
+        if end is None and not fresh:
+            sibling = sibling_heading(lines, memory.file, memory.type, sections)
+            if sibling is None and sorted_in:
+                sibling = subject_heading(lines, memory, sections)
+            end = None if sibling is None else section_end(lines, sibling)
+        if end is not None:
+            by_place.setdefault(end, []).append(line)
+        elif last_pointer is not None and not fresh and not sorted_in:
+            by_place.setdefault(item_end(lines, last_pointer), []).append(line)
+        elif fresh or sorted_in:
+            if mtype not in headings:
+                if appended:
+                    appended.append(IndexLine("", "blank"))
+                appended.append(classify(f"{'#' * level} {mtype.capitalize()}"))
+                headings[mtype] = len(appended)
+            appended.append(line)
+        else:
+            appended.append(line)
+    out: list[IndexLine] = []
+    for i, line in enumerate(lines + [IndexLine("", "end")]):
+        new = by_place.get(i, [])
+        if new and out and out[-1].kind not in ("blank", "heading", "pointer") \
+                and not BULLET.match(out[-1].text):
+            out.append(IndexLine("", "blank"))  # never glued to a paragraph
+        out.extend(new)
+        if line.kind != "end":
+            out.append(line)
+    if appended:
+        if fresh:
+            out = [line for line in out if line.kind != "blank"]
+            if not out:
+                out = [classify("# Memory index"), IndexLine("", "blank")]
+            elif out[-1].kind != "blank":
+                out.append(IndexLine("", "blank"))
+        elif out and out[-1].kind != "blank" and (sorted_in or not BULLET.match(out[-1].text)):
+            out.append(IndexLine("", "blank"))  # (a heading of its own after a blank line)
+        out.extend(appended)
+    return out

@@ -680,6 +680,52 @@ def test_the_same_words_about_one_day_are_dates(text: str, day: str) -> None:
     assert days(text) == [day]
 
 
+@pytest.mark.parametrize("text", [
+    "Si l'envoi des factures échoue, on réessaie demain avec la même liste de clients.\n",
+    "Wenn der Upload der Dateien fehlschlägt, versuchen wir es morgen noch einmal mit dem Skript.\n",
+    "Se o envio das faturas falhar, o sistema tenta de novo amanhã com a mesma lista.\n",
+    "Se l'invio delle fatture non riesce, il sistema riprova domani con la stessa lista.\n",
+    "Jeśli wysyłka faktur się nie uda, to system ponowi próbę jutro z tą samą listą.\n",
+    "Pokud nahrání souborů selže, tak to zkusíme zítra znovu se stejným seznamem.\n",
+    "Если импорт упал, бот повторяет его завтра с тем же списком.\n",
+    "İçe aktarma bozulursa bot yarın aynı listeyle tekrar dener.\n",
+    "Nous n'envoyons jamais la facture le jour même, toujours demain avec le relevé.\n",
+    "Každý den ráno zkontroluj, co včera selhalo, a teprve potom začni pracovat.\n",
+    "Todas as manhãs, conferir primeiro o que falhou ontem antes de começar o trabalho.\n",
+    "Her sabah önce dün neyin bozulduğunu kontrol et, sonra işe başla.\n",
+    "Setiap pagi, periksa dulu apa yang gagal kemarin sebelum mulai bekerja.\n",
+    "Mỗi sáng, kiểm tra trước những gì đã lỗi hôm qua rồi mới bắt đầu làm việc.\n",
+])
+def test_another_language_s_condition_habit_or_always_makes_its_day_a_rule_s(text: str) -> None:
+    """A condition ("si", "wenn", "se", "jeśli", "pokud", "если", Turkish "-rsa"), "always"
+    or "never", or a habit ("každý den", "todas as manhãs", "her sabah", "setiap pagi",
+    "mỗi sáng"): the day is each time's, not one day."""
+    assert_not_a_date(text)
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    ("Včera jsme přesunuli databázi na nový server, je to pro zálohy lepší a běží to dál.\n",
+     "2026-11-17"),
+    ("Вчера мы перенесли базу данных на новый сервер, и резервные копии работают.\n",
+     "2026-11-17"),
+    ("Dün bu veritabanını bir yeni sunucuya taşıdık ve yedekler için çok iyi oldu.\n",
+     "2026-11-17"),
+    # Polish "nie" is "not", German's "never": read as "never" in German text only.
+    ("Wczoraj serwer nie odpowiadał, więc przenieśliśmy bazę danych na nowy, to jest dla nas"
+     " lepsze.\n",
+     "2026-11-17"),
+])
+def test_the_same_languages_records_of_a_day_are_dates(text: str, day: str) -> None:
+    assert days(text) == [day]
+
+
 def test_a_day_a_report_covers_is_its_object() -> None:
     assert [f.replacement for f in find_relative("The incident report covers yesterday.",
                                                  WRITTEN)] == ["2026-11-17"]
+
+
+def test_a_condition_after_the_day_in_another_language_leaves_it_a_date() -> None:
+    """"Revisar mañana … y, si no basta, volver": the condition governs what follows it."""
+    text = ("Revisar mañana el volumen del filtro y, si no es suficiente, volver a la "
+            "configuración de la semana pasada para los nuevos anuncios.\n")
+    assert days(text) == ["2026-11-19"]

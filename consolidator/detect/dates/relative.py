@@ -22,7 +22,8 @@ from consolidator import clock
 from consolidator.detect.dates.anchors import Anchors, name_day, near_day
 from consolidator.detect.dates.gloss import Gloss, gloss
 from consolidator.detect.dates.layout import Layout
-from consolidator.detect.dates.locales import LocalePhrase, find_locale, time_words
+from consolidator.detect.dates.locale_sense import of_a_thing, part_of_day, states_a_rule
+from consolidator.detect.dates.locales import LocalePhrase, find_locale, written_in
 from consolidator.detect.dates.phrases import (
     RELATIVE,
     RELATIVE_ASCII,
@@ -98,47 +99,10 @@ def _options(matches: list[re.Match[str]], text: str) -> set[int]:
     return listed
 
 
-# "de ayer", "d'hier", "di ieri", "von gestern": the day qualifies a noun ("el máximo de
-# ayer", the high of yesterday), as a possessive does; with no rule of ours reading another
-# language's sentence for an event, it is left.
-_OF = re.compile(r"(?<!\w)(?:de|del|d'|d’|di|da|do|dos|das|von|vom|van|z|ze)\s*$", re.IGNORECASE)
-
-
-# A sentence about something that recurs ("jede Nacht holt der Cronjob die Spiele für
-# morgen", "co noc … na jutro", "cada día"): its "tomorrow" is each run's. (English habits
-# are read by words.rule, with the rest of the English sense rules.)
-_HABIT_OTHER = re.compile(
-    r"(?<!\w)(?:(?:jede[nmrs]?|elke|iedere|co|każd\w+|cada|chaque|tous les|toutes les|ogni"
-    r"|tutti i|tutte le|кажд\w+|todos os|todas as|todos los|todas las)\s+(?:nacht|nächte|tag"
-    r"|tage|morgen|abend|woche|monat|stunde|lauf|dag|ochtend|avond|week|maand|uur|noc|dzień"
-    r"|dnia|rano|wieczór|tydzień|miesiąc|día|días|noche|noches|mañana|semana|mes|hora|jour"
-    r"|jours|nuit|nuits|matin|matins|soir|soirs|semaine|semaines|heure|heures|giorno|giorni"
-    r"|notte|notti|mattina|sera|settimana|mese|ora|день|ночь|утро|вечер|неделю|месяц|час|dia"
-    r"|dias|noite|noites|manhã|semanas|run|runs)|täglich\w*|nächtlich\w*|dagelijks\w*"
-    r"|codzienn\w+|diariamente|quotidiennement|quotidianamente|ежедневн\w+)"
-    r"(?!\w)|매일|매주|매번|항상|언제나|만약|마다", re.IGNORECASE)
-_WORD_BEFORE = re.compile(r"(\w+)\W{0,3}$")
 # "tomorrow morning", "yesterday afternoon": no one word takes the date's place in English
 # ("on 2026-12-04 morning" breaks the sentence), so the phrase is left as written.
 _PART_OF_DAY = re.compile(r"[ \t]+(?:morning|afternoon|evening|night|noon|midday|lunch(?:time)?)\b",
                           re.IGNORECASE)
-
-
-# Korean: a part of the day after the word ("어제 저녁", yesterday evening), or a thing of that
-# day ("어제 것", yesterday's one; "어제의"), as English "yesterday's" qualifies a noun.
-_KO_AFTER = re.compile(r"\s?(?:것|의|저녁|아침|오전|오후|밤|새벽|점심)(?![가-힣])")
-
-
-def _part_of_day(text: str, phrase: LocalePhrase, others: list[LocalePhrase]) -> bool:
-    """Whether a locale's word stands after another word of time ("heute morgen", "Montag
-    morgen", "gestern morgen"): there it is a part of that day (German and Dutch "morgen" is
-    "morning" as well as "tomorrow"), not a day of its own; or a part or thing of its day
-    follows it (Korean "어제 저녁", "어제 것")."""
-    if any(0 <= phrase.start - other.end <= 2 for other in others) \
-            or _KO_AFTER.match(text, phrase.end):
-        return True
-    before = _WORD_BEFORE.search(text, max(0, phrase.start - 24), phrase.start)
-    return before is not None and before.group(1).casefold() in time_words()
 
 
 def _offered(matches: list[re.Match[str]], text: str) -> list[tuple[int, int]]:
@@ -160,6 +124,7 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
     listed = _options(matches, text)
     spans: list[tuple[int, int, Meaning | None]] = []
     applying = _how_to_apply(layout.lines) if others else set()
+    languages = written_in(text) if others else frozenset()
     for match in matches:
         if match.start() not in listed and not _PART_OF_DAY.match(text, match.end()):
             end, meaning = trim(match, text)
@@ -170,9 +135,10 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
             continue
         if other.unit == "week" or (other.shift == 0 and not dated_name) \
                 or layout.line_of(other.start) in applying \
-                or _OF.search(text, max(0, other.start - 6), other.start) \
-                or _part_of_day(text, other, others) \
-                or _HABIT_OTHER.search(layout.lines[layout.line_of(other.start)]):
+                or of_a_thing(text, other) or part_of_day(text, other, others) \
+                or states_a_rule(layout.lines[layout.line_of(other.start)],
+                                 other.start - layout.starts[layout.line_of(other.start)],
+                                 languages):
             # Where no rule of ours reads the sentence: a week has no one way of being
             # written in every language; "today" may be "today's quiz" or "currently" (the
             # same day, in a note whose name is dated); a day of something ("de ayer"), a

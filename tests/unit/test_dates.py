@@ -432,6 +432,33 @@ def test_a_day_first_dotted_date_anchors_its_section_a_dotted_version_does_not()
     assert days("## Build 1.2.2026.3\n\nВчера выкатили релиз.") == ["2026-11-17"]
 
 
+@pytest.mark.parametrize(("text", "day"), [
+    # Czech spaces its dotted dates; a label may give day and month alone, day first.
+    ("## Přesun serveru (20. 5. 2026)\n\nVčera jsme přesunuli databázi na nový server, je to "
+     "pro zálohy lepší.\n", "2026-05-19"),
+    ("## Stand (09.04.)\n\nGestern ist der Build gebrochen und wir haben ihn nicht repariert, "
+     "das ist so.\n", "2026-04-08"),
+    ("## Aktualizace (9. 4.)\n\nVčera jsme přesunuli databázi na nový server, je to pro "
+     "zálohy lepší.\n", "2026-04-08"),
+])
+def test_a_day_first_date_spaced_or_without_its_year_anchors_its_section(
+    text: str, day: str
+) -> None:
+    assert days(text) == [day]
+
+
+@pytest.mark.parametrize("text", [
+    "## 10/04/2026\n\n- Yesterday the deploy failed on the migration step.\n",
+    "**Closed (11/09/2026):** yesterday the last invoice was paid and we closed the account.\n",
+])
+def test_a_date_either_order_makes_leaves_its_passage_undated_not_dated_by_the_file(
+    text: str
+) -> None:
+    """10/04/2026 is 10 April or 4 October: the passage has a day, not one that can be told,
+    and the writing time must not stand in for it."""
+    assert_not_a_date(text)
+
+
 def test_a_bold_dated_line_stands_as_a_heading() -> None:
     text = "**UPDATE 2026-03-25 — ACTIVE:**\n\n- She offered to call today or tomorrow."
     assert days(text) == ["2026-03-25", "2026-03-26"]

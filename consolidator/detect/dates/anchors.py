@@ -33,7 +33,8 @@ _FULL = (
     re.compile(r"(?P<y>(?:19|20)\d\d)\s?年\s?(?P<m>\d{1,2})\s?月\s?(?P<d>\d{1,2})\s?[日号]?"),
     # Day first, with dots: how most of Europe writes a date ("30.09.2026"); never a version
     # ("1.2.2026.3") or a longer run of dotted numbers.
-    re.compile(r"(?<![\d.])(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>(?:19|20)\d\d)(?!\d|\.\d)"),
+    re.compile(r"(?<![\d.])(?P<d>\d{1,2})\.[ \t]?(?P<m>\d{1,2})\.[ \t]?(?P<y>(?:19|20)\d\d)"
+               r"(?!\d|\.\d)"),
     re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?,? (?P<y>(?:19|20)\d\d)\b",
                re.IGNORECASE),
     re.compile(rf"\b(?P<d>\d{{1,2}}) (?P<mon>{_MON})\.?,? (?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),
@@ -58,6 +59,14 @@ _LOCAL = lazy(r"(?<![\w.-])(?P<d>\d{1,2})(?:\.?[ \t](?:de[ \t])?(?P<name>[^\W\d_
 # "02/10/2026" may be either day.
 _NUMERIC = re.compile(r"(?<![\d/.-])(?P<a>\d{1,2})(?P<s>[/-])(?P<b>\d{1,2})(?P=s)"
                       r"(?P<y>(?:19|20)\d\d)(?![\d/-])")
+# Day first with dots and no year, in a label or a heading: "(9. 4.)" as Czech spaces it,
+# "Stand (09.04.)" with two digits each (a version, "2.1.", has neither).
+_DOTTED = (re.compile(r"(?<![\d.])(?P<d>\d{1,2})\.[ \t](?P<m>\d{1,2})\.(?![ \t]?\d)"),
+           re.compile(r"(?<![\d.])(?P<d>\d\d)\.(?P<m>\d\d)\.(?![ \t]?\d)"))
+# A date a label or a heading gives in a form that cannot be read (either order of
+# "11/09/2026" makes a day): its passage has a day, not one we know, and the writing time
+# must not stand in for it.
+UNREAD = date.min
 # "3/4" is a fraction as often as a date: only right after a phrase, in brackets, is it a date.
 _SLASH = re.compile(r"(?<![\d/])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])")
 
@@ -171,8 +180,11 @@ def _valid(year: int, month: int, day: int) -> date | None:
 def writing_day(found: Explicit, written: date) -> date | None:
     """``found`` as a day the text was written on: never after ``written``.
 
-    A date without a year is the latest such day not after ``written``.
+    A date without a year is the latest such day not after ``written``; one that cannot be
+    read (month 0) is :data:`UNREAD`.
     """
+    if found.month == 0:
+        return UNREAD
     if found.year is not None:
         day = _valid(found.year, found.month, found.day)
         return day if day is not None and day <= written else None
@@ -224,10 +236,23 @@ RANGE_AFTER = re.compile(r"\s*(?:[-–—~]|\.\.)\s*\d|/\d{1,2}(?![\d/])")
 
 
 def _days(text: str) -> list[Explicit]:
-    """The explicit dates of ``text``, with one that is the end of a range left out (and
-    every date after it: which day the text is of cannot be told)."""
+    """The explicit dates of a label or a heading, with one that is the end of a range left
+    out (and every date after it: which day the text is of cannot be told); a day-first date
+    with dots and no year is read, and one neither order settles is there unread (month 0)."""
+    found_all = explicit_dates(text)
+    if "." in text or "/" in text or "-" in text:
+        extra = [Explicit(None, int(m.group("m")), int(m.group("d")), m.start(), m.end())
+                 for shape in _DOTTED for m in shape.finditer(text)]
+        extra += [Explicit(int(m.group("y")), 0, 0, m.start(), m.end())
+                  for m in _NUMERIC.finditer(text)
+                  if len(numeric_days(int(m.group("a")), int(m.group("b")),
+                                      int(m.group("y")))) == 2]
+        for found in extra:
+            if not any(f.start < found.end and found.start < f.end for f in found_all):
+                found_all.append(found)
+        found_all.sort(key=lambda f: f.start)
     out: list[Explicit] = []
-    for found in explicit_dates(text):
+    for found in found_all:
         if RANGE_AFTER.match(text, found.end) or RANGE_BEFORE.search(text, 0, found.start):
             break
         out.append(found)
@@ -259,7 +284,7 @@ def _heading_date(line: str, written: date) -> tuple[int, date | None] | None:
     """(level, date) when ``line`` is a heading, a bold line or a date standing alone."""
     heading = _HEADING.match(line)
     if heading:
-        dates = _days(line[:200]) if explicit_dates(line[:200]) else _heading_slash(line[:200])
+        dates = _days(line[:200]) or _heading_slash(line[:200])
         return len(heading.group(1)), writing_day(dates[0], written) if dates else None
     bold = _BOLD_LINE.fullmatch(line.strip())
     if bold:
@@ -316,7 +341,8 @@ class Anchors:
         nothing dates it."""
         while len(self._days) <= index:
             self._days.append(self._advance(len(self._days)))
-        return self._days[index]
+        day = self._days[index]
+        return None if day == UNREAD else day
 
     def _advance(self, index: int) -> date | None:
         """Take line ``index`` into the running state; return its writing day."""

@@ -756,3 +756,26 @@ def test_a_condition_after_the_day_in_another_language_leaves_it_a_date() -> Non
     text = ("Revisar mañana el volumen del filtro y, si no es suficiente, volver a la "
             "configuración de la semana pasada para los nuevos anuncios.\n")
     assert days(text) == ["2026-11-19"]
+
+
+@pytest.mark.parametrize("text", [
+    # a setting's value, in English and elsewhere
+    'Feature idea: the user enters a date (default: today) and sees all registered models.',
+    "The --since parameter of the export command defaults to yesterday.",
+    "El parámetro --since de la exportación vale ayer por defecto para todos los informes.\n",
+    # two days joined: one read as a behaviour leaves the other too
+    "The revenue report shows totals for today and yesterday side by side.",
+    # a habit keeps its "from yesterday" (a thing of each run's day, no change starting)
+    "Every morning we first read the error list from yesterday before touching the scheduler.",
+])
+def test_a_default_a_pair_read_as_one_and_a_habit_s_from_are_no_dates(text: str) -> None:
+    assert_not_a_date(text)
+
+
+def test_a_week_from_now_is_a_day_seven_days_on() -> None:
+    assert [f.replacement for f in find_relative("A week from now the trial accounts expire.",
+                                                 WRITTEN)] == ["On 2026-11-25"]
+    # "two of them today and tomorrow": both pass, both are dated
+    assert days("We test the upgrade today and tomorrow we deploy it.") == [
+        "2026-11-18", "2026-11-19"]
+    assert days("From tomorrow on, every deploy needs a second review.") == ["2026-11-19"]

@@ -37,7 +37,10 @@ _HABIT_OTHER = re.compile(
     r"|quotidianamente|ежедневн\w+|her zaman|hiçbir zaman|toujours|jamais|siempre|nunca"
     r"|sempre|immer|niemals|altijd|nooit|zawsze|nigdy|vždy|vždycky|nikdy|alltid|aldrig|altid"
     r"|aldri|mereu|întotdeauna|niciodată|selalu|tidak pernah|luôn|không bao giờ|всегда"
-    r"|никогда|завжди|ніколи)"
+    r"|никогда|завжди|ніколи"
+    # a setting's value ("vale ayer por defecto", "par défaut")
+    r"|por defecto|por padrão|par défaut|standardmäßig|standardwert\w*|domyślnie|výchozí"
+    r"|по умолчанию|varsayılan|mặc định|predefinito|di default)"
     r"(?!\w)|매일|매주|매번|항상|언제나|마다", re.IGNORECASE)
 # A condition governs what follows it in its sentence ("si l'envoi échoue, on réessaie
 # demain"), not a day named before it ("revisar mañana y, si no basta, volver atrás").

@@ -112,7 +112,9 @@ def _meaning(match: re.Match[str]) -> Meaning | None:
         count = int(raw) if raw.isdigit() else _NUMBERS[raw]
         sign = -1 if match.group("dir").casefold() == "ago" else 1
         if match.group("nunit").casefold().startswith("week"):
-            return Meaning(PAST if sign < 0 else FUTURE, "weeks-ago", sign * count)
+            if sign > 0:  # "a week from now" is a day: seven days on
+                return Meaning(FUTURE, "day", 7 * count)
+            return Meaning(PAST, "weeks-ago", -count)
         return Meaning(PAST if sign < 0 else FUTURE, "day", sign * count)
     if match.group("zhweek"):
         return _week(_WEEK_SHIFT[match.group("zhweek")], match.group("zhwd"), _CN_DAYS, "zh")

@@ -73,11 +73,14 @@ def mentions(text: str, hints: tuple[str, ...]) -> bool:
 
 _SEPARATORS = ("", ",", "、", "，", "/", "|", "·", "／", "｜", "・")
 _JOINERS = ("and", "or", ", and", ", or", "和", "或", "与", "や", "と", "、と")
-# Words offering one day for another ("today, or tomorrow before 09:00", "picked tomorrow
-# over tonight"): the two are dated together or not at all (each judged alone, one may pass
-# and the other not, by where the line wraps, leaving "today, or 2026-09-05").
+# Words offering one day for another, or joining two ("today, or tomorrow before 09:00",
+# "picked tomorrow over tonight", "totals for today and yesterday"): the two are dated
+# together or not at all (each judged alone, one may pass and the other not, by where the
+# line wraps or by a sense word that reads one of them, leaving "today, or 2026-09-05" or
+# "today and 2026-11-19").
 _ALTERNATIVES = frozenset(("or", ", or", "over", "vs", "vs.", "versus", "rather than",
-                           "instead of", "或", "或者", "还是", "還是", "か", "oder", "ou", "o"))
+                           "instead of", "或", "或者", "还是", "還是", "か", "oder", "ou", "o",
+                           "and", ", and", "&", "和", "与", "と", "und", "et", "y", "e"))
 
 
 def _options(matches: list[re.Match[str]], text: str) -> set[int]:
@@ -106,7 +109,8 @@ _PART_OF_DAY = re.compile(r"[ \t]+(?:morning|afternoon|evening|night|noon|midday
 
 
 def _offered(matches: list[re.Match[str]], text: str) -> list[tuple[int, int]]:
-    """Starts of pairs of phrases offered one for another ("today, or tomorrow")."""
+    """Starts of pairs of phrases offered one for another or joined ("today, or tomorrow",
+    "today and yesterday")."""
     return [(left.start(), right.start()) for left, right in zip(matches, matches[1:],
                                                                  strict=False)
             if right.start() - left.end() <= 14

@@ -87,6 +87,7 @@ _DEADLINE_BEFORE = frozenset({"until", "till", "by", "before", "through", "due",
 _DEADLINE_BEFORE_CJK = ("截止", "截至", "到期", "期限", "締切", "締め切り")
 _DEADLINE_AFTER_CJK = re.compile(r"[ \t]?(?:之前|以前|前|为止|截止|まで)")
 _START_BEFORE = frozenset({"from", "starting", "effective"})
+_ONWARD = re.compile(r"[ \t,]*(?:on|onwards?)\b", re.IGNORECASE)
 _START_AFTER_CJK = re.compile(r"[ \t]?(?:起|开始|以后|から|以降)")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)[*_ \t]*$")
 # Code in a sentence: a span in backticks, or an identifier joined by underscores
@@ -336,7 +337,14 @@ def names_a_day(line: str, start: int, end: int, category: str, before: str = ""
     if _deadline(whole, start, end, cjk):
         return False
     text = sentence(whole, start, end)
-    if not _start_date(whole, start, end, cjk) \
+    # "from yesterday" starts a change ("from tomorrow on, deploys need approval") unless the
+    # sentence recurs and nothing but "from" says so: "every morning we read the error list
+    # from yesterday".
+    starts = _start_date(whole, start, end, cjk)
+    if starts and not cjk and _word_before(whole, start) == "from" \
+            and not _ONWARD.match(whole, end) and date_words.habit(date_words.words(text)):
+        starts = False
+    if not starts \
             and date_words.rule(text, category, cjk, sentence(whole, start, end, _ZH_CLAUSE_END)):
         return False
     near = whole[max(0, start - 3) : end + 3] if cjk else text

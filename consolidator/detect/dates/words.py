@@ -17,7 +17,9 @@ _WORDS = re.compile(r"[a-z][a-z0-9'’-]*")
 
 # Rules, habits and examples: "if it does not fill, retry tomorrow", "never moves to Tuesday".
 _RULE = frozenset({"if", "unless", "otherwise", "whenever", "always", "never",
-                   "usually", "typically", "generally", "normally"})
+                   "usually", "typically", "generally", "normally",
+                   # a setting's value: "date (default: today)", "defaults to yesterday"
+                   "default", "defaults"})
 # "every"/"each" make a habit when they count times ("every night", "each release"), not when
 # they count things ("every pull request is checked from tomorrow on").
 _QUANTIFIERS = frozenset({"every", "each"})
@@ -65,7 +67,9 @@ _BEHAVIOUR = frozenset({
     "sends", "checks", "starts", "opens", "closes", "posts", "pulls", "pushes", "syncs",
     "rotates", "renews", "refreshes", "recalculates", "computes", "uses", "works",
 })
-_DETERMINERS = frozenset({"a", "an", "the", "any", "every", "no", "each", "this", "that", "its"})
+_DETERMINERS = frozenset({"a", "an", "the", "any", "every", "no", "each", "this", "that", "its",
+                          "all", "some", "many", "most", "several", "these", "those", "our",
+                          "your", "their", "my", "his", "her"})
 _NOW_CJK = re.compile(r"如今|当今|时至|在今天|今日では|今日でも|今日に至|今では|現在では")
 
 # Events: a past or planned action, or an event noun ("meeting today", "today's standup").
@@ -109,6 +113,13 @@ def japanese(text: str) -> bool:
     return _KANA.search(text) is not None
 
 
+def habit(found: list[str]) -> bool:
+    """Whether the English words ``found`` tell of something that recurs ("every morning",
+    "each release", "the nightly job")."""
+    return any(w in _QUANTIFIERS and n in _TIMES for w, n in zip(found, found[1:], strict=False)) \
+        or not _HABITUAL.isdisjoint(found)
+
+
 def rule(text: str, category: str, cjk: bool, clause: str = "") -> bool:
     """Whether the sentence ``text`` (whose ``clause`` holds the phrase) states a rule, a habit
     or an example."""
@@ -121,9 +132,7 @@ def rule(text: str, category: str, cjk: bool, clause: str = "") -> bool:
             or _HABIT_ZH.search(clause or text) is not None
     low = text.casefold()
     found = words(low)
-    habit = any(w in _QUANTIFIERS and n in _TIMES for w, n in zip(found, found[1:], strict=False)) \
-        or not _HABITUAL.isdisjoint(found)
-    if habit or any(map(low.__contains__, _RULE_PHRASES)):
+    if habit(found) or any(map(low.__contains__, _RULE_PHRASES)):
         return True
     if category == PAST:
         return not _RULE_PAST.isdisjoint(found)

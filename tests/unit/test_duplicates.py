@@ -582,3 +582,28 @@ def test_a_point_restated_around_a_link_is_still_similar() -> None:
                     mtype="project")
     found = find_similar([rule, status, *_others()], Together([]))
     assert [set(s.files) for s in found] == [{"feedback_queue.md", "project_status.md"}]
+
+
+@pytest.mark.parametrize("shared", [
+    "the image model 3f0a9c2e-41b7-4d2a-9e11-a7c05b2d8f14",  # an id of hex groups
+    "the file `web/layout/faq_page.py`",  # a path, in code
+    "the file web/layout/faq_page.py",  # a path written out
+])
+def test_two_memories_naming_one_file_or_id_do_not_say_one_point(shared: str) -> None:
+    """A path's or an id's parts are rare words two lines share, not a point they make."""
+    a = memory("project_sleep.md", f"- The sleep channel renders its covers with {shared}, "
+               "slow and calm.\n" + _filler("billing", 3), mtype="project")
+    b = memory("project_wild.md", f"- The wildlife channel posts every clip through {shared} "
+               "at noon.\n" + _filler("search", 3), mtype="project")
+    assert find_similar([a, b, *_others()], Together([])) == []
+
+
+def test_a_line_leading_into_a_list_makes_no_point_of_its_own() -> None:
+    """"Before touching any code, state out loud:" heads what follows it; a line that shares
+    its words ("Read this before touching any Atlas code.") restates nothing."""
+    a = memory("release_protocol.md", "- Before touching any Atlas code, state out loud to "
+               "the user:\n  - the branch\n  - the ticket\n" + _filler("billing", 3),
+               mtype="feedback")
+    b = memory("project_atlas_status.md", "- Read this before touching any Atlas code at "
+               "all.\n" + _filler("search", 3), mtype="project")
+    assert find_similar([a, b, *_others()], Together([])) == []

@@ -26,11 +26,16 @@ RESTATED_LINE = 0.6  # weighted share of a claim's features a line restating it 
 RESTATED_FEATURES = 4  # ... of a claim with at least this many features
 RESTATED_WHOLE = 0.4  # ... and this share of the longer of the two lines
 MAX_CLAIMS = 60  # lines compared per memory when looking for the same rule in other words
-# What points elsewhere rather than states anything: wiki and Markdown links, and a path in
-# code, a file's or a folder's, either slash (`docs/review_2026-03-19.md`, `f:/app/tools`,
-# `C:\Users\me\bin\tool.exe`).
+# What a line points at rather than says: a path, a file's or a folder's, either slash, in
+# code or written out (`docs/review_2026-03-19.md`, web/layout/faq.py, `C:\Users\me\bin`),
+# and an identifier of hex groups (a model's or a voice's id, 3f0a9c2e-…). Two lines naming
+# one file or id share its parts, not a point.
+POINTERS = re.compile(r"`[^`\s]{0,200}[/\\][^`\s]{1,200}`"
+                      r"|(?<![\w/.-])[\w.~-]{1,80}(?:[/\\][\w.-]{1,80}){1,12}"
+                      r"|(?<![\w-])[0-9a-f]{4,}(?:-[0-9a-f]{4,}){2,}(?![\w-])", re.IGNORECASE)
+# ... and wiki and Markdown links, which point at another memory or page.
 _LINKS = re.compile(r"\[\[[^\[\]\n]{0,200}\]\]|\[[^\[\]\n]{0,200}\]\([^()\s]{0,300}\)"
-                    r"|`[^`\s]{0,200}[/\\][^`\s]{1,200}`")
+                    rf"|{POINTERS.pattern}", re.IGNORECASE)
 
 
 Claim = tuple[str, str, set[str], float]  # as written, normal form, features, mass
@@ -204,13 +209,15 @@ _LABEL_LINE = re.compile(r"(?:[-*+][ \t]+)?(?:\*\*|__)[^*_\n]+"
 
 
 def says_something(text: str, least: int) -> bool:
-    """Whether a claim makes a point of its own: not a heading, nor a bold label ending in a
-    colon that heads what follows (each names a topic), and with ``least`` content features
-    once its links are left out (a "see also [[x]]" line, or one pointing at a file, says
-    nothing of its own)."""
-    if text.startswith("#") or _LABEL_LINE.fullmatch(text):
-        return False
-    return not ("[" in text or "`" in text) \
+    """Whether a claim makes a point of its own: not a heading, nor a label or a line ending
+    in a colon that leads into what follows (each names a topic: "Before touching any code,
+    state out loud:"), and with ``least`` content features once its links, paths and ids
+    are left out (a "see also [[x]]" line, or one pointing at a file, says nothing of its
+    own)."""
+    if text.startswith("#") or _LABEL_LINE.fullmatch(text) or text.rstrip(" *_").endswith(
+            (":", "：")):
+        return False  # a heading, a label, or a line leading into what follows it
+    return not ("[" in text or "`" in text or "/" in text or "\\" in text or "-" in text) \
         or len(line_features(normal_line(_LINKS.sub(" ", text)))) >= least
 
 

@@ -450,6 +450,29 @@ def test_a_korean_deadline_is_read_as_work_due_unless_a_state_holds_until_it(
     assert (deadline.day.isoformat(), deadline.validity) == (day, False)
 
 
+@pytest.mark.parametrize("text", [
+    "Der Antrag muss bis 05.03.2026 eingereicht werden.",
+    "Le dossier doit être déposé avant le 2026-03-05.",
+    "Dossier de subvention — date limite : 2026-03-05.",
+    "La solicitud debe presentarse antes del 2026-03-05.",
+    "La domanda va presentata entro il 2026-03-05.",
+    "O formulário deve ser enviado até 2026-03-05.",
+    "Форму нужно подать до 2026-03-05.",
+    "Form en geç 2026-03-05 tarihine kadar gönderilmeli.",
+])
+def test_a_deadline_in_another_language_is_work_due_reported_never_archived(text: str) -> None:
+    (deadline,) = find_deadlines(text, datetime(2026, 2, 1, 12))
+    assert (deadline.day.isoformat(), deadline.validity) == ("2026-03-05", False)
+    finding = find_stale(memory("grant.md", lines(text), written=datetime(2026, 2, 1, 12)),
+                         NOW, None)
+    assert finding is not None and finding.kinds == ("deadline",) and not finding.archivable
+
+
+def test_english_do_before_a_date_is_no_deadline() -> None:
+    assert find_deadlines("We do 2026-03-05 planning with the team.",
+                          datetime(2026, 2, 1, 12)) == []
+
+
 @pytest.mark.parametrize(
     "text",
     ["신청서는 2026-03-05까지 제출했다.",  # told in the past

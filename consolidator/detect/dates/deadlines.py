@@ -35,6 +35,8 @@ _MON = MONTH_NAMES
 _SHAPES = (
     re.compile(r"(?<![\d/.])(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})(?![\d/])"),
     re.compile(r"(?:(?P<y>\d{4}) ?[年년] ?)?(?P<m>\d{1,2}) ?[月월] ?(?P<d>\d{1,2}) ?[日号號일]"),
+    # Day first with dots, as much of Europe writes it: "30.09.2026", "30. 9. 2026".
+    re.compile(r"(?<![\d.])(?P<d>\d{1,2})\. ?(?P<m>\d{1,2})\. ?(?P<y>\d{4})(?!\d|\.\d)"),
     re.compile(rf"\b(?P<mon>{_MON})\.? {{1,2}}(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])"
                rf"(?:,? (?P<y>\d{{4}})(?!\d))?", re.IGNORECASE),
     re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)? (?P<mon>{_MON})\b\.?(?:,? (?P<y>\d{{4}})(?!\d))?",
@@ -48,9 +50,25 @@ _SHAPES = (
 # The cheap tests before the shapes: a digit run shaped like a year or a CJK date, or a
 # month's name among the words (a set lookup, far faster than an alternation over the text).
 _ISO_HINT = re.compile(r"\d{4}[-/]\d")
+_DOTTED_HINT = re.compile(r"\d\. ?\d{4}")
 _WORD = re.compile(r"[a-z]{3,9}")
 _MONTH_WORDS = frozenset([*MONTHS, *(m[:3] for m in MONTHS), "sept"])
 
+# Leads in other languages: "bis", "spätestens", "avant le", "date limite", "antes del",
+# "entro il", "até", "до", "срок", "en geç", "paling lambat", "hạn chót" (not Czech and Polish
+# "do", which English writes before a date too: "we do 2026-09-30 planning"). Each says work
+# is due by the day as often as that a state lasts until it: a passed one is reported, never
+# a reason to archive.
+_OTHER_LEADS = (
+    r"bis(?: zum| spätestens)?|spätestens(?: am| bis)?|frist(?: bis| ist)?|fällig(?: am| bis)?"
+    r"|avant(?: le)?|jusqu['’]a[ux]?|jusqu['’]à|date limite|échéance|au plus tard(?: le)?"
+    r"|antes del?|hasta el|fecha límite|plazo(?: hasta)?|a más tardar(?: el)?"
+    r"|entro(?: il)?|fino al|scadenza|non oltre(?: il)?"
+    r"|até(?: o| a)?|antes de|prazo(?: final)?|data limite|uiterlijk|tot en met"
+    r"|przed|termin|najpóźniej(?: do)?|nejpozději(?: do)?|lhůta"
+    r"|до|не позднее|срок(?: подачи)?|дедлайн|son başvuru tarihi|son tarih|en geç"
+    r"|sebelum|paling lambat|batas waktu|tenggat|hạn chót|trước ngày"
+)
 # A lead right before the date (the text before it must end with one of these).
 _LEAD = re.compile(
     r"(?:\b(?:until|till|til|by|before|no later than|not later than"
@@ -58,17 +76,19 @@ _LEAD = re.compile(
     r"|expiry(?: date)?|(?<!to )ends?(?: on)?|valid (?:until|till|through|thru|to))"
     r"|截止(?:日期|时间|日)?(?:为|是)?|到期(?:日|时间)?(?:为|是)?|期限(?:は|为|是)?"
     r"|締め?切り?日?(?:は)?|〆切(?:は)?|有效期?至|最晚|最迟|最遲"
-    r"|마감(?:일|기한)?(?:은|는)?|기한(?:은|는)?|만료(?:일)?(?:은|는)?)"
-    r"\**[ ]?[:：]?\**[ ]?(?:the )?(?:end of )?$",
+    r"|마감(?:일|기한)?(?:은|는)?|기한(?:은|는)?|만료(?:일)?(?:은|는)?"
+    rf"|(?<!\w)(?:{_OTHER_LEADS}))"
+    r"\**[ ]?[:：—–]?\**[ ]?(?:the )?(?:end of )?$",
     re.IGNORECASE,
 )
 # A lead right after the date.
 _TRAIL = re.compile(r" ?(?:までに|まで(?!の)|迄|之前(?!的)|以前(?!的)|前(?![后後的天])|截止|到期"
-                    r"|が期限|が締め?切り?|(?:이?전)?까지(?!의)|마감)")
+                    r"|が期限|が締め?切り?|(?:이?전)?까지(?!의)|마감"
+                    r"|(?:['’]?[ey]?[ae]| tarihine) kadar)")  # Turkish "…'e kadar"
 # Leads of work to be done by the day, rather than of a state that lasts until it.
 _COMPLETION = re.compile(
     r"\b(?:by|before|no later than|not later than|due|deadline)\b|截止|期限|締め?切|〆切|最晚|最迟"
-    r"|最遲|までに|之前|以前|前$|前 |까지|마감|기한",
+    rf"|最遲|までに|之前|以前|前$|前 |까지|마감|기한|kadar|(?<!\w)(?:{_OTHER_LEADS})(?!\w)",
     re.IGNORECASE,
 )
 # A temporary state in the clause makes any deadline a limit of validity ("frozen before").
@@ -270,7 +290,8 @@ def deadlines_in(lines: Iterable[Line], written: datetime) -> list[Deadline]:
 
 def might_date(text: str) -> bool:
     """Whether ``text`` could name a date at all (the cheap test before outlining it)."""
-    if _ISO_HINT.search(text) or "月" in text or "年" in text or "월" in text:
+    if _ISO_HINT.search(text) or _DOTTED_HINT.search(text) or "月" in text or "年" in text \
+            or "월" in text:
         return True
     return not _MONTH_WORDS.isdisjoint(_WORD.findall(text.casefold()))
 

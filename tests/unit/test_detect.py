@@ -243,6 +243,21 @@ CONFLICTS = {
         "Never squash commits before merging a pull request.",
         ("always", "never"),
     ),
+    "weekday in German": (
+        "Produktions-Deploys finden jeden Mittwoch am Nachmittag statt.",
+        "Produktions-Deploys finden jeden Donnerstag am Nachmittag statt.",
+        ("mittwoch", "donnerstag"),
+    ),
+    "weekday in Russian": (
+        "Новые видео выходят каждый вторник в 18:00.",
+        "Новые видео выходят каждый четверг в 18:00.",
+        ("вторник", "четверг"),
+    ),
+    "always or never in French": (
+        "Toujours lancer les tests d'intégration avant un merge sur main.",
+        "Jamais lancer les tests d'intégration avant un merge sur main.",
+        ("toujours", "jamais"),
+    ),
 }
 
 

@@ -38,6 +38,25 @@ _EN_CHOICES = {
     "<indent>": "tabs spaces",
     "<visibility>": "public private internal",
 }
+# The same alternatives in other languages, one word each: weekdays and "always"/"never"
+# (never a word another language uses for something else: Italian "mai" is French "May";
+# Portuguese "segunda", "quarta" are ordinals too. German "nie" is Polish "not": a Polish
+# line with "nie" where the other has "zawsze" says the opposite as well).
+_OTHER_CHOICES = {
+    "<weekday>": "montag dienstag mittwoch donnerstag freitag samstag sonntag "
+                 "lundi mardi mercredi jeudi vendredi samedi dimanche "
+                 "lunes martes miércoles jueves viernes sábado domingo "
+                 "lunedì martedì mercoledì giovedì venerdì sabato domenica "
+                 "segunda-feira terça-feira quarta-feira quinta-feira sexta-feira "
+                 "maandag dinsdag woensdag donderdag vrijdag zaterdag zondag "
+                 "poniedziałek wtorek środa środę czwartek piątek sobota sobotę niedziela "
+                 "niedzielę pondělí úterý středa středu čtvrtek pátek neděle neděli "
+                 "понедельник вторник среда среду четверг пятница пятницу суббота субботу "
+                 "воскресенье pazartesi salı çarşamba perşembe cuma cumartesi "
+                 "måndag tisdag onsdag torsdag fredag lördag söndag",
+    "<freq>": "immer nie niemals toujours jamais siempre nunca sempre altijd nooit zawsze nigdy "
+              "vždy vždycky nikdy всегда никогда asla selalu alltid aldrig",
+}
 _CJK_CHOICES = {
     "<weekday>": ["周一", "周二", "周三", "周四", "周五", "周六", "周日", "周天",
                   "星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日",
@@ -53,7 +72,8 @@ _CJK_CHOICES = {
                 "不要", "必要", "可能", "不可"],
     "<bool>": ["开启", "关闭", "启用", "禁用", "打开", "有効", "無効", "オン", "オフ"],
 }
-CHOICE: dict[str, str] = {w: c for c, ws in _EN_CHOICES.items() for w in ws.split()} | {
+CHOICE: dict[str, str] = {w: c for choices in (_EN_CHOICES, _OTHER_CHOICES)
+                          for c, ws in choices.items() for w in ws.split()} | {
     w: c for c, ws in _CJK_CHOICES.items() for w in ws
 }
 _CJK_WORDS = "|".join(sorted((w for ws in _CJK_CHOICES.values() for w in ws), key=len,

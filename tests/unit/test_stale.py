@@ -256,6 +256,9 @@ def test_a_status_line_under_a_sub_heading_is_about_a_part(status: str, reported
     "Статус: устарело", "상태: 폐기됨", "Status: verouderd", "Durum: geçersiz",
     "Stan: nieaktualne", "Estado: concluído", "Statut : terminé", "Статус: завершено",
     "상태: 완료", "Estado: superado por la v2",
+    # cancelled, and closed
+    "Статус: отменено", "Durum: iptal edildi", "Status: cancelado", "Status: dibatalkan",
+    "Statut : annulé", "Статус: закрыто", "Estado: cerrado",
 ])
 def test_a_status_line_in_other_languages_is_about_the_whole_memory(status: str) -> None:
     found = whole(f"# Sessions in Redis\n\n- {status}\n- 2026-01-20\n\n## Context\nx\n")

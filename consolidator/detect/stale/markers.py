@@ -41,12 +41,19 @@ _RETIRE_OTHER = (
     r"|устарел[оаи]?|неактуальн[оаы]?|заменен[оаы]?|заменён|застарілий|застаріло"
     r"|nieaktualn[ey]|przestarzał[eya]|zastąpion[eya]|geçersiz|eskimiş|usang|lỗi thời"
     r"|폐기됨|폐기|대체됨|무효"
+    # cancelled
+    r"|annulée?s?|cancelad[oa]s?|annullat[oa]|cancellat[oa]|abgesagt|storniert|geannuleerd"
+    r"|отменен[оаы]?|отменён|anulowan[eya]|odwołan[eya]|zrušen[oaýé]?|iptal edildi"
+    r"|dibatalkan|đã hủy|취소됨"
 )
 _PROGRESS_OTHER = (
     r"terminée?s?|achevée?s?|terminad[oa]s?|completad[oa]s?|resuelt[oa]s?|concluíd[oa]s?"
     r"|concluid[oa]s?|conclus[oa]|completat[oa]|risolt[oa]|erledigt|abgeschlossen|fertig"
     r"|afgerond|voltooid|завершен[оаы]?|завершён|выполнен[оаы]?|готово|zakończon[eya]"
     r"|ukończon[eya]|tamamlandı|selesai|hoàn thành|완료됨|완료|해결됨"
+    # closed
+    r"|fermée?s?|cerrad[oa]s?|fechad[oa]s?|chius[oa]|geschlossen|gesloten|закрыт[оаы]?"
+    r"|zamknięt[eya]|uzavřen[oaýé]?|kapatıldı|kapandı|ditutup|đã đóng|종료됨"
 )
 _PART_OTHER = (
     r"obsolète|obsolètes|périmée?s?|obsolet[oa]s?|desactualizad[oa]s?|desatualizad[oa]s?"
@@ -131,6 +138,9 @@ _HINTS = (
     "achev", "resuelt", "conclu", "risolt", "erledigt", "abgeschlossen", "fertig",
     "afgerond", "voltooid", "заверш", "выполн", "готово", "zakończon", "ukończon",
     "tamamlandı", "selesai", "hoàn thành", "완료", "해결됨",
+    "annul", "abgesagt", "storniert", "отмен", "anulowan", "odwołan", "zrušen", "iptal",
+    "dibatalkan", "hủy", "취소", "ferm", "cerrad", "fechad", "chius", "geschlossen", "gesloten",
+    "закрыт", "zamknięt", "uzavřen", "kapatıldı", "kapandı", "ditutup", "đã đóng", "종료",
 )
 # Frontmatter keys that retire a memory: a successor, or a flag set to true.
 _TRUE = ("true", "yes", "1")

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from consolidator.detect.secrets.scan import redact
+from consolidator.detect.words import FUNCTION_WORDS
 from consolidator.index.parse import IndexLine, link_path, link_title, split_pointer
 from consolidator.store.model import MEMORY_TYPES, Memory
 
@@ -66,10 +67,22 @@ def shorten(text: str, limit: int) -> str:
     space = cut.rfind(" ")
     if space >= room // 4 and not text[room:room + 1].isspace():
         cut = cut[:space]
+    # Never end on a word that leads into the rest ("… whose base moved is…"): an article, a
+    # preposition, a conjunction or a form of "to be", in any language the tool reads.
+    for _ in range(3):
+        space = cut.rstrip().rfind(" ")
+        if space < room // 2 or cut[space + 1:].strip(" ,;:").casefold() not in _DANGLING:
+            break
+        cut = cut[:space]
     opened = _unclosed(cut)
     if opened is not None and opened >= room // 2:
         cut = cut[:opened]  # not inside a bracket it cannot close
     return cut.rstrip(" ,;:—–-(（[") + ELLIPSIS
+
+
+_DANGLING = frozenset().union(*FUNCTION_WORDS.values(), (
+    "a", "an", "or", "but", "in", "on", "at", "by", "as", "its", "their", "his", "her", "our",
+    "your", "which", "who", "whose", "when", "where", "than", "into", "onto", "via", "per"))
 
 
 def _unclosed(text: str) -> int | None:

@@ -414,6 +414,20 @@ def test_a_shortened_hook_ends_at_a_word_never_inside_an_address_or_a_bracket() 
     assert shorten("a b c d e f g h i j k l m n", 10) == "a b c d e…"
 
 
+@pytest.mark.parametrize(("text", "cut"), [
+    ("A stack of design PRs whose base moved on main is rebuilt, not rebased, on the new main",
+     "A stack of design PRs whose base moved on main…"),
+    ("La regla de subida vale para facturas y hacer commit y push al repositorio del cliente",
+     "La regla de subida vale para facturas y hacer commit y push…"),
+])
+def test_a_shortened_hook_never_ends_on_a_word_leading_into_the_rest(text: str, cut: str) -> None:
+    """"… whose base moved is…" reads as a sentence broken off: the cut goes back past an
+    article, a preposition, a conjunction or "is", in any language the tool reads."""
+    from consolidator.index.pointers import shorten
+
+    assert shorten(text, len(cut) + 6) == cut
+
+
 @pytest.mark.parametrize(
     ("name", "body", "title"),
     [

@@ -47,6 +47,9 @@ OLD = mem("deploy_notes_v1.md", "Deploys run from the build VM.", days=90)
     "本笔记取代 [[deploy_notes_v1]]：部署改由 CI 完成。",
     "このメモは `deploy_notes_v1.md` を置き換える。デプロイは CI で行う。",
     "이 메모는 [[deploy_notes_v1]]를 대체한다. 배포는 CI에서 한다.",
+    "Catatan ini menggantikan [[deploy_notes_v1]]: deploy sekarang lewat CI.",
+    "Ghi chú này thay thế [[deploy_notes_v1]]: triển khai giờ chạy trong CI.",
+    "Bu not [[deploy_notes_v1]] notunun yerine geçer; dağıtım artık CI'da.",
 ])
 def test_a_newer_memory_that_says_it_replaces_another_names_it(body: str) -> None:
     new = mem("deploy_notes_v2.md", body, days=2)

@@ -27,14 +27,18 @@ from consolidator.store.model import Memory
 # about code or data: "replaced the JSON response"). The languages with this word order.
 _VERB_FIRST = re.compile(
     r"(?:(?<!\w)(?:supersedes|replaces|obsoletes|sustituye|reemplaza|remplace|ersetzt"
-    r"|sostituisce|substitui|заменяет|zastępuje|vervangt|nahrazuje)(?!\w)"
+    r"|sostituisce|substitui|заменяет|zastępuje|vervangt|nahrazuje|menggantikan"
+    r"|thay thế cho|thay thế)(?!\w)"
     r"|取代|替代|代替)",
     re.IGNORECASE,
 )
 # Object-first languages: the reference, the particle marking it as what is replaced, then the
-# verb ("A を置き換える", "A に代わる", "A 를 대체"; not "B に置き換える", replaced with B).
-_VERB_AFTER = re.compile(r"[`'\"”»」』)\]]*\s*(?:を\s*(?:置き換え|置換)|に\s*代わ|[을를]\s*대체)")
-_ANY_VERB = re.compile(rf"{_VERB_FIRST.pattern}|置き換え|置換|代わ|대체", re.IGNORECASE)
+# verb ("A を置き換える", "A に代わる", "A 를 대체"; not "B に置き換える", replaced with B;
+# Turkish "A'nın yerine geçer", "[[a]] notunun yerine geçer", takes the place of A).
+_VERB_AFTER = re.compile(r"[`'\"”»」』)\]]*\s*(?:を\s*(?:置き換え|置換)|に\s*代わ|[을를]\s*대체"
+                         r"|(?:['’]?[a-zçğıöşü]{1,5})?(?:\s+[^\W\d_]{1,12})?\s+yerine\s+geç)",
+                         re.IGNORECASE)
+_ANY_VERB = re.compile(rf"{_VERB_FIRST.pattern}|置き換え|置換|代わ|대체|yerine geç", re.IGNORECASE)
 # What may stand between the verb and the reference: an article, a preposition, "the old".
 _GAP = re.compile(r"[\s:]*(?:[^\s.,;!?。！？，、]+\s+){0,3}?[\s(\"'`«“„「]*$")
 GAP_CHARS = 24

@@ -66,3 +66,26 @@ def test_an_index_line_of_hostile_text_is_read_at_once(text: str) -> None:
                                   "urls", "paths a/", "CJK"])
 def test_a_whole_report_over_a_memory_of_one_mebibyte_takes_seconds(name: str) -> None:
     assert linear.whole_report(name, 1.0) < 10.0
+
+
+@pytest.mark.slow
+def test_relative_days_of_another_language_on_long_lines_are_read_in_linear_time() -> None:
+    """A line holding hundreds of "ayer": what a day's sentence says is read in a window
+    around it, not the whole line again for every phrase (was quadratic: 1 s at 16 KB)."""
+    from datetime import datetime
+
+    from consolidator.detect.dates.relative import find_relative
+
+    unit = "el servidor de la empresa falló ayer y la base de datos "
+
+    def timed(units: int) -> float:
+        best = float("inf")
+        for _ in range(2):
+            start = time.perf_counter()
+            find_relative(unit * units + "\n", datetime(2026, 11, 18, 10))
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    small, large = timed(70), timed(280)  # 4 KB and 16 KB, one line
+    if small > NOISE_FLOOR:
+        assert large <= 8 * small, f"{small * 1000:.1f} ms, then {large * 1000:.1f} ms"

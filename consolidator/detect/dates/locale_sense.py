@@ -11,6 +11,7 @@ only in a text written in its language.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from consolidator.detect.dates.locales import LocalePhrase, time_words
 
@@ -60,7 +61,8 @@ _RULE_OF_LANGUAGE = {
     # Turkish writes "if" onto the verb: bozulursa, olursa, gelirse.
     "tr": re.compile(r"\w{2,}(?:[ıiuü]r|[ae]r|[ae]m[ae]z)s[ae](?!\w)", re.IGNORECASE),
 }
-_SENTENCE_START = re.compile(r".*(?:[.!?;。！？]\s)", re.DOTALL)
+_SENTENCE_END = re.compile(r"[.!?;。！？]\s")
+SENTENCE_CHARS = 300  # how far back a condition is looked for: a long line costs no more
 _WORD_BEFORE = re.compile(r"(\w+)\W{0,3}$")
 # Korean: a part of the day after the word ("어제 저녁", yesterday evening), or a thing of that
 # day ("어제 것", yesterday's one; "어제의"), as English "yesterday's" qualifies a noun.
@@ -71,13 +73,20 @@ def states_a_rule(line: str, column: int, languages: frozenset[str]) -> bool:
     """Whether ``line`` (of a text written in ``languages``) states a habit or a rule for
     the day at ``column``: a habit, "always" or "never" anywhere in it, a condition before
     the day in its sentence."""
-    if _HABIT_OTHER.search(line):
+    if _habit(line):
         return True
-    start = _SENTENCE_START.match(line, 0, column)
-    before = line[start.end() if start else 0 : column]
+    low = max(0, column - SENTENCE_CHARS)
+    ends = [m.end() for m in _SENTENCE_END.finditer(line, low, column)]
+    before = line[ends[-1] if ends else low : column]
     return _CONDITION_OTHER.search(before) is not None \
         or any(_RULE_OF_LANGUAGE[lang].search(before) for lang in languages
                if lang in _RULE_OF_LANGUAGE)
+
+
+@lru_cache(maxsize=256)
+def _habit(line: str) -> bool:
+    """Whether ``line`` tells of a habit (once per line: a line may hold many phrases)."""
+    return _HABIT_OTHER.search(line) is not None
 
 
 def of_a_thing(text: str, phrase: LocalePhrase) -> bool:

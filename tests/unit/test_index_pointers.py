@@ -470,6 +470,14 @@ def test_a_description_an_unquoted_hash_cut_short_is_not_left_mid_remark() -> No
 NAMING = "feedback_naming_convention.md"
 
 
+def _with_new_pointer(text: str, description: str) -> list[str]:
+    """The lines of index ``text`` (pointing at a.md and b.md) once a pointer to an unlisted
+    ``feedback_naming_convention`` memory of ``description`` is added."""
+    memories = [make_memory("a.md"), make_memory("b.md"),
+                make_memory(NAMING, name=NAMING[:-3], description=description)]
+    return lines_of(rebuild(text, memories).text)
+
+
 @pytest.mark.parametrize(
     ("description", "line"),
     [
@@ -495,38 +503,26 @@ def test_in_an_east_asian_index_a_new_pointer_is_titled_in_the_index_s_script(
     """An index whose titles are Chinese, Japanese or Korean gets no English island from a
     memory's slug ("[Naming convention]") when the memory's description says it in the
     index's script."""
-    memories = [make_memory("a.md"), make_memory("b.md"),
-                make_memory("feedback_naming_convention.md", name="feedback_naming_convention",
-                            description=description)]
-    text = "# 索引\n- [部署流程](a.md) — 說明\n- [測試規則](b.md) — 說明\n"
+    out = _with_new_pointer("# 索引\n- [部署流程](a.md) — 說明\n- [測試規則](b.md) — 說明\n",
+                            description)
 
-    out = lines_of(rebuild(text, memories).text)
-
-    new = next(text for text in out if "feedback_naming_convention.md" in text)
-    slug = f"- [Naming convention]({NAMING}) — {description}"
-    assert new == (line or slug)
+    new = next(text for text in out if NAMING in text)
+    assert new == (line or f"- [Naming convention]({NAMING}) — {description}")
 
 
-def test_in_an_index_with_english_titles_a_new_pointer_keeps_its_slug_s_words() -> None:
-    memories = [make_memory("a.md"), make_memory("b.md"),
-                make_memory("feedback_naming_convention.md", name="feedback_naming_convention",
-                            description="工具命名規範——禁止用縮寫")]
-    text = "# Index\n- [Deploy](a.md) — 說明\n- [Tests](b.md) — 說明\n"
-
-    out = lines_of(rebuild(text, memories).text)
-
-    assert f"- [Naming convention]({NAMING}) — 工具命名規範——禁止用縮寫" in out
-
-
-def test_in_a_cyrillic_index_a_new_pointer_is_titled_in_cyrillic() -> None:
-    memories = [make_memory("a.md"), make_memory("b.md"),
-                make_memory("feedback_recyclebin.md", name="feedback_recyclebin",
-                            description="Корзина вместо удаления — файлы не стирать")]
-    text = "# Память\n- [Деплой](a.md) — как\n- [Тесты](b.md) — как\n"
-
-    out = lines_of(rebuild(text, memories).text)
-
-    assert "- [Корзина вместо удаления](feedback_recyclebin.md) — файлы не стирать" in out
+@pytest.mark.parametrize(("text", "description", "line"), [
+    # English titles: the slug's words, whatever the description's script
+    ("# Index\n- [Deploy](a.md) — 說明\n- [Tests](b.md) — 說明\n", "工具命名規範——禁止用縮寫",
+     f"- [Naming convention]({NAMING}) — 工具命名規範——禁止用縮寫"),
+    # Cyrillic titles: the description's head, in Cyrillic
+    ("# Память\n- [Деплой](a.md) — как\n- [Тесты](b.md) — как\n",
+     "Корзина вместо удаления — файлы не стирать",
+     f"- [Корзина вместо удаления]({NAMING}) — файлы не стирать"),
+])
+def test_a_new_pointer_is_titled_in_the_script_of_the_index_s_titles(
+    text: str, description: str, line: str
+) -> None:
+    assert line in _with_new_pointer(text, description)
 
 
 @pytest.mark.parametrize(

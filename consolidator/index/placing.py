@@ -16,11 +16,25 @@ from consolidator.index.value import parents
 from consolidator.store.model import MEMORY_TYPES, Memory
 
 _TYPE_HEADINGS = {
-    "user": ("user", "users", "about the user", "about me", "ユーザー", "用户", "用戶", "사용자"),
-    "feedback": ("feedback", "feedbacks", "preferences", "rules", "フィードバック", "反馈",
-                 "反饋", "피드백"),
-    "project": ("project", "projects", "プロジェクト", "项目", "項目", "專案", "프로젝트"),
-    "reference": ("reference", "references", "links", "リファレンス", "参考", "参照", "참고"),
+    "user": ("user", "users", "about the user", "about me", "ユーザー", "用户", "用戶", "사용자",
+             "utilisateur", "usuario", "usuari", "benutzer", "nutzer", "utente", "usuário",
+             "gebruiker", "użytkownik", "uživatel", "пользователь", "kullanıcı", "pengguna",
+             "người dùng"),
+    # (not 規則, ルール, 규칙: found inside a heading, as these scripts must be, they name
+    # rules of one thing as often: "本檔案維護規則", "작성 규칙", the rules of writing notes)
+    "feedback": ("feedback", "feedbacks", "preferences", "rules", "フィードバック",
+                 "反馈", "反饋", "피드백", "règles", "reglas", "regles",
+                 "regeln", "regole", "regras", "regels", "zasady", "pravidla", "правила",
+                 "kurallar", "aturan", "quy tắc", "préférences", "preferencias"),
+    "project": ("project", "projects", "プロジェクト", "项目", "項目", "專案", "프로젝트",
+                "projet", "projets", "proyecto", "proyectos", "projecte", "projectes", "projekt",
+                "projekte", "progetto", "progetti", "projeto", "projetos", "projecten",
+                "projekty", "проект", "проекты", "proje", "projeler", "proyek", "dự án"),
+    "reference": ("reference", "references", "links", "リファレンス", "参考", "参照", "참고",
+                  "référence", "références", "referencia", "referencias", "referència",
+                  "referències", "referenz", "referenzen", "riferimenti", "referência",
+                  "referências", "referenties", "ссылки", "справка", "referanslar",
+                  "referensi", "tham khảo"),
 }
 _LIST_HEADING = re.compile(
     r"\b(?:index|memories|memory files|files|topics|entries|contents)\b|目次|索引|一覧|目录|目錄|목록",
@@ -81,9 +95,16 @@ def list_heading(lines: list[IndexLine]) -> int | None:
         return named[0]
     if counts:
         most = max(counts, key=lambda i: (counts[i], -i))
-        if 2 * counts[most] > sum(counts.values()):
+        # ... unless it is a heading of one type ("## Rules"): a list of that type's memories
+        # is no place for a memory of another.
+        if 2 * counts[most] > sum(counts.values()) and not _names_a_type(lines[most]):
             return most
     return None
+
+
+def _names_a_type(line: IndexLine) -> bool:
+    """Whether a heading names a type of memory (see :func:`type_heading`)."""
+    return any(type_heading([line], mtype) is not None for mtype in _TYPE_HEADINGS)
 
 
 _PREFIX = re.compile(r"([^\W\d_]+)[_-]\w")  # the first word of a slug: `decision_`, `todo-`

@@ -12,7 +12,7 @@ from consolidator.index.parse import classify, parse_index
 from consolidator.index.pointers import Style, pointer_line, style_of, title_of
 from consolidator.store import frontmatter
 from consolidator.store.model import FileStat, Memory
-from tests.unit.test_index_rebuild import BASE_NS, lines_of, make_memory, rebuild
+from tests.unit.test_index_rebuild import BASE_NS, lines_of, make_memory, pointer_targets, rebuild
 
 NEW = make_memory("project_new-thing.md", name="project_new-thing", description="A new thing")
 NEW_LINE = "- [New thing](project_new-thing.md) — A new thing"
@@ -583,3 +583,47 @@ def test_in_an_index_sorted_by_subject_a_new_pointer_goes_to_the_section_of_its_
     else:
         assert out[at - 1] == "- [Compiler flags](feedback_flags.md) — flags every build uses"
         assert out[: at].count(heading) == 1 and "## Project" not in out
+
+
+@pytest.mark.parametrize("heading", ["## Regeln", "## Règles", "## Reglas", "## Правила"])
+def test_a_heading_naming_a_type_in_another_language_takes_its_memories(heading: str) -> None:
+    memories = [make_memory("feedback_r1.md", mtype="feedback")]
+    memories += [make_memory(f) for f in ("project_p1.md", "project_p2.md", "project_p3.md")]
+    memories.append(make_memory("feedback_new.md", description="Lowercase commit subjects",
+                                mtype="feedback"))
+    text = (f"# Index\n\n{heading}\n- [Rule 1](feedback_r1.md) — rule 1\n\n## Projects\n"
+            "- [Area 1](project_p1.md) — area 1\n- [Area 2](project_p2.md) — area 2\n"
+            "- [Area 3](project_p3.md) — area 3\n")
+
+    out = lines_of(rebuild(text, memories).text)
+
+    at = next(i for i, line in enumerate(out) if "feedback_new.md" in line)
+    assert out[at - 1] == "- [Rule 1](feedback_r1.md) — rule 1"
+
+
+def test_the_biggest_heading_naming_one_type_is_no_list_for_another() -> None:
+    """"## Rules" holding most pointers is the rules' list, not the index's: a reference
+    memory does not go under it."""
+    memories = [make_memory(f, mtype="feedback") for f in ("feedback_a.md", "feedback_b.md",
+                                                           "feedback_c.md")]
+    memories += [make_memory("project_p.md"),
+                 make_memory("reference_ci.md", description="Where the CI is defined",
+                             mtype="reference")]
+    text = ("# Index\n\n## Rules\n- [A](feedback_a.md) — a\n- [B](feedback_b.md) — b\n"
+            "- [C](feedback_c.md) — c\n\n## Work\n- [P](project_p.md) — p\n")
+
+    out = lines_of(rebuild(text, memories).text)
+
+    at = next(i for i, line in enumerate(out) if "reference_ci.md" in line)
+    assert out[at - 1] == "## Reference"
+
+
+@pytest.mark.parametrize("folder", ["archive", "old", "arxiu", "보관", "diary"])
+def test_a_memory_in_a_folder_of_old_or_daily_notes_gets_no_pointer(folder: str) -> None:
+    """A superseded rule kept in `archive/`, a session in `diary/`: a pointer would load it
+    into every session."""
+    memories = [make_memory("feedback_tone.md"),
+                make_memory(f"{folder}/feedback_tone_2025.md", description="Long replies")]
+    text = "# Index\n- [Tone](feedback_tone.md) — short replies\n"
+
+    assert pointer_targets(rebuild(text, memories).text) == ["feedback_tone.md"]

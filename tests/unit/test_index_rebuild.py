@@ -585,9 +585,9 @@ def test_memory_with_nested_metadata_type_is_added_under_that_type() -> None:
     ]
 
 
-def test_memory_whose_type_has_no_heading_goes_under_the_heading_with_most_pointers() -> None:
+def test_memory_whose_type_has_no_heading_in_an_index_sorted_by_type_gets_one() -> None:
     # No "## Reference" and no list heading ("## Index"...): the heading over the most
-    # pointer lines is where this index keeps its list; no new heading is made up.
+    # pointer lines ("## Feedback") is the feedback list, no place for a reference memory.
     text = "\n".join(TIDY) + "\n"
     new = make_memory("reference_grafana.md", mtype="reference", description="Dashboards")
 
@@ -595,8 +595,18 @@ def test_memory_whose_type_has_no_heading_goes_under_the_heading_with_most_point
 
     assert plan.added == ("reference_grafana.md",)
     assert lines_of(plan.text) == (
-        TIDY[:5] + ["- [Grafana](reference_grafana.md) — Dashboards"] + TIDY[5:]
+        TIDY + ["", "## Reference", "- [Grafana](reference_grafana.md) — Dashboards"]
     )
+
+
+def test_memory_whose_type_has_no_heading_goes_under_the_heading_with_most_pointers() -> None:
+    # A heading naming no type that holds most pointers is where this index keeps its list.
+    text = "\n".join(TIDY).replace("## Feedback", "## Notes") + "\n"
+    new = make_memory("reference_grafana.md", mtype="reference", description="Dashboards")
+
+    plan = rebuild(text, tidy_memories() + [new])
+
+    assert lines_of(plan.text)[5] == "- [Grafana](reference_grafana.md) — Dashboards"
 
 
 def test_memory_without_type_in_an_index_with_no_pointers_is_appended_after_a_blank() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from itertools import chain, repeat
 
 from consolidator.detect.text import normal_line
@@ -218,7 +219,21 @@ def says_something(text: str, least: int) -> bool:
             (":", "：")):
         return False  # a heading, a label, or a line leading into what follows it
     return not ("[" in text or "`" in text or "/" in text or "\\" in text or "-" in text) \
-        or len(line_features(normal_line(_LINKS.sub(" ", text)))) >= least
+        or _unlinked_features(text) >= least
+
+
+@lru_cache(maxsize=8192)
+def _unlinked_features(text: str) -> int:
+    """How many content features ``text`` has once its links, paths and ids are left out
+    (cached: a claim is asked of again for every pair it stands in)."""
+    return len(line_features(normal_line(_LINKS.sub(" ", text))))
+
+
+@lru_cache(maxsize=8192)
+def unpointed(text: str) -> frozenset[str]:
+    """The content features of ``text`` without the paths and ids it names (see
+    :data:`POINTERS`; cached as :func:`_unlinked_features` is)."""
+    return frozenset(line_features(normal_line(POINTERS.sub(" ", text))))
 
 
 def _swapped(counts: Counter[str], matched: int) -> bool:

@@ -34,12 +34,12 @@ from typing import NamedTuple
 from consolidator.detect.findings import Similar
 from consolidator.detect.overlap.claims import (
     DIGITS,
-    POINTERS,
     RESTATED_FEATURES,
     RESTATED_LINE,
     RULE_SHARE,
     Claims,
     says_something,
+    unpointed,
 )
 from consolidator.detect.overlap.shared_lines import same_lines, sharing_lines
 from consolidator.detect.text import normal_line, normal_set, tokens
@@ -373,7 +373,7 @@ def _said(text: str, found: set[str]) -> set[str]:
     :data:`~consolidator.detect.overlap.claims.POINTERS`)."""
     if "/" not in text and "\\" not in text and "-" not in text:
         return found
-    return line_features(normal_line(POINTERS.sub(" ", text)))
+    return set(unpointed(text))
 
 
 class _Weights(dict[str, float]):

@@ -18,6 +18,11 @@ NEW = make_memory("project_new-thing.md", name="project_new-thing", description=
 NEW_LINE = "- [New thing](project_new-thing.md) — A new thing"
 
 
+def above(out: list[str], file: str) -> str:
+    """The line right above the first line of ``out`` that links ``file``."""
+    return out[next(i for i, line in enumerate(out) if file in line) - 1]
+
+
 def a_and_b() -> list[Memory]:
     return [make_memory("a.md"), make_memory("b.md")]
 
@@ -370,8 +375,7 @@ def test_a_heading_that_names_one_particular_project_is_not_the_project_heading(
 
     out = lines_of(rebuild(text, memories).text)
 
-    at = next(i for i, line in enumerate(out) if "project_new.md" in line)
-    assert out[at - 1] == "- [A](a.md) — a"
+    assert above(out, "project_new.md") == "- [A](a.md) — a"
 
 
 def test_a_new_pointer_stands_beside_its_namesake_not_under_a_heading_of_its_type() -> None:
@@ -387,8 +391,7 @@ def test_a_new_pointer_stands_beside_its_namesake_not_under_a_heading_of_its_typ
 
     out = lines_of(rebuild(text, memories).text)
 
-    at = next(i for i, line in enumerate(out) if "project_state_0903_evening.md" in line)
-    assert out[at - 1] == "- [State morning](project_state_0903_morning.md) — the morning"
+    assert above(out, "project_state_0903_evening.md") == "- [State morning](project_state_0903_morning.md) — the morning"
 
 
 def test_a_heading_that_is_only_the_type_takes_the_new_pointer() -> None:
@@ -397,8 +400,7 @@ def test_a_heading_that_is_only_the_type_takes_the_new_pointer() -> None:
 
     out = lines_of(rebuild(text, memories).text)
 
-    at = next(i for i, line in enumerate(out) if "project_new.md" in line)
-    assert out[at - 1] == "- a note"
+    assert above(out, "project_new.md") == "- a note"
 
 
 def test_a_shortened_hook_ends_at_a_word_never_inside_an_address_or_a_bracket() -> None:
@@ -597,8 +599,7 @@ def test_a_heading_naming_a_type_in_another_language_takes_its_memories(heading:
 
     out = lines_of(rebuild(text, memories).text)
 
-    at = next(i for i, line in enumerate(out) if "feedback_new.md" in line)
-    assert out[at - 1] == "- [Rule 1](feedback_r1.md) — rule 1"
+    assert above(out, "feedback_new.md") == "- [Rule 1](feedback_r1.md) — rule 1"
 
 
 def test_the_biggest_heading_naming_one_type_is_no_list_for_another() -> None:
@@ -614,8 +615,7 @@ def test_the_biggest_heading_naming_one_type_is_no_list_for_another() -> None:
 
     out = lines_of(rebuild(text, memories).text)
 
-    at = next(i for i, line in enumerate(out) if "reference_ci.md" in line)
-    assert out[at - 1] == "## Reference"
+    assert above(out, "reference_ci.md") == "## Reference"
 
 
 @pytest.mark.parametrize("folder", ["archive", "old", "arxiu", "보관", "diary"])

@@ -239,3 +239,11 @@ def unpointed(text: str) -> frozenset[str]:
 def _swapped(counts: Counter[str], matched: int) -> bool:
     """Whether one word recurs in what most matching lines do not share (a subject swap)."""
     return matched >= 3 and bool(counts) and counts.most_common(1)[0][1] * 2 > matched
+
+
+def said(text: str, found: set[str]) -> set[str]:
+    """The content features of a claim without the paths and ids it names (see
+    :data:`POINTERS`)."""
+    if "/" not in text and "\\" not in text and "-" not in text:
+        return found
+    return set(unpointed(text))

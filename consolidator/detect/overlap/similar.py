@@ -38,8 +38,8 @@ from consolidator.detect.overlap.claims import (
     RESTATED_LINE,
     RULE_SHARE,
     Claims,
+    said,
     says_something,
-    unpointed,
 )
 from consolidator.detect.overlap.shared_lines import same_lines, sharing_lines
 from consolidator.detect.text import normal_line, normal_set, tokens
@@ -270,10 +270,10 @@ class _Words:
         if whole < RARE_WHOLE:
             return None
         best: tuple[int, str, str] = (RARE_LINE_WORDS - 1, "", "")
-        theirs = [(text, _said(text, found) & only) for text, _n, found, _m in self.claims.of(b)
+        theirs = [(text, said(text, found) & only) for text, _n, found, _m in self.claims.of(b)
                   if says_something(text, RESTATED_FEATURES)]
         for text, _normal, found, _mass in self.claims.of(a):
-            mine = _said(text, found) & only
+            mine = said(text, found) & only
             if len(mine) <= best[0] or not says_something(text, RESTATED_FEATURES):
                 continue
             for other, common in theirs:
@@ -367,14 +367,6 @@ class _Words:
             found = line_features(normal_line(self.by_file[file].description))
             self._descriptions[file] = found
         return found
-
-def _said(text: str, found: set[str]) -> set[str]:
-    """The content features of a claim without the paths and ids it names (see
-    :data:`~consolidator.detect.overlap.claims.POINTERS`)."""
-    if "/" not in text and "\\" not in text and "-" not in text:
-        return found
-    return set(unpointed(text))
-
 
 class _Weights(dict[str, float]):
     """Feature -> rarity; a feature no memory was indexed with (a CJK pair across a wrapped

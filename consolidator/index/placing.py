@@ -102,6 +102,27 @@ def list_heading(lines: list[IndexLine]) -> int | None:
     return None
 
 
+_NUMBER = re.compile(r"(\d+)([.)])[ \t]")
+
+
+def _numbered(lines: list[IndexLine], new: set[int]) -> list[IndexLine]:
+    """``lines`` with each new pointer (by id in ``new``) numbered on from the item above it
+    in its section, as the index's own numbered list is ("7. [x](x.md)" after "6. …")."""
+    out: list[IndexLine] = []
+    last = 0
+    for line in lines:
+        if line.kind == "heading":
+            last = 0
+        found = _NUMBER.match(line.text)
+        if id(line) in new and found:
+            last += 1
+            line = classify(f"{last}{found.group(2)} {line.text[found.end():]}")
+        elif found:
+            last = int(found.group(1))
+        out.append(line)
+    return out
+
+
 def _names_a_type(line: IndexLine) -> bool:
     """Whether a heading names a type of memory (see :func:`type_heading`)."""
     return any(type_heading([line], mtype) is not None for mtype in _TYPE_HEADINGS)
@@ -291,4 +312,7 @@ def add_pointers(
         elif out and out[-1].kind != "blank" and (sorted_in or not BULLET.match(out[-1].text)):
             out.append(IndexLine("", "blank"))  # (a heading of its own after a blank line)
         out.extend(appended)
+    if style.bullet[0].isdigit():
+        out = _numbered(out, {id(line) for line in appended}
+                        | {id(line) for new in by_place.values() for line in new})
     return out

@@ -41,7 +41,7 @@ def style_of(lines: list[IndexLine]) -> Style:
     for line in pointers:
         match = BULLET.match(line.text)
         mark = match.group(2) if match else "-"
-        bullets["-" if mark[0].isdigit() else mark] += 1
+        bullets["1" + mark[-1] if mark[0].isdigit() else mark] += 1  # "1." or "1)": numbered
         rest = line.text[match.end() if match else 0 :]
         bold += rest.startswith(("**[", "__["))
         _link, sep, hook = split_pointer(line.text)

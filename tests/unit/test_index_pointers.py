@@ -96,7 +96,7 @@ def test_an_index_with_no_pointers_gets_the_default_style() -> None:
         ),
         pytest.param(
             "1. [A](a.md): a\n2. [B](b.md): b\n",
-            "- [New thing](project_new-thing.md): A new thing",
+            "3. [New thing](project_new-thing.md): A new thing",
             id="numbered",
         ),
     ],
@@ -627,3 +627,18 @@ def test_a_memory_in_a_folder_of_old_or_daily_notes_gets_no_pointer(folder: str)
     text = "# Index\n- [Tone](feedback_tone.md) — short replies\n"
 
     assert pointer_targets(rebuild(text, memories).text) == ["feedback_tone.md"]
+
+
+def test_in_a_numbered_index_new_pointers_are_numbered_on_from_the_item_above() -> None:
+    memories = [make_memory(f, mtype="feedback") for f in ("feedback_a.md", "feedback_b.md",
+                                                           "feedback_c.md")]
+    memories += [make_memory("project_p.md"), make_memory("reference_r.md", mtype="reference"),
+                 make_memory("reference_s.md", mtype="reference")]
+    text = ("# Index\n\n## Rules\n1. [A](feedback_a.md) — a\n2. [B](feedback_b.md) — b\n\n"
+            "## Projects\n1) [P](project_p.md) — p\n")
+
+    out = lines_of(rebuild(text, memories).text)
+
+    assert above(out, "feedback_c.md") == "2. [B](feedback_b.md) — b"
+    assert [line[:3] for line in out if "_c.md" in line or "reference_" in line] == [
+        "3. ", "1. ", "2. "]

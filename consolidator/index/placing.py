@@ -184,8 +184,16 @@ def sibling_heading(lines: list[IndexLine], file: str, mtype: str | None = None,
 SUBJECT_WORDS = 2  # content words a section must share with a memory to be its subject's
 
 
-def subject_heading(lines: list[IndexLine], memory: Memory,
-                    sections: dict[int, list[str]]) -> int | None:
+def section_words(lines: list[IndexLine], sections: dict[int, list[str]]
+                  ) -> dict[int, list[set[str]]]:
+    """Heading -> the content features of each of its section's lines (the heading's too):
+    worked out once for every memory :func:`subject_heading` places."""
+    return {heading: [line_features(normal_line(line.text))
+                      for line in lines[heading:section_end(lines, heading)]]
+            for heading in sections}
+
+
+def subject_heading(memory: Memory, words: dict[int, list[set[str]]]) -> int | None:
     """The section of the user's own categories that is about the memory's subject: the one
     sharing ``SUBJECT_WORDS`` content words at least with the memory's name and description,
     and more of them, counted once per line of the section that has them (the heading and
@@ -193,21 +201,19 @@ def subject_heading(lines: list[IndexLine], memory: Memory,
     new Foreman dev gets" under "## Foreman System", whose lines name Foreman again and
     again). Words every section has, and the names of memory types, say nothing of a
     subject."""
-    if len(sections) < 2:
+    if len(words) < 2:
         return None
     mine = line_features(normal_line(f"{_NAME_WORDS.sub(' ', memory.name)} "
                                      f"{memory.description}")) - set(MEMORY_TYPES)
-    counts: dict[int, Counter[str]] = {}
-    for heading in sections:
-        counts[heading] = Counter(feature for line in lines[heading:section_end(lines, heading)]
-                                  for feature in line_features(normal_line(line.text)) & mine)
+    counts = {heading: Counter(f for found in each for f in found & mine)
+              for heading, each in words.items()}
     everywhere = set.intersection(*(set(found) for found in counts.values()))
     ranked = sorted(((len(found.keys() - everywhere),
                       sum(n for f, n in found.items() if f not in everywhere), -heading)
                      for heading, found in counts.items()), key=lambda r: (r[1], r[2]),
                     reverse=True)
-    (words, best, heading), (_, second, _) = ranked[0], ranked[1]
-    return -heading if words >= SUBJECT_WORDS and best > second else None
+    (kinds, best, heading), (_, second, _) = ranked[0], ranked[1]
+    return -heading if kinds >= SUBJECT_WORDS and best > second else None
 
 
 def section_end(lines: list[IndexLine], start: int) -> int:
@@ -264,6 +270,7 @@ def add_pointers(
     level = min((lines[i].level for i in sections), default=2)
     places: dict[str, int | None] = {}  # type -> where its new lines go
     script = other_script(lines)
+    subjects: dict[int, list[set[str]]] = {}  # (worked out when first needed)
     for memory in sorted(memories, key=lambda m: (m.type or "~", m.file)):
         own = titled_like(memory) if script else None
         line = classify(pointer_line(memory, limit, style, *(own or (None, None))))
@@ -278,7 +285,8 @@ def add_pointers(
         if end is None and not fresh:
             sibling = sibling_heading(lines, memory.file, memory.type, sections)
             if sibling is None and sorted_in:
-                sibling = subject_heading(lines, memory, sections)
+                subjects = subjects or section_words(lines, sections)
+                sibling = subject_heading(memory, subjects)
             end = None if sibling is None else section_end(lines, sibling)
         if end is not None:
             by_place.setdefault(end, []).append(line)

@@ -12,6 +12,7 @@ from consolidator.detect.text import normal_line
 from consolidator.detect.words import line_features
 from consolidator.index.parse import IndexLine, classify
 from consolidator.index.pointers import BULLET, other_script, pointer_line, style_of, titled_like
+from consolidator.index.tables import table_above, table_row
 from consolidator.index.value import parents
 from consolidator.store.model import MEMORY_TYPES, Memory
 
@@ -78,9 +79,14 @@ def _sections(lines: list[IndexLine]) -> dict[int, list[str]]:
     for i, line in enumerate(lines):
         if line.kind == "heading":
             current = i
-        elif line.kind == "pointer" and current is not None and line.target:
-            out.setdefault(current, []).append(line.target)
+        elif current is not None and _entry(line):
+            out.setdefault(current, []).append(line.targets[0])
     return out
+
+
+def _entry(line: IndexLine) -> bool:
+    """Whether a line lists a memory: a pointer line, or a table's row that links one."""
+    return bool(line.target) or (line.kind == "table" and bool(line.targets))
 
 
 def list_heading(lines: list[IndexLine]) -> int | None:
@@ -227,10 +233,26 @@ def section_end(lines: list[IndexLine], start: int) -> int:
     return end
 
 
+def _place_in(lines: list[IndexLine], start: int) -> int:
+    """Where a new pointer goes in the section whose heading is at ``start``: at its end, or
+    after its table, when a table's row is the last line in it to list a memory."""
+    end = section_end(lines, start)
+    last = max((i for i in range(start + 1, end) if _entry(lines[i])), default=None)
+    if last is not None and lines[last].kind == "table":
+        return item_end(lines, last)
+    return end
+
+
 def item_end(lines: list[IndexLine], at: int) -> int:
     """One past the list item at ``at``: with the lines indented under it (its details, as
     :func:`~consolidator.index.value.parents` reads them) and a paragraph's lazy continuation
-    lines, so that nothing is put between an item and the rest of what it says."""
+    lines, so that nothing is put between an item and the rest of what it says; one past its
+    table, for a table's row."""
+    if lines[at].kind == "table":
+        end = at + 1
+        while end < len(lines) and lines[end].kind == "table":
+            end += 1
+        return end
     under = parents(lines)
     inside = {at}
     end = at + 1
@@ -261,7 +283,7 @@ def add_pointers(
     by_place: dict[int | None, list[IndexLine]] = {}
     headings: dict[str, int] = {}  # type -> heading this call created (index in ``appended``)
     appended: list[IndexLine] = []
-    last_pointer = max((i for i, l in enumerate(lines) if l.kind == "pointer"), default=None)
+    last_pointer = max((i for i, l in enumerate(lines) if _entry(l)), default=None)
     listed = list_heading(lines)
     # Pointers under several headings, none the list: the user's categories. A memory none
     # of them is shown to hold goes under a heading of its type at the end.
@@ -279,19 +301,22 @@ def add_pointers(
             at = type_heading(lines, mtype)
             if at is None and not fresh:
                 at = listed
-            places[mtype] = None if at is None else section_end(lines, at)
+            places[mtype] = None if at is None else _place_in(lines, at)
         kin = None if fresh else _namesake(memory.file, sections)
-        end = places[mtype] if kin is None else section_end(lines, kin)
+        end = places[mtype] if kin is None else _place_in(lines, kin)
         if end is None and not fresh:
             sibling = sibling_heading(lines, memory.file, memory.type, sections)
             if sibling is None and sorted_in:
                 subjects = subjects or section_words(lines, sections)
                 sibling = subject_heading(memory, subjects)
-            end = None if sibling is None else section_end(lines, sibling)
+            end = None if sibling is None else _place_in(lines, sibling)
+        if end is None and last_pointer is not None and not fresh and not sorted_in:
+            end = item_end(lines, last_pointer)
         if end is not None:
+            table = table_above(lines, end)
+            if table is not None:
+                line = classify(table_row(table, memory, limit, *(own or (None, None))))
             by_place.setdefault(end, []).append(line)
-        elif last_pointer is not None and not fresh and not sorted_in:
-            by_place.setdefault(item_end(lines, last_pointer), []).append(line)
         elif fresh or sorted_in:
             if mtype not in headings:
                 if appended:
@@ -305,7 +330,7 @@ def add_pointers(
     for i, line in enumerate(lines + [IndexLine("", "end")]):
         new = by_place.get(i, [])
         if new and out and out[-1].kind not in ("blank", "heading", "pointer") \
-                and not BULLET.match(out[-1].text):
+                and new[0].kind != "table" and not BULLET.match(out[-1].text):
             out.append(IndexLine("", "blank"))  # never glued to a paragraph
         out.extend(new)
         if line.kind != "end":

@@ -235,14 +235,25 @@ def pointer_line(
     """A new pointer line to ``memory`` in ``style``, within ``limit`` characters, with any
     secret in its title or hook masked (before either is shortened, so no part of one stays)."""
     style = style or Style()
-    target = f"({link_path(memory.file)})"
     wrap = "**" if style.bold else ""
-    room = limit - len(target) - 4 - 2 * len(wrap) - (20 if memory.description else 0)
-    title = shorten(redact(title or title_of(memory)).replace("[", "(").replace("]", ")"),
-                    max(room, 10))
-    head = f"{style.bullet} {wrap}[{title}]{target}{wrap}"
-    hook = _closed(redact(memory.description if hook is None else hook))
-    if not hook or hook.casefold() == title.casefold():
+    link, hook = pointer_parts(memory, limit - 4 - 2 * len(wrap), title, hook)
+    head = f"{style.bullet} {wrap}{link}{wrap}"
+    if not hook:
         return head
     sep = style.separator
     return head + sep + shorten(hook, max(limit - len(head) - len(sep), 1))
+
+
+def pointer_parts(memory: Memory, room: int, title: str | None = None, hook: str | None = None,
+                  ) -> tuple[str, str]:
+    """A new pointer's link, its title cut to fit ``room`` characters with 20 left for a
+    hook, and its whole hook (none when it says no more than the title), any secret in
+    either masked before either is shortened, so that no part of one stays."""
+    target = f"({link_path(memory.file)})"
+    room -= len(target) + (20 if memory.description else 0)
+    title = shorten(redact(title or title_of(memory)).replace("[", "(").replace("]", ")"),
+                    max(room, 10))
+    hook = _closed(redact(memory.description if hook is None else hook))
+    if hook.casefold() == title.casefold():
+        hook = ""
+    return f"[{title}]{target}", hook

@@ -91,6 +91,9 @@ class IndexPlan:
     # Files the index pointed at that were missing before this run, whatever this plan does
     # with their pointers (a safe plan leaves them: unlinking one is a judgment).
     missing: tuple[str, ...] = ()
+    # Files a sentence or a table of the index links that are missing: the user's words,
+    # left as written (reported, never unlinked).
+    linked_missing: tuple[str, ...] = ()
     over_limits: bool = False  # the index had to shrink
     before: tuple[int, int] = (0, 0)  # (lines, bytes) as Claude Code counted them before
     over: str = ""  # how far over its limits the rebuilt index still is ("" within)
@@ -251,6 +254,7 @@ def assemble(
         creates=fitted.creates,
         unlinked=relinked.unlinked,
         missing=relinked.missing,
+        linked_missing=relinked.linked_missing,
         over_limits=fitted.over_limits,
         before=measure(text or ""),
         over=over_by(count, used, limits),

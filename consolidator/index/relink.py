@@ -62,6 +62,7 @@ class Relinked:
     unlinked: tuple[tuple[str, str], ...] = ()
     origin: tuple[int, ...] = ()  # each line's position in the index as read
     missing: tuple[str, ...] = ()  # pointers' files missing before this run
+    linked_missing: tuple[str, ...] = ()  # files the index's own text links, missing
 
 
 _DROP = IndexLine("", "drop")  # a line leaving; positions stay put until step 1 ends
@@ -190,6 +191,9 @@ def relink_lines(original: Sequence[IndexLine], to: Targets) -> Relinked:
         missing=tuple(sorted({t for line in original for t in line.pointers
                               if t not in present and t not in to.redirects
                               and t not in archived})),
+        linked_missing=tuple(sorted({t for line in original for t in line.targets
+                                     if t not in line.pointers and t not in present
+                                     and t not in to.redirects and t not in archived})),
     )
 
 

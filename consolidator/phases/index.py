@@ -140,7 +140,8 @@ def run(work: Work) -> None:
             lines, size = full.before
             index = IndexPlan(snapshot.index.text or "", False, lines, size,
                               lines <= cfg.max_lines and size <= cfg.max_bytes,
-                              before=full.before, missing=full.missing, why=(why,))
+                              before=full.before, missing=full.missing,
+                              linked_missing=full.linked_missing, why=(why,))
         work.plan = dataclasses.replace(work.plan, index=index, notes=work.plan.notes + (note,))
         return
     safe = plan(work, snapshot, SAFE_SCOPE)

@@ -171,6 +171,7 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
             "removed": list(index.removed) if index else [],
             "unlinked": [{"file": f, "state": state} for f, state in index.unlinked]
             if index else [],
+            "linked_missing": list(index.linked_missing) if index else [],
             "over_limits": index.over_limits if index else False,
             "repointed": [list(pair) for pair in index.repointed] if index else [],
             "moved": mask.all(index.moved) if index else [],

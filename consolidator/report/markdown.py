@@ -148,6 +148,8 @@ def _found(root: RootReport, rest: Rest, index_name: str) -> str:
         ("unparsed file", "unparsed files", len(unparsed), " (left alone)"),
         ("index pointer to a missing file", "index pointers to missing files",
          len(plan.index.missing) if plan.index else 0, ""),
+        ("link in the index's text to a missing file", "links in the index's text to missing files",
+         len(plan.index.linked_missing) if plan.index else 0, " (left as written)"),
         ("memory with no index pointer", "memories with no index pointer",
          _unindexed(plan.index) if plan.index else 0,
          f" ({len(plan.index.dropped)} with no room, named under Index)"

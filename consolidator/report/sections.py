@@ -157,6 +157,8 @@ def index_md(root: RootReport, mask: Mask) -> list[str]:
         ("added", index.added),
         ("links to missing or archived files, text kept in the index",
          [f"{f} ({state})" for f, state in index.unlinked]),
+        ("links in the index's own text to missing files, left as written for you to fix",
+         index.linked_missing),
         ("pointers removed, their text already live elsewhere",
          [f for f in index.removed if f not in kept]),
         ("repointed", [f"{a} -> {b}" for a, b in index.repointed]),

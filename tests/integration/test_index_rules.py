@@ -99,6 +99,26 @@ def test_a_pointer_to_a_missing_file_keeps_its_words_live(
     _second_run_changes_nothing(world, capsys)
 
 
+def test_a_link_in_the_indexs_own_text_to_a_missing_file_is_reported_and_left(
+    world: World, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    world.put("project_export.md", "- The export runs nightly.\n")
+    index = ("## Index\n- [Export](project_export.md) — nightly export\n\n"
+             "Why we moved off the old vendor: see [the vendor note](vendor_history.md).\n")
+    world.raw("MEMORY.md", index.encode(), days=3)
+
+    report = world.run(capsys)
+
+    assert (world.root / "MEMORY.md").read_text() == index
+    assert report["index"]["linked_missing"] == ["vendor_history.md"]
+    assert report["index"]["unlinked"] == []
+    out = tmp_path / "report.md"
+    assert main(["report", "--memory-dir", str(world.root), "--state-dir", str(world.state),
+                 "--project-root", str(world.project), "--output", str(out)]) == 0
+    assert ("links in the index's own text to missing files, left as written for you to fix: "
+            "`vendor_history.md`") in out.read_text()
+
+
 def test_a_pointer_to_a_symlink_or_an_oversized_memory_is_kept_as_written(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -218,6 +218,8 @@ def test_links_to_missing_files_in_text_and_tables_are_hand_written_and_kept() -
     assert plan.changed is False
     assert plan.text == text
     assert plan.removed == ()
+    assert plan.linked_missing == ("gone.md",)  # reported, for the user to fix
+    assert plan.missing == ()  # no pointer's file is missing
 
 
 # --- pointers to missing files --------------------------------------------------------------

@@ -1,0 +1,126 @@
+"""A new pointer in an index that lists its memories in a table: a row of that table, written
+as its other rows are; a table that is no list of pointers gets a list item after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from consolidator.index.tables import cells
+from tests.unit.test_index_rebuild import lines_of, make_memory, rebuild
+
+NEW = make_memory("project_new-thing.md", name="project_new-thing", description="A new thing")
+OLD = [make_memory("a.md"), make_memory("b.md", mtype="feedback")]
+
+TYPED = """# Memory
+
+## Memories
+
+| File | Type | Description |
+|------|:----:|-------------|
+| [a.md](a.md) | project | Alpha |
+| [b.md](b.md) | feedback | Beta |
+
+## Notes
+
+A closing note.
+"""
+
+TITLED = """# Memory
+
+| Memory | What it holds |
+|---|---|
+| [A](a.md) | alpha |
+| [B](b.md) | beta |
+
+Keep this table short.
+"""
+
+
+def test_a_new_pointer_is_a_row_of_the_table_in_its_columns() -> None:
+    out = lines_of(rebuild(TYPED, [*OLD, NEW]).text)
+
+    rows = [line for line in out if line.startswith("|")]
+    assert rows[-1] == "| [project_new-thing.md](project_new-thing.md) | project | A new thing |"
+    assert out[out.index(rows[-1]) + 1] == ""  # the table's last row, before the blank line
+    assert out[:7] == lines_of(TYPED)[:7]
+
+
+def test_a_table_naming_its_links_by_file_stem_names_the_new_one_so() -> None:
+    text = "| Day | Summary |\n|---|---|\n| [2026-05-19](2026-05-19.md) | audit |\n"
+    day = make_memory("2026-05-19.md", description="audit")
+
+    out = lines_of(rebuild(text, [day, NEW]).text)
+
+    assert out[-1] == "| [project_new-thing](project_new-thing.md) | A new thing |"
+
+
+def test_a_row_goes_after_the_tables_last_row_not_after_the_paragraph_below_it() -> None:
+    out = lines_of(rebuild(TITLED, [*OLD, NEW]).text)
+
+    assert out == lines_of(TITLED)[:6] + ["| [New thing](project_new-thing.md) | A new thing |",
+                                          "", "Keep this table short."]
+
+
+def test_a_second_run_adds_no_second_row() -> None:
+    once = rebuild(TITLED, [*OLD, NEW]).text
+
+    assert rebuild(once, [*OLD, NEW]).text == once
+
+
+def test_a_pipe_in_a_description_is_escaped_and_stays_in_its_cell() -> None:
+    piped = make_memory("c.md", name="c", description="either this | or that")
+
+    out = lines_of(rebuild(TITLED, [*OLD, piped]).text)
+
+    row = next(line for line in out if "(c.md)" in line)
+    assert cells(row) == ["[c](c.md)", r"either this \| or that"]
+
+
+def test_a_long_description_is_cut_to_fit_the_row_within_the_pointer_limit() -> None:
+    long = make_memory("c.md", name="c", description="word " * 80)
+
+    out = lines_of(rebuild(TITLED, [*OLD, long]).text)
+
+    row = next(line for line in out if "(c.md)" in line)
+    assert len(row) <= 150
+    assert row.endswith("… |")
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "| [A](a.md) | alpha |\n| [B](b.md) | beta |\n",  # no header, no separator row
+        "| Name | Where |\n|---|---|\n| alpha | see [A](a.md) |\n| [B](b.md) | beta |\n",
+    ],
+    ids=["no-separator", "links-in-no-one-column"],
+)
+def test_a_table_that_is_no_list_of_pointers_gets_a_list_item_after_it(table: str) -> None:
+    text = f"# Memory\n\n{table}"
+
+    out = lines_of(rebuild(text, [*OLD, NEW]).text)
+
+    assert out == lines_of(text) + ["", "- [New thing](project_new-thing.md) — A new thing"]
+
+
+def test_a_list_after_a_table_takes_the_new_pointer_as_a_list_item() -> None:
+    text = "# Memory\n\n| File | What |\n|---|---|\n| [A](a.md) | alpha |\n\n- [B](b.md) — beta\n"
+
+    out = lines_of(rebuild(text, [*OLD, NEW]).text)
+
+    assert out[-1] == "- [New thing](project_new-thing.md) — A new thing"
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ("| a | b |", ["a", "b"]),
+        ("a | b", ["a", "b"]),
+        (r"| x \| y | z |", [r"x \| y", "z"]),
+        ("| `a | b` | c |", ["`a | b`", "c"]),
+        ("| [[key|alias]] | c |", ["[[key|alias]]", "c"]),
+        ("| a |  | c |", ["a", "", "c"]),
+    ],
+)
+def test_cells_split_on_pipes_outside_code_escapes_and_wiki_links(row: str,
+                                                                   expected: list[str]) -> None:
+    assert cells(row) == expected

@@ -29,6 +29,7 @@ from consolidator.index.sections import (
     QUIET,
     pointers_to,
     section_of,
+    spaced,
     summary,
     top_sections,
 )
@@ -234,7 +235,7 @@ class IndexLines:
             else:
                 file = topic_file_name(name, self.taken, kind)
                 self.taken.add(file)
-            texts = [line.text for line in part]
+            texts = spaced(part)
             newest = max(stamps, default=self.mtime_ns)
             topic = (extended(old, texts, newest, sources, name, reason) if old is not None
                      else topic_memory(file, name, texts, newest, types, self.newline,

@@ -17,6 +17,10 @@ from consolidator.index.window import CODE, HIDDEN
 _MARKUP = re.compile(r"^\s*(?:#+\s*|>\s*|(?:[-*+]|\d+[.)])\s+)|[*`|]+"
                      r"|(?<![^\W_])_+|_+(?![^\W_])")
 QUIET = ("blank", HIDDEN)  # lines that are not content
+# Lines that say nothing of what a run of lines is about: a code fence (with its language,
+# "```bash"), a thematic break, a table's separator row.
+_NO_WORDS = re.compile(r"\s{0,3}(?:```|~~~|(?:[-*_=]\s*){3,}$|\|?(?:\s*:?-+:?\s*\|)+)")
+_SPACED = re.compile(r"\s+([:;,.!?])")  # a space a removed mark left before punctuation
 
 
 def top_sections(lines: Sequence[IndexLine]) -> list[tuple[int, int]]:
@@ -53,9 +57,10 @@ def summary(lines: list[IndexLine], what: str = "lines moved from MEMORY.md") ->
     about, in the words of the lines themselves (a pointer's title, a note's first words, a
     heading), so that a session can tell when to open it. The pointer line is shortened to
     the line limit."""
+    headings: list[str] = []
     about: list[str] = []
     for line in lines:
-        if line.kind in QUIET:
+        if line.kind in QUIET or _NO_WORDS.match(line.text):
             continue
         if line.kind == "heading":
             words = line.heading_text
@@ -63,11 +68,13 @@ def summary(lines: list[IndexLine], what: str = "lines moved from MEMORY.md") ->
             words = link_title(line.text)
         else:
             words = " ".join(_MARKUP.sub(" ", line.text).split()[:6])
-        words = words.strip().rstrip(".,;:。、，；：")
-        if words and words not in about:
-            about.append(words)
+        words = _SPACED.sub(r"\1", words).strip().rstrip(".,;:。、，；：")
+        if words and words not in headings + about:
+            (headings if line.kind == "heading" else about).append(words)
     count = sum(1 for line in lines if line.kind not in QUIET)
     head = f"{count} {what}"
+    # The sections first: a hook cut to fit still names every part the lines come from.
+    about = headings + about
     return f"{head}: {', '.join(about)}" if about else head
 
 
@@ -100,3 +107,21 @@ def with_details(taking: list[int], children: Mapping[int, list[int]],
                 chosen.add(child)
                 todo.append(child)
     return sorted(chosen)
+
+
+_UNDERLINE = re.compile(r" {0,3}(?:=+|-{2,})[ \t]*$")  # underlines the text above: a heading
+
+
+def spaced(lines: Sequence[IndexLine]) -> list[str]:
+    """The texts of ``lines`` as a topic memory holds them: a blank line kept before a rule
+    (``---``) or a row of ``=`` that follows text, which moved without the blank line
+    between them would make that text a heading."""
+    out: list[str] = []
+    before: IndexLine | None = None
+    for line in lines:
+        if before is not None and before.text.strip() and CODE not in (before.kind, line.kind) \
+                and _UNDERLINE.match(line.text):
+            out.append("")
+        out.append(line.text)
+        before = line
+    return out

@@ -8,9 +8,11 @@ import pytest
 
 from consolidator.index.parse import classify, parse_index
 from consolidator.index.rebuild import TOPIC_MAX_BYTES, Limits, plan_index
-from consolidator.index.sections import summary
+from consolidator.index.pointers import pointer_line
+from consolidator.index.sections import spaced, summary
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
+from tests.unit.test_index_rebuild import make_memory
 
 
 def _memory(rel: str) -> Memory:
@@ -48,3 +50,34 @@ def test_a_topic_pointer_quotes_file_names_with_their_underscores() -> None:
 
     assert hook == ("2 lines moved from MEMORY.md: See project_living_intelligence.md — the "
                     "full stack, Deploys go out weekly from snake_case_branch")
+
+
+def test_a_topic_pointer_names_the_sections_it_holds_before_their_lines() -> None:
+    """A hook cut to fit the line limit still names every section moved behind it: the
+    headings come first, then the lines' own first words."""
+    lines = [classify(f"- note number {n} about the pump and its valves") for n in range(8)]
+    lines += [classify("## People and decisions"), classify("- Ana owns the pump")]
+
+    hook = summary(lines)
+    line = pointer_line(make_memory("index_more.md"), 150, title="More of the index", hook=hook)
+
+    assert hook.startswith("10 lines moved from MEMORY.md: People and decisions, note number 0")
+    assert "People and decisions" in line
+
+
+@pytest.mark.parametrize(
+    "fence", ["```bash", "~~~", "---", "***", "| --- | :-: |", "|---|---|"],
+)
+def test_a_topic_pointer_takes_no_words_from_fences_rules_or_separator_rows(fence: str) -> None:
+    hook = summary([classify(fence), classify("make water"), classify("**Ana**: owns the pump")])
+
+    assert hook == "3 lines moved from MEMORY.md: make water, Ana: owns the pump"
+
+
+def test_a_rule_moved_under_a_paragraph_keeps_a_blank_line_before_it() -> None:
+    """Without it, Markdown reads the paragraph as a heading underlined by the rule."""
+    lines = [classify("Ports are fixed."), classify("---"), classify("- a list item"),
+             classify("==="), classify(""), classify("---")]
+
+    assert spaced(lines) == ["Ports are fixed.", "", "---", "- a list item", "", "===", "",
+                             "---"]

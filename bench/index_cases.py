@@ -202,11 +202,45 @@ def nearly_full(lang: str, by_bytes: bool) -> Case:
     return build
 
 
+def tables(lang: str, days: int = 70) -> Case:
+    """Typed sections whose pointers are table rows (a header, a separator row, the link in
+    the second column), memories no row lists yet, and a per-day log running past the
+    window: new pointers join the tables as rows, the loaded rows stay as they are."""
+    words = LANGS[lang]
+
+    def build(root: Path) -> dict[str, Any]:
+        lines = [words["title"], "", words["rule"], ""]
+        pinned = [words["title"], words["rule"]]
+        for mtype, count in (("feedback", 8), ("project", 10), ("reference", 6)):
+            lines += [f"## {words['feedback'] if mtype == 'feedback' else mtype.title()}", "",
+                      "| # | Memory | Type | Note |", "|---|---|:-:|---|"]
+            for i in range(count + 2):
+                file = f"{mtype}_{lang}_table_{i:02d}.md"
+                _memory(root, file, mtype, f"{words['note']} {i} ({lang})",
+                        f"- {words['note']} {i}\n")
+                if i >= count:
+                    continue  # a memory no row lists yet
+                line = f"| {i + 1} | [{mtype.title()} {i}]({file}) | {mtype} | {words['note']} {i} |"
+                lines.append(line)
+                if mtype == "feedback":
+                    pinned.append(line)
+            lines.append("")
+        lines.append(f"## {words['log']}")
+        for day in range(days):
+            lines.append(f"### 2026-{9 + day // 30:02d}-{1 + day % 30:02d}")
+            lines.append(f"- {words['did']} ({day})")
+        _index(root, lines)
+        return {"class": "index of tables of pointers", "pinned": pinned}
+
+    return build
+
+
 CASES: dict[str, Case] = {
     **{f"typed-log-{lang}": typed_with_log(lang) for lang in ("en", "ja", "de")},
     **{f"long-blank-{lang}": long_blank_heavy(lang) for lang in ("en", "ko", "zh")},
     **{f"dormant-{lang}": within_with_dormant_list(lang) for lang in ("en", "ja")},
     **{f"pointers-{lang}": pointer_heavy(lang) for lang in ("en", "ko")},
+    **{f"tables-{lang}": tables(lang) for lang in ("en", "ko")},
     "comments-en": frontmatter_and_comments("en"),
     "nearly-full-lines-en": nearly_full("en", by_bytes=False),
     "nearly-full-bytes-ja": nearly_full("ja", by_bytes=True),

@@ -315,7 +315,9 @@ def add_pointers(
         if end is not None:
             table = table_above(lines, end)
             if table is not None:
-                line = classify(table_row(table, memory, limit, *(own or (None, None))))
+                title, hook = own or (None, None)
+                line = classify(table_row(table, memory, limit, title, hook,
+                                          after=len(by_place.get(end, []))))
             by_place.setdefault(end, []).append(line)
         elif fresh or sorted_in:
             if mtype not in headings:

@@ -1,6 +1,7 @@
 """A new pointer in an index that lists its memories in a table: a row of that table, with
 the link in the column the other rows keep theirs in, the description in the column after
-it and the type under a "Type" heading, as a person adding a row would write it.
+it, the type under a "Type" heading and the next number in a column that numbers the rows,
+as a person adding a row would write it.
 
 A table whose rows keep their links in no one column, or that has no separator row under
 its header, is not written into: the new pointer is a list item after it."""
@@ -33,6 +34,8 @@ class Table:
     kind: int | None  # a column headed "Type"
     by_file: str  # "file" or "stem" where links read as their file ("[a.md](a.md)", "[a](a.md)")
     closed: bool  # rows end with a pipe
+    number: int | None = None  # a column that numbers the rows 1, 2, 3 …
+    last: int = 0  # ... and the last row's number
 
 
 def cells(text: str) -> list[str]:
@@ -73,8 +76,20 @@ def table_above(lines: list[IndexLine], end: int) -> Table | None:
     by_file, times = named.most_common(1)[0] if named else ("", 0)
     kind = next((i for i, cell in enumerate(header)
                  if i != link and _TYPE_HEADER.match(cell.strip("*_ ").casefold())), None)
+    every = [cells(line.text) for line in lines[start + 2:end]]
+    number = next((i for i in range(len(header)) if i != link and _counts(every, i)), None)
     return Table(len(header), link, kind, by_file if 2 * times > len(rows) else "",
-                 lines[end - 1].text.rstrip().endswith("|"))
+                 lines[end - 1].text.rstrip().endswith("|"), number,
+                 int(every[-1][number]) if number is not None else 0)
+
+
+def _counts(rows: list[list[str]], column: int) -> bool:
+    """Whether ``column`` numbers ``rows`` one by one (1, 2, 3 …, from any first number)."""
+    cells = [row[column] if column < len(row) else "" for row in rows]
+    if not all(cell.isdigit() and cell.isascii() for cell in cells):
+        return False
+    first = int(cells[0])
+    return all(int(cell) == first + n for n, cell in enumerate(cells))
 
 
 def _named_by(title: str, target: str) -> str:
@@ -86,9 +101,10 @@ def _named_by(title: str, target: str) -> str:
 
 
 def table_row(table: Table, memory: Memory, limit: int, title: str | None = None,
-              hook: str | None = None) -> str:
+              hook: str | None = None, after: int = 0) -> str:
     """A row of ``table`` pointing to ``memory``, within ``limit`` characters (the hook is
-    cut to fit; a pipe in the title or hook is escaped, so that it stays in its cell)."""
+    cut to fit; a pipe in the title or hook is escaped, so that it stays in its cell);
+    ``after``: how many new rows go before it, for a column that numbers the rows."""
     if table.by_file:
         title = memory.file if table.by_file == "file" else memory.file.removesuffix(".md")
     link, hook = pointer_parts(memory, limit - 4 * table.columns, title, hook)
@@ -96,12 +112,13 @@ def table_row(table: Table, memory: Memory, limit: int, title: str | None = None
     row[table.link] = link.replace("|", r"\|")
     if table.kind is not None:
         row[table.kind] = memory.type or ""
-    after = table.link + 1 if table.link + 1 < table.columns else None
-    if after is not None and after == table.kind:
-        after = after + 1 if after + 1 < table.columns else None
-    if after is not None and hook:
+    if table.number is not None:
+        row[table.number] = str(table.last + after + 1)
+    note = next((i for i in range(table.link + 1, table.columns)
+                 if i not in (table.kind, table.number)), None)
+    if note is not None and hook:
         spare = limit - len(_joined(row, table.closed))
-        row[after] = shorten(hook, max(spare, 1)).replace("|", r"\|")
+        row[note] = shorten(hook, max(spare, 1)).replace("|", r"\|")
     return _joined(row, table.closed)
 
 

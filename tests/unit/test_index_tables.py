@@ -124,3 +124,14 @@ def test_a_list_after_a_table_takes_the_new_pointer_as_a_list_item() -> None:
 def test_cells_split_on_pipes_outside_code_escapes_and_wiki_links(row: str,
                                                                    expected: list[str]) -> None:
     assert cells(row) == expected
+
+
+def test_a_column_numbering_the_rows_takes_the_next_numbers() -> None:
+    text = ("| # | Memory | Note |\n|---|---|---|\n| 7 | [A](a.md) | alpha |\n"
+            "| 8 | [B](b.md) | beta |\n")
+    more = make_memory("c.md", name="c", description="gamma")
+
+    out = lines_of(rebuild(text, [*OLD, NEW, more]).text)
+
+    assert [cells(line)[0] for line in out[2:]] == ["7", "8", "9", "10"]
+    assert cells(out[-2]) == ["9", "[c](c.md)", "gamma"]  # the note past the number

@@ -7,8 +7,8 @@ import hashlib
 import pytest
 
 from consolidator.index.parse import classify, parse_index
-from consolidator.index.rebuild import TOPIC_MAX_BYTES, Limits, plan_index
 from consolidator.index.pointers import pointer_line
+from consolidator.index.rebuild import TOPIC_MAX_BYTES, Limits, plan_index
 from consolidator.index.sections import spaced, summary
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from consolidator.store.codespans import fence_kinds
+
 HEAD_LINES = 6  # a lead paragraph longer than this is a body, not a head
 
 # "- Status: superseded", "* **Date:** 2026-03-01": the metadata list some memories open with.
@@ -51,27 +53,22 @@ def _kind(text: str) -> str:
 def outline(body: str) -> list[Line]:
     """The body's non-empty lines with their kind, section and whether they are the head."""
     out: list[Line] = []
-    fence = ""
     section = ""
     # The head: the first line, then (after a title, or as its continuation) one paragraph.
     head_state = "start"  # "start" -> "after-title" | "lead" -> "done"
     head_count = 0
-    for number, raw in enumerate(body.splitlines()):
+    lines = body.splitlines()
+    for (number, raw), code in zip(enumerate(lines), fence_kinds(lines), strict=True):
         text = raw.strip()
-        if fence:
-            if text.startswith(fence):
-                fence = ""
+        if code:
+            if code == "fence":
+                head_state = "done"
             if text:
                 out.append(Line(number, text, "code", False, section))
             continue
         if not text:
             if head_state == "lead":
                 head_state = "done"
-            continue
-        if text.startswith(("```", "~~~")):
-            fence = text[:3]
-            head_state = "done"
-            out.append(Line(number, text, "code", False, section))
             continue
         kind = _kind(text)
         head = False

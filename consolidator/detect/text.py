@@ -13,6 +13,7 @@ import unicodedata
 from functools import lru_cache
 
 from consolidator.detect.script import CJK_LETTERS, HAN_KANA
+from consolidator.store.codespans import fence_kinds
 
 _BULLET = re.compile(r"^\s*(?:[-*+•·]|\d+[.)]|[a-z][.)])\s+", re.IGNORECASE)
 _TOKEN = re.compile(rf"[{CJK_LETTERS}]|[^\W_{CJK_LETTERS}]+")
@@ -126,14 +127,12 @@ def exact_set(body: str) -> frozenset[str]:
     """The exact forms of a body's lines; code-block lines are kept as written (right-trimmed),
     since case, indentation and every character can matter in code."""
     out: set[str] = set()
-    fenced = False
-    for line in body.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
-            out.add(stripped)
+    lines = body.splitlines()
+    for line, code in zip(lines, fence_kinds(lines), strict=True):
+        if code == "fence":
+            out.add(line.strip())
             continue
-        form = line.rstrip() if fenced else exact_line(line)
+        form = line.rstrip() if code else exact_line(line)
         if form:
             out.add(form)
     return frozenset(out)

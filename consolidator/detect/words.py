@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterable
 
 from consolidator.detect.script import BIGRAM_CHARS
+from consolidator.store.codespans import fence_kinds
 
 # The commonest short words of each Latin-script language: enough to tell which one a text is
 # written in (dates/locales.py; a language not listed is never assumed for a Latin-script
@@ -167,16 +168,14 @@ def _paragraphs(body: str) -> list[str]:
     space); headings, table rows and code lines stand alone."""
     out: list[str] = []
     current: list[str] = []
-    fenced = False
-    for raw in body.splitlines():
+    lines = body.splitlines()
+    for raw, code in zip(lines, fence_kinds(lines), strict=True):
         line = raw.strip()
-        if line.startswith(("```", "~~~")):
-            fenced = not fenced
-        starts = not line or fenced or _ITEM.match(line) is not None or line.startswith("```")
+        starts = not line or bool(code) or _ITEM.match(line) is not None
         if starts and current:
             out.append(" ".join(current))
             current = []
-        if line and not fenced and not line.startswith("```"):
+        if line and not code:
             if line.startswith(("#", "|")):
                 out.append(line)
             else:

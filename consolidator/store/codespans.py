@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 # A fence opening or closing a code block: three or more backticks or tildes, indented at
 # most three spaces.
@@ -44,6 +44,27 @@ def closes_fence(line: str, fence: str) -> bool:
     found = _FENCE.match(line)
     return found is not None and found.group(1)[0] == fence[0] \
         and len(found.group(1)) >= len(fence) and not line[found.end():].strip()
+
+
+def fence_kinds(lines: Iterable[str]) -> Iterator[str]:
+    """Per line, where it stands among fenced code blocks as the detectors read a memory
+    (a fence indented under a list item counts): ``"fence"`` for a line that opens or
+    closes a block, ``"code"`` for one inside a block, ``""`` for one outside. A block
+    closes only on a fence of its own character, at least as long (```` ``` ```` inside a
+    ``~~~`` block is code)."""
+    fence = ""
+    for line in lines:
+        text = line.strip()
+        if fence:
+            if closes_fence(text, fence):
+                fence = ""
+                yield "fence"
+            else:
+                yield "code"
+        elif (fence := opens_fence(text)):
+            yield "fence"
+        else:
+            yield ""
 
 
 def closable(lines: Sequence[str]) -> Callable[[int, str], bool]:

@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
+from consolidator.detect.words import _paragraphs
 from consolidator.index import parse
 from consolidator.store import codespans
 from consolidator.store import links as markdown_links
-from consolidator.store.codespans import code_spans
+from consolidator.store.codespans import code_spans, fence_kinds
 from consolidator.store.links import (
     LINK_RE,
     WIKI_RE,
@@ -271,3 +272,27 @@ def test_finding_code_spans_stays_linear_on_hostile_text() -> None:
     spans = code_spans(hostile)  # quadratic pairing would take minutes here
 
     assert spans and all(a < b for a, b in spans)
+
+
+# --- fenced blocks as the detectors read a memory -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("a\n```bash\nx\n```\nb", ["", "fence", "code", "fence", ""]),
+        ("a\n~~~\nx\n~~~\nb", ["", "fence", "code", "fence", ""]),
+        ("~~~\n```\nx\n~~~\nb", ["fence", "code", "code", "fence", ""]),  # not its closer
+        ("````\n```\nx\n````", ["fence", "code", "code", "fence"]),  # a shorter run is code
+        ("- item\n    ```\n    x\n    ```\nb", ["", "fence", "code", "fence", ""]),  # in a list
+        ("``` a`b\nx", ["", ""]),  # a backtick in a backtick fence's info string: no fence
+    ],
+    ids=["backticks", "tildes", "other-fence-inside", "longer-fence", "indented", "no-fence"],
+)
+def test_fence_kinds_pair_each_fence_with_its_own_closer(text: str, kinds: list[str]) -> None:
+    assert list(fence_kinds(text.split("\n"))) == kinds
+
+
+@pytest.mark.parametrize("fence", ["```", "~~~"])
+def test_a_closing_fence_never_joins_the_paragraph_after_it(fence: str) -> None:
+    assert _paragraphs(f"Intro\n{fence}\ncode\n{fence}\nAfter") == ["Intro", "After"]

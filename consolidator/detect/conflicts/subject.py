@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from consolidator.detect.conflicts.values import Tok, tokens
 from consolidator.detect.text import normal_line
 from consolidator.detect.words import line_features, lines_features
+from consolidator.store.codespans import fence_kinds
 from consolidator.store.model import Memory
 
 _TYPE_WORDS = frozenset(("user", "feedback", "project", "reference", "md"))
@@ -145,13 +146,12 @@ def _by_normal(file: str, body: str, wanted: set[str] | None) -> dict[str, list[
     # passed over with a substring test instead of being normalised.
     firsts = {n.split(" ", 1)[0] for n in wanted} if wanted is not None else None
     heading = ""
-    fenced = False
-    for raw in body.splitlines():
+    lines = body.splitlines()
+    for raw, code in zip(lines, fence_kinds(lines), strict=True):
         line = raw.strip()
-        if line.startswith(("```", "~~~")):
-            fenced = not fenced
+        if code == "fence":
             continue
-        if not fenced and line.startswith("#"):
+        if not code and line.startswith("#"):
             heading = line.lstrip("#").strip()
             continue
         if firsts is not None:

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from consolidator.roots.project import Project
+from consolidator.store.codespans import fence_kinds
 from consolidator.store.links import LINK_RE, WIKI_RE
 from consolidator.store.model import Memory
 
@@ -288,13 +289,12 @@ def _commands(body: str) -> list[tuple[str, str, str, str]]:
     """Each command in the memory's code (inline code and fenced blocks) that runs a
     package script or a make target: (runner, name, the command as written, its line)."""
     out = []
-    fenced = False
-    for line in body.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
+    lines = body.splitlines()
+    for line, code in zip(lines, fence_kinds(lines), strict=True):
+        if code == "fence":
             continue
-        pieces = [stripped] if fenced else _INLINE_CODE.findall(line)
+        stripped = line.strip()
+        pieces = [stripped] if code else _INLINE_CODE.findall(line)
         for piece in pieces:
             for match in _COMMAND.finditer(piece.strip()):
                 runner = "npm" if match.group("npm") else "make"

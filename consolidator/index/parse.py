@@ -36,6 +36,7 @@ from consolidator.store.model import Memory
 
 __all__ = [
     "LINK_RE",
+    "SEPARATOR_ROW",
     "WIKI_RE",
     "IndexLine",
     "Names",
@@ -53,6 +54,8 @@ __all__ = [
 ]
 
 _POINTER_START = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__|\*|_)?)\[")
+# A table's separator row, under its header ("|---|:-:|", "--- | ---").
+SEPARATOR_ROW = re.compile(r"\s*\|?(?:\s*:?-+:?\s*\|)+(?:\s*:?-+:?\s*)?$")
 _HEADING = re.compile(r"(#{1,6})\s")  # the title: see heading_title
 _SEPARATORS = (" — ", " – ", " -- ", " - ", ": ", "; ", " | ")
 

@@ -1,7 +1,9 @@
 """Where a new pointer goes in an index: beside its namesake, under the heading for the
 memory's type, the index's list heading, the heading its siblings stand under, or the section
 of the user's own categories whose words it shares; else after the last pointer, or, in an
-index sorted under the user's categories, under a heading of its type at the end."""
+index sorted under the user's categories, under a heading of its type at the end. A row of a
+table that lists memories counts as a pointer here: a new pointer placed right after such a
+table is written as its row (:mod:`consolidator.index.tables`)."""
 
 from __future__ import annotations
 

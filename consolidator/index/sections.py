@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from consolidator.index.parse import IndexLine, link_title
+from consolidator.index.parse import SEPARATOR_ROW, IndexLine, link_title
 from consolidator.index.window import CODE, HIDDEN
 
 # Markup around a line's words: its bullet, heading or quote mark, and emphasis (a "#" inside
@@ -18,8 +18,8 @@ _MARKUP = re.compile(r"^\s*(?:#+\s*|>\s*|(?:[-*+]|\d+[.)])\s+)|[*`|]+"
                      r"|(?<![^\W_])_+|_+(?![^\W_])")
 QUIET = ("blank", HIDDEN)  # lines that are not content
 # Lines that say nothing of what a run of lines is about: a code fence (with its language,
-# "```bash"), a thematic break, a table's separator row.
-_NO_WORDS = re.compile(r"\s{0,3}(?:```|~~~|(?:[-*_=]\s*){3,}$|\|?(?:\s*:?-+:?\s*\|)+)")
+# "```bash"), a thematic break (and a table's separator row: SEPARATOR_ROW).
+_NO_WORDS = re.compile(r"\s{0,3}(?:```|~~~|(?:[-*_=]\s*){3,}$)")
 _SPACED = re.compile(r"\s+([:;,.!?])")  # a space a removed mark left before punctuation
 
 
@@ -60,7 +60,7 @@ def summary(lines: list[IndexLine], what: str = "lines moved from MEMORY.md") ->
     headings: list[str] = []
     about: list[str] = []
     for line in lines:
-        if line.kind in QUIET or _NO_WORDS.match(line.text):
+        if line.kind in QUIET or _NO_WORDS.match(line.text) or SEPARATOR_ROW.match(line.text):
             continue
         if line.kind == "heading":
             words = line.heading_text

@@ -12,11 +12,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from consolidator.index.parse import IndexLine, link_title
+from consolidator.index.parse import SEPARATOR_ROW, IndexLine, link_title
 from consolidator.index.pointers import pointer_parts, shorten
 from consolidator.store.model import Memory
 
-_SEPARATOR = re.compile(r"^\s*\|?(\s*:?-+:?\s*\|)+(\s*:?-+:?\s*)?$")
 # A cell's boundary: a pipe that is not escaped, in code or inside a wiki link's alias.
 _CELL_PARTS = re.compile(r"\\.|`[^`]*`|\[\[[^\]]*\]\]|\|")
 _LINK = re.compile(r"\]\(|\[\[")
@@ -61,7 +60,7 @@ def table_above(lines: list[IndexLine], end: int) -> Table | None:
     start = end - 1
     while start > 0 and lines[start - 1].kind == "table":
         start -= 1
-    if end - start < 3 or not _SEPARATOR.match(lines[start + 1].text):
+    if end - start < 3 or not SEPARATOR_ROW.match(lines[start + 1].text):
         return None
     header = cells(lines[start].text)
     linked = [line for line in lines[start + 2:end] if line.targets]

@@ -1,4 +1,6 @@
-"""The fixed facts of one root's run: light enough for the gates to import."""
+"""The fixed facts of one root's run: light enough for the gates to import.
+(Not :mod:`consolidator.phases.context`, what a run carries from phase to phase.)
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Links in memory bodies and the index: which memories link where, and repointing
 ``[t](old.md)``, ``[label]: old.md`` and ``[[old-name]]`` to a survivor.
+(The grammar of a link is :mod:`consolidator.store.links`; this module applies it to memories.)
 
 A ``[[key]]`` link names a memory by its name, file stem or file (see :func:`name_table`);
 in the index, a key that names no memory names the file ``key.md``, as a Markdown link to

@@ -1,4 +1,5 @@
 """Content words of a memory: what it is about, as opposed to how memories are written.
+(Not :mod:`consolidator.detect.dates.words`, the words that tell a dated event from a rule.)
 
 Two memories about one subject share content words; two memories written from one template
 share only the template. So the comparison keeps words that carry meaning — Latin words that

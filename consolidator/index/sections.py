@@ -1,6 +1,8 @@
 """How an index is built up, read off its lines: its top-level sections, the blocks that
 move whole (tables, fenced code), the lines indented under another, and a short summary of
-a run of lines in their own words (a topic memory's pointer hook)."""
+a run of lines in their own words (a topic memory's pointer hook).
+(Not :mod:`consolidator.report.sections`, the report's sections.)
+"""
 
 from __future__ import annotations
 

@@ -19,9 +19,8 @@ from consolidator.store.model import Memory
 # A cell's boundary: a pipe that is not escaped, in code or inside a wiki link's alias.
 _CELL_PARTS = re.compile(r"\\.|`[^`]*`|\[\[[^\]]*\]\]|\|")
 _LINK = re.compile(r"\]\(|\[\[")
-_TYPE_HEADER = re.compile(
-    r"^(type|kind|category|tipo|typ|type de|тип|tür|loại|jenis|類型|类型|種類|種別|タイプ|유형|종류)$",
-    re.IGNORECASE)
+_TYPE_HEADER = re.compile(r"^(type|kind|category|tipo|typ|type de|тип|tür|loại|jenis"
+                          r"|類型|类型|種類|種別|タイプ|유형|종류)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

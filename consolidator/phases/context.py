@@ -1,4 +1,6 @@
-"""What one root's run carries from phase to phase."""
+"""What one root's run carries from phase to phase.
+(Not :mod:`consolidator.context`, the fixed facts the gates read.)
+"""
 
 from __future__ import annotations
 

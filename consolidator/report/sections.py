@@ -3,6 +3,7 @@ action covers, the index with its planned diff, the gates and the memories; and 
 pieces of Markdown every section writes with (a table cell, an inline text, quoted
 evidence). Every text quoted from a memory goes through the report's
 :class:`~consolidator.report.json.Mask`.
+(Not :mod:`consolidator.index.sections`, the index's own sections.)
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Run folders (``<state dir>/<root key>/runs/<run id>/``, laid out by
 :mod:`consolidator.state.statedir`): when each started, what each holds, and removing one.
+(Not :mod:`consolidator.store.runfolder`, which moves one memory file in or out of one.)
 
 A run folder goes only through :func:`remove_run`: retention removes one that holds nothing
 but the tool's own files (journal, backups); ``consolidator prune`` also one whose archive

@@ -1,4 +1,5 @@
 """Markdown links between memories: finding them, resolving them, rewriting them.
+(Which memories link where, and repointing them: :mod:`consolidator.detect.links`.)
 
 One grammar for every reader: the index (pointer lines, repaired links) and detect (which
 memories link where, repointing ``[t](old.md)`` and ``[[old-name]]`` to a survivor) agree on

@@ -2,6 +2,7 @@
 in the run's folder, byte for byte (:func:`take_out`), and placed back at its name in the root
 without ever replacing anything there (:func:`place_back`). A folder or a symbolic link is
 never moved.
+(Not :mod:`consolidator.state.runfolders`, which lists run folders and removes them.)
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
 """The words that tell a dated event from a rule, a habit, an example or a state of things.
+(Not :mod:`consolidator.detect.words`, a memory's content words.)
 
 English is looked up word by word in sets (much faster than one large case-insensitive
 alternation per sentence); Chinese and Japanese, which have no spaces, by short regexes.

@@ -251,9 +251,10 @@ def pointer_parts(memory: Memory, room: int, title: str | None = None, hook: str
     either masked before either is shortened, so that no part of one stays."""
     target = f"({link_path(memory.file)})"
     room -= len(target) + (20 if memory.description else 0)
-    title = shorten(redact(title or title_of(memory)).replace("[", "(").replace("]", ")"),
-                    max(room, 10))
-    hook = _closed(redact(memory.description if hook is None else hook))
+    # (on one line: a description YAML folds over lines would break the pointer in two)
+    title = " ".join(redact(title or title_of(memory)).split())
+    title = shorten(title.replace("[", "(").replace("]", ")"), max(room, 10))
+    hook = _closed(" ".join(redact(memory.description if hook is None else hook).split()))
     if hook.casefold() == title.casefold():
         hook = ""
     return f"[{title}]{target}", hook

@@ -1,7 +1,9 @@
-"""A new pointer in an index that lists its memories in a table: a row of that table, with
-the link in the column the other rows keep theirs in, the description in the column after
-it, the type under a "Type" heading and the next number in a column that numbers the rows,
-as a person adding a row would write it.
+"""A new pointer in an index that lists its memories in a table: a row of that table, written
+as a person adding a row would write it, in the way the other rows are: indented as they are,
+the link in the column where they keep their links to memories (named by the file's path,
+name or stem where theirs are, bold where theirs are), the description in the next free
+column after it, the type in the column of types (headed "Type", or holding memory types),
+and the next number, as wide, in a column that numbers the rows.
 
 A table whose rows keep their links in no one column, or that has no separator row under
 its header, is not written into: the new pointer is a list item after it."""
@@ -12,15 +14,15 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from consolidator.index.parse import SEPARATOR_ROW, IndexLine, link_title
-from consolidator.index.pointers import pointer_parts, shorten
-from consolidator.store.model import Memory
+from consolidator.index.parse import LINK_RE, SEPARATOR_ROW, WIKI_RE, IndexLine, link_title
+from consolidator.index.pointers import ELLIPSIS, pointer_parts, shorten
+from consolidator.store.model import MEMORY_TYPES, Memory
 
 # A cell's boundary: a pipe that is not escaped, in code or inside a wiki link's alias.
 _CELL_PARTS = re.compile(r"\\.|`[^`]*`|\[\[[^\]]*\]\]|\|")
-_LINK = re.compile(r"\]\(|\[\[")
 _TYPE_HEADER = re.compile(r"^(type|kind|category|tipo|typ|type de|тип|tür|loại|jenis"
                           r"|類型|类型|種類|種別|タイプ|유형|종류)$", re.IGNORECASE)
+_EXTERNAL = re.compile(r"<?(?:[a-z][a-z0-9+.-]*:|#)", re.IGNORECASE)  # a URL, mailto:, #anchor
 
 
 @dataclass(frozen=True)
@@ -28,12 +30,15 @@ class Table:
     """How a table of pointers writes its rows."""
 
     columns: int
-    link: int  # the column each row keeps its link in
-    kind: int | None  # a column headed "Type"
-    by_file: str  # "file" or "stem" where links read as their file ("[a.md](a.md)", "[a](a.md)")
+    link: int  # the column each row keeps its memory's link in
+    kind: int | None  # the column of memory types
+    named: str  # "path", "name", "stem" or "path stem" where links read as their file, else ""
     closed: bool  # rows end with a pipe
     number: int | None = None  # a column that numbers the rows 1, 2, 3 …
-    last: int = 0  # ... and the last row's number
+    last: str = ""  # ... and the last row's number, as written
+    indent: str = ""  # what the rows stand indented by (a table inside a list item)
+    bold: bool = False  # links in bold
+    note: int | None = None  # the column a row's description goes in
 
 
 def cells(text: str) -> list[str]:
@@ -51,6 +56,13 @@ def cells(text: str) -> list[str]:
     return [cell.strip() for cell in out]
 
 
+def _links_a_memory(cell: str) -> bool:
+    """Whether a cell holds a link to a file of the folder: a wiki link, or a Markdown link
+    whose target is no web address, mail address or anchor."""
+    return WIKI_RE.search(cell) is not None or any(
+        not _EXTERNAL.match(match.group(2)) for match in LINK_RE.finditer(cell))
+
+
 def table_above(lines: list[IndexLine], end: int) -> Table | None:
     """The table whose last row is ``lines[end - 1]``, when a header, a separator row and
     rows that link memories from one column (most of them) make it a table of pointers."""
@@ -64,61 +76,102 @@ def table_above(lines: list[IndexLine], end: int) -> Table | None:
     header = cells(lines[start].text)
     linked = [line for line in lines[start + 2:end] if line.targets]
     rows = [cells(line.text) for line in linked]
-    columns = Counter(next((i for i, cell in enumerate(row) if _LINK.search(cell)), -1)
+    columns = Counter(next((i for i, cell in enumerate(row) if _links_a_memory(cell)), -1)
                       for row in rows)
     link, count = columns.most_common(1)[0] if columns else (-1, 0)
     if link < 0 or link >= len(header) or 2 * count <= len(rows):
         return None
-    named = Counter(_named_by(link_title(row[link]), line.targets[0])
-                    for row, line in zip(rows, linked, strict=True) if len(row) > link)
-    by_file, times = named.most_common(1)[0] if named else ("", 0)
-    kind = next((i for i, cell in enumerate(header)
-                 if i != link and _TYPE_HEADER.match(cell.strip("*_ ").casefold())), None)
+    linking = [(row[link], line.targets[0]) for row, line in zip(rows, linked, strict=True)
+               if len(row) > link]
+    named, times = Counter(_named_by(link_title(cell), target)
+                           for cell, target in linking).most_common(1)[0]
+    bold = sum(cell.startswith(("**", "__")) for cell, _target in linking)
     every = [cells(line.text) for line in lines[start + 2:end]]
     number = next((i for i in range(len(header)) if i != link and _counts(every, i)), None)
-    return Table(len(header), link, kind, by_file if 2 * times > len(rows) else "",
-                 lines[end - 1].text.rstrip().endswith("|"), number,
-                 int(every[-1][number]) if number is not None else 0)
+    last = lines[end - 1].text
+    kind = _kind_column(header, rows, link)
+    # The description's column: the first after the link's that holds words (not the
+    # types, not numbers: a priority, a count).
+    note = next((i for i in range(link + 1, len(header)) if i not in (kind, number)
+                 and not all(row[i].isdigit() for row in rows if i < len(row) and row[i])),
+                None)
+    return Table(
+        len(header), link, kind, named if 2 * times > len(rows) else "",
+        last.rstrip().endswith("|"), number, every[-1][number] if number is not None else "",
+        last[:len(last) - len(last.lstrip())], 2 * bold > len(linking), note)
+
+
+def _kind_column(header: list[str], rows: list[list[str]], link: int) -> int | None:
+    """The column of memory types: headed "Type" (in any language the tool reads), or
+    holding a memory type in most rows that link one."""
+    for i, cell in enumerate(header):
+        if i != link and _TYPE_HEADER.match(cell.strip("*_ ").casefold()):
+            return i
+    for i in range(len(header)):
+        typed = sum(1 for row in rows if i < len(row) and i != link
+                    and row[i].strip("*_` ").casefold() in MEMORY_TYPES)
+        if rows and 2 * typed > len(rows):
+            return i
+    return None
+
+
+def _named_by(title: str, target: str) -> str:
+    """How a link's text names its file: by its path, name or stem, the path without
+    ``.md``, or not."""
+    name = target.rsplit("/", 1)[-1]
+    for form, written in (("path", target), ("name", name),
+                          ("stem", name.removesuffix(".md")),
+                          ("path stem", target.removesuffix(".md"))):
+        if title == written:
+            return form
+    return ""
 
 
 def _counts(rows: list[list[str]], column: int) -> bool:
-    """Whether ``column`` numbers ``rows`` one by one (1, 2, 3 …, from any first number)."""
+    """Whether ``column`` numbers ``rows`` one by one (1, 2, 3 …, from any first number), in
+    two rows or more (one number alone may be anything: a priority, a count)."""
     cells = [row[column] if column < len(row) else "" for row in rows]
-    if not all(cell.isdigit() and cell.isascii() for cell in cells):
+    if len(cells) < 2 or not all(cell.isdigit() and cell.isascii() for cell in cells):
         return False
     first = int(cells[0])
     return all(int(cell) == first + n for n, cell in enumerate(cells))
 
 
-def _named_by(title: str, target: str) -> str:
-    """How a link's text names its file: as the file ("a.md"), its stem ("a"), or not."""
-    name = target.rsplit("/", 1)[-1]
-    if title in (target, name):
-        return "file"
-    return "stem" if title in (target.removesuffix(".md"), name.removesuffix(".md")) else ""
+def _title(table: Table, memory: Memory) -> str | None:
+    """The link's text where the other rows name their files: by path, name or stem."""
+    name = memory.file.rsplit("/", 1)[-1]
+    return {"path": memory.file, "name": name, "stem": name.removesuffix(".md"),
+            "path stem": memory.file.removesuffix(".md")}.get(table.named)
+
+
+def _cell(text: str) -> str:
+    """``text`` as one table cell: on one line, its pipes escaped."""
+    return " ".join(text.split()).replace("|", r"\|")
 
 
 def table_row(table: Table, memory: Memory, limit: int, title: str | None = None,
               hook: str | None = None, after: int = 0) -> str:
-    """A row of ``table`` pointing to ``memory``, within ``limit`` characters (the hook is
-    cut to fit; a pipe in the title or hook is escaped, so that it stays in its cell);
-    ``after``: how many new rows go before it, for a column that numbers the rows."""
-    if table.by_file:
-        title = memory.file if table.by_file == "file" else memory.file.removesuffix(".md")
-    link, hook = pointer_parts(memory, limit - 4 * table.columns, title, hook)
+    """A row of ``table`` pointing to ``memory``, within ``limit`` characters (the title cut
+    to fit and the hook after it; text on one line, pipes escaped so that they stay in their
+    cell); ``after``: how many new rows go before it, for a column that numbers the rows."""
     row = [""] * table.columns
-    row[table.link] = link.replace("|", r"\|")
     if table.kind is not None:
         row[table.kind] = memory.type or ""
     if table.number is not None:
-        row[table.number] = str(table.last + after + 1)
-    note = next((i for i in range(table.link + 1, table.columns)
-                 if i not in (table.kind, table.number)), None)
-    if note is not None and hook:
-        spare = limit - len(_joined(row, table.closed))
-        row[note] = shorten(hook, max(spare, 1)).replace("|", r"\|")
-    return _joined(row, table.closed)
+        number = int(table.last) + after + 1
+        row[table.number] = str(number).zfill(len(table.last))
+    wrap = "**" if table.bold else ""
+    room = limit - len(_joined(row, table)) - 2 * len(wrap) - 2  # (the title's brackets)
+    link, hook = pointer_parts(memory, room, _title(table, memory) or title, hook)
+    row[table.link] = wrap + link.replace("|", r"\|") + wrap
+    if table.note is not None and hook:
+        spare = limit - len(_joined(row, table))
+        text = shorten(_cell(hook), max(spare, 1))
+        if text.endswith("\\" + ELLIPSIS):  # not a backslash escaping the ellipsis
+            text = text[:-2] + ELLIPSIS
+        row[table.note] = text
+    return _joined(row, table)
 
 
-def _joined(row: list[str], closed: bool) -> str:
-    return "| " + " | ".join(row) + (" |" if closed else "")
+def _joined(row: list[str], table: Table) -> str:
+    return table.indent + "| " + " | ".join(row) + (" |" if table.closed else "")

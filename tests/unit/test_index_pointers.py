@@ -642,3 +642,14 @@ def test_in_a_numbered_index_new_pointers_are_numbered_on_from_the_item_above() 
     assert above(out, "feedback_c.md") == "2. [B](feedback_b.md) — b"
     assert [line[:3] for line in out if "_c.md" in line or "reference_" in line] == [
         "3. ", "1. ", "2. "]
+
+
+def test_a_description_written_over_several_lines_gives_a_pointer_on_one_line() -> None:
+    """YAML folds a block description into text with newlines; a pointer holding one would
+    break in two, its second half a stray line of the index."""
+    folded = make_memory("project_folded.md", name="project_folded",
+                         description='"first line\\nsecond  line"')  # (YAML's escape)
+
+    out = lines_of(rebuild("- [A](a.md) — a\n", [make_memory("a.md"), folded]).text)
+
+    assert out == ["- [A](a.md) — a", "- [Folded](project_folded.md) — first line second line"]

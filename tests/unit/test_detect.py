@@ -258,7 +258,44 @@ CONFLICTS = {
         "Jamais lancer les tests d'intégration avant un merge sur main.",
         ("toujours", "jamais"),
     ),
+    # "Never" said with a second negation beside it, as these languages say it.
+    "never with its negation in Russian": (
+        "Всегда использовать pnpm для установки зависимостей в этом репозитории.",
+        "Никогда не использовать pnpm для установки зависимостей в этом репозитории.",
+        ("всегда", "никогда"),
+    ),
+    "never with its negation in Polish": (
+        "Zawsze uruchamiaj migracje przed wdrożeniem na produkcję.",
+        "Nigdy nie uruchamiaj migracje przed wdrożeniem na produkcję.",
+        ("zawsze", "nigdy"),
+    ),
+    "never with its negation in French": (
+        "Il faut toujours relancer le cache après un déploiement du site.",
+        "Il ne faut jamais relancer le cache après un déploiement du site.",
+        ("toujours", "jamais"),
+    ),
+    "never with an elided negation in French": (
+        "Relancez toujours le cache après un déploiement du site.",
+        "Ne relancez jamais le cache après un déploiement du site.",
+        ("toujours", "jamais"),
+    ),
 }
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ("Никогда не использовать pnpm для установки зависимостей.",
+         "Не использовать pnpm для установки зависимостей."),  # no "always": one rule
+        ("Всегда проверять логи после деплоя на сервер.",
+         "Не проверять логи после деплоя на сервер."),  # a plain "not" stays a word
+    ],
+    ids=["never-and-not", "always-and-not"],
+)
+def test_a_negation_without_a_never_beside_it_is_kept(left: str, right: str) -> None:
+    a = memory("a.md", lines(left), written=OLD)
+    b = memory("b.md", lines(right), written=NEW)
+    assert all("'всегда'" not in c.reason for c in find_conflicts([a, b]))
 
 
 @pytest.mark.parametrize("kind", sorted(CONFLICTS))

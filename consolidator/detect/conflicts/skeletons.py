@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from consolidator.detect.conflicts.values import CHOICE
+from consolidator.detect.conflicts.values import CHOICE, concord
 from consolidator.detect.text import exact_line, normal_line
 from consolidator.store.model import Memory
 
@@ -64,6 +64,10 @@ def skeleton(normal: str) -> str | None:
     toks = normal.split(" ")
     if not MIN_KEY_TOKENS <= len(toks) <= MAX_LINE_TOKENS:
         return None
+    repeated = concord(toks)  # "никогда не": one "never", as English says it
+    if repeated:
+        toks = [t for i, t in enumerate(toks) if i not in repeated]
+        normal = " ".join(toks)
     choices = not CHOICE.keys().isdisjoint(toks)
     if _PATH_WORD in toks:
         choices = True  # a path stood in for by its placeholder word: a value like the others

@@ -18,6 +18,7 @@ disagreement), or ``word``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from consolidator.detect.dates.anchors import explicit_dates, numeric_days
@@ -232,7 +233,38 @@ def tokens(line: str) -> list[Tok]:
                 _SEEN.clear()
             tok = _SEEN[(group, text)] = _classify(group, text)
         out.append(Tok(tok.skel, "~~" + tok.value, tok.kind) if struck else tok)
+    return _without_concord(out) if any(t.value in _NEVER for t in out) else out
+
+
+# "Never" in languages that say it twice, with a negation beside it ("никогда не
+# использовать", "nigdy nie używaj", "ne jamais utiliser", "n'utilisez jamais"): that second
+# negation says nothing more, so "never X" and "always X" line up there as they do in English.
+_NEVER = frozenset(("никогда", "nigdy", "jamais", "nikdy", "nunca"))
+_NEGATION = frozenset(("не", "nie", "ne", "non", "no", "n"))  # ("n": "n'" in a normal line)
+_CONCORD = 2  # tokens before or after the "never" a negation of it may stand
+
+
+def concord(words: Sequence[str]) -> set[int]:
+    """The positions of ``words`` that only repeat a "never" beside them (see :data:`_NEVER`);
+    ``words``: a line's words or token values, in order."""
+    out: set[int] = set()
+    for i, word in enumerate(words):
+        if word in _NEVER:
+            out.update(j for j in range(max(0, i - _CONCORD), min(len(words), i + _CONCORD + 1))
+                       if j != i and words[j] in _NEGATION)
     return out
+
+
+def _without_concord(out: list[Tok]) -> list[Tok]:
+    """``out`` without the negation each "never" of it carries; an elided one ("n'utilisez
+    jamais") leaves its verb."""
+    values = [tok.value for tok in out]
+    for i, value in enumerate(values):
+        if value.startswith("n'") and len(value) > 2 and _NEVER.intersection(
+                values[i + 1:i + 1 + _CONCORD]):
+            out[i] = _classify("word", value[2:])
+    drop = concord(values)
+    return [tok for j, tok in enumerate(out) if j not in drop]
 
 
 def differs(x: Tok, y: Tok) -> bool:

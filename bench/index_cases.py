@@ -51,6 +51,18 @@ def _index(root: Path, lines: list[str]) -> str:
     return text
 
 
+def _day_log(words: dict[str, str], days: int, left: bool) -> list[str]:
+    """A session log of one sub-heading per day, each with what was done (and, with
+    ``left``, what was left open)."""
+    out = [f"## {words['log']}"]
+    for day in range(days):
+        out.append(f"### 2026-{9 + day // 30:02d}-{1 + day % 30:02d}")
+        out.append(f"- {words['did']} ({day})")
+        if left:
+            out.append(f"- {day} {words['left']}")
+    return out
+
+
 def typed_with_log(lang: str, days: int = 85) -> Case:
     """Typed sections of pointers, then a session log of one sub-heading per day."""
     words = LANGS[lang]
@@ -69,12 +81,7 @@ def typed_with_log(lang: str, days: int = 85) -> Case:
                 if mtype == "feedback":
                     pinned.append(line)
             lines.append("")
-        lines.append(f"## {words['log']}")
-        for day in range(days):
-            lines.append(f"### 2026-{9 + day // 30:02d}-{1 + day % 30:02d}")
-            lines.append(f"- {words['did']} ({day})")
-            lines.append(f"- {day} {words['left']}")
-        _index(root, lines)
+        _index(root, lines + _day_log(words, days, left=True))
         return {"class": "typed index with a per-day log", "pinned": pinned}
 
     return build
@@ -225,11 +232,7 @@ def tables(lang: str, days: int = 70) -> Case:
                 if mtype == "feedback":
                     pinned.append(line)
             lines.append("")
-        lines.append(f"## {words['log']}")
-        for day in range(days):
-            lines.append(f"### 2026-{9 + day // 30:02d}-{1 + day % 30:02d}")
-            lines.append(f"- {words['did']} ({day})")
-        _index(root, lines)
+        _index(root, lines + _day_log(words, days, left=False))
         return {"class": "index of tables of pointers", "pinned": pinned}
 
     return build

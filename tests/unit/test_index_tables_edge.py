@@ -11,11 +11,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from consolidator.index.rebuild import Limits
 from consolidator.index.tables import cells
+from consolidator.store.model import Memory
 from tests.unit.test_index_rebuild import (
     index_targets,
     is_subsequence,
@@ -36,7 +38,7 @@ PLAIN = """# Memory
 """
 
 
-def run(text: str, memories: list, **kwargs: object) -> str:
+def run(text: str, memories: list[Memory], **kwargs: Any) -> str:
     """The rebuilt text, checked against the safety rules every case shares."""
     plan = rebuild(text, memories, **kwargs)
     out = plan.text
@@ -52,6 +54,65 @@ def rows(out: str) -> list[str]:
 
 def row_of(out: str, file: str) -> str:
     return next(line for line in lines_of(out) if f"({file})" in line or f"(<{file}>)" in line)
+
+
+# --- table shapes and link styles: the new row, written as the other rows are -------------
+
+SHAPES = {
+    "alignment-row": (
+        ("| File | Type | Description |\n|:---|:----:|---:|\n"
+         "| [a.md](a.md) | project | Alpha |\n| [b.md](b.md) | feedback | Beta |\n"),
+        "| [c.md](c.md) | project | gamma |",
+    ),
+    "header-fewer-cells": (
+        "| Memory | Note |\n|---|---|\n| [A](a.md) | alpha | x |\n| [B](b.md) | beta | y |\n",
+        "| [c](c.md) | gamma |",
+    ),
+    "header-more-cells": (
+        ("| Memory | Note | Extra | More |\n|---|---|---|---|\n| [A](a.md) | alpha |\n"
+         "| [B](b.md) | beta |\n"),
+        "| [c](c.md) | gamma |  |  |",
+    ),
+    "escaped-pipes": (
+        "| Memory | Note |\n|---|---|\n| [A](a.md) | a \\| b |\n| [B](b.md) | `x | y` |\n",
+        "| [c](c.md) | gamma |",
+    ),
+    "link-after-escaped-pipes": (
+        "| Topic | Memory |\n|---|---|\n| a \\| b | [A](a.md) |\n| `x | y` | [B](b.md) |\n",
+        "|  | [c](c.md) |",
+    ),
+    "open-table": (
+        "| Memory | Note\n|---|---\n| [A](a.md) | alpha\n| [B](b.md) | beta\n",
+        "| [c](c.md) | gamma",
+    ),
+    "wiki-links-by-stem": (
+        "| Memory | What |\n|---|---|\n| [[a]] | alpha |\n| [[b]] | beta |\n",
+        "| [c](c.md) | gamma |",
+    ),
+    "bold-links": (
+        "| Memory | What |\n|---|---|\n| **[A](a.md)** | alpha |\n| **[B](b.md)** | beta |\n",
+        "| **[c](c.md)** | gamma |",
+    ),
+    "web-links-in-another-column": (
+        ("| Source | Memory |\n|---|---|\n| [site](https://a.example) | [A](a.md) |\n"
+         "| [doc](https://b.example) | [B](b.md) |\n"),
+        "|  | [c](c.md) |",
+    ),
+    "indented-in-a-list-item": (
+        ("# Memory\n\n- Memories:\n\n  | Memory | What |\n  |---|---|\n"
+         "  | [A](a.md) | alpha |\n  | [B](b.md) | beta |\n"),
+        "  | [c](c.md) | gamma |",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_new_row_is_written_as_the_tables_rows_are(shape: str) -> None:
+    text, expected = SHAPES[shape]
+
+    out = run(text, [*OLD, C])
+
+    assert lines_of(out)[-1] == expected
 
 
 # --- line endings, final newline --------------------------------------------------------
@@ -74,133 +135,27 @@ def test_an_index_without_a_final_newline_gets_the_row_after_its_last_row() -> N
     assert lines_of(out) == lines_of(text) + ["| [c](c.md) | gamma |"]
 
 
-# --- table shapes ---------------------------------------------------------------------
-
-
-def test_a_table_with_an_alignment_row_takes_the_row_under_its_type_column() -> None:
-    text = (
-        "| File | Type | Description |\n|:---|:----:|---:|\n"
-        "| [a.md](a.md) | project | Alpha |\n| [b.md](b.md) | feedback | Beta |\n"
-    )
-
-    out = run(text, [*OLD, C])
-
-    assert lines_of(out)[-1] == "| [c.md](c.md) | project | gamma |"
-
-
-def test_a_header_with_fewer_cells_than_the_rows_sets_the_new_rows_width() -> None:
-    text = "| Memory | Note |\n|---|---|\n| [A](a.md) | alpha | x |\n| [B](b.md) | beta | y |\n"
-
-    out = run(text, [*OLD, C])
-
-    assert cells(lines_of(out)[-1]) == ["[c](c.md)", "gamma"]
-
-
-def test_a_header_with_more_cells_than_the_rows_gets_a_row_as_wide_as_the_header() -> None:
-    text = (
-        "| Memory | Note | Extra | More |\n|---|---|---|---|\n| [A](a.md) | alpha |\n"
-        "| [B](b.md) | beta |\n"
-    )
-
-    out = run(text, [*OLD, C])
-
-    assert cells(lines_of(out)[-1]) == ["[c](c.md)", "gamma", "", ""]
-
-
-def test_escaped_pipes_and_code_spans_in_rows_keep_the_link_column() -> None:
-    text = "| Memory | Note |\n|---|---|\n| [A](a.md) | a \\| b |\n| [B](b.md) | `x | y` |\n"
-
-    out = run(text, [*OLD, C])
-
-    assert lines_of(out)[-1] == "| [c](c.md) | gamma |"
-
-
-def test_a_link_column_after_escaped_pipes_is_found() -> None:
-    text = "| Topic | Memory |\n|---|---|\n| a \\| b | [A](a.md) |\n| `x | y` | [B](b.md) |\n"
-
-    out = run(text, [*OLD, C])
-
-    assert cells(lines_of(out)[-1]) == ["", "[c](c.md)"]
-
-
-def test_an_open_table_without_closing_pipes_gets_an_open_row() -> None:
-    text = "| Memory | Note\n|---|---\n| [A](a.md) | alpha\n| [B](b.md) | beta\n"
-
-    out = run(text, [*OLD, C])
-
-    assert lines_of(out)[-1] == "| [c](c.md) | gamma"
-
-
-# --- link styles ----------------------------------------------------------------------
-
-
-def test_links_in_angle_brackets_to_files_with_spaces_get_a_row_linking_so() -> None:
-    text = "| Memory | Note |\n|---|---|\n| [A](<my a.md>) | alpha |\n| [B](<my b.md>) | beta |\n"
-    mems = [
-        make_memory("my a.md"),
-        make_memory("my b.md"),
-        make_memory("my c.md", name="my c", description="gamma"),
-    ]
+@pytest.mark.parametrize(
+    ("text", "files", "expected"),
+    [
+        ("| Memory | Note |\n|---|---|\n| [A](<my a.md>) | alpha |\n| [B](<my b.md>) | beta |\n",
+         ("my a.md", "my b.md", "my c.md"), "| [my c](<my c.md>) | gamma |"),
+        ("| File | What |\n|---|---|\n| [a.md](notes/a.md) | alpha |\n"
+         "| [b.md](notes/b.md) | beta |\n",
+         ("notes/a.md", "notes/b.md", "notes/c.md"), "| [c.md](notes/c.md) | gamma |"),
+    ],
+    ids=["angle-brackets-and-spaces", "subfolder-files-by-name"],
+)
+def test_a_new_row_links_its_file_as_the_rows_link_theirs(text: str, files: tuple[str, ...],
+                                                          expected: str) -> None:
+    *old, new = files
+    mems = [make_memory(f) for f in old] + [
+        make_memory(new, name=Path(new).stem, description="gamma")]
 
     out = run(text, mems)
 
-    assert lines_of(out)[-1] == "| [my c](<my c.md>) | gamma |"
-    assert "my c.md" in index_targets(out)
-
-
-def test_a_table_of_wiki_links_names_the_new_one_by_its_stem() -> None:
-    # (a Markdown link, which every renderer reads, named as the other rows are: by stem)
-    text = "| Memory | What |\n|---|---|\n| [[a]] | alpha |\n| [[b]] | beta |\n"
-
-    out = run(text, [*OLD, C])
-
-    assert lines_of(out)[-1] == "| [c](c.md) | gamma |"
-
-
-def test_a_table_of_bold_links_gets_a_bold_link() -> None:
-    text = "| Memory | What |\n|---|---|\n| **[A](a.md)** | alpha |\n| **[B](b.md)** | beta |\n"
-
-    out = run(text, [*OLD, C])
-
-    assert lines_of(out)[-1] == "| **[c](c.md)** | gamma |"
-
-
-def test_rows_naming_subfolder_files_by_their_name_get_a_row_named_so() -> None:
-    text = (
-        "| File | What |\n|---|---|\n| [a.md](notes/a.md) | alpha |\n"
-        "| [b.md](notes/b.md) | beta |\n"
-    )
-    mems = [
-        make_memory("notes/a.md"),
-        make_memory("notes/b.md"),
-        make_memory("notes/c.md", name="c", description="gamma"),
-    ]
-
-    out = run(text, mems)
-
-    assert lines_of(out)[-1] == "| [c.md](notes/c.md) | gamma |"
-
-
-def test_the_link_column_is_the_one_holding_the_memory_links_not_external_links() -> None:
-    text = (
-        "| Source | Memory |\n|---|---|\n| [site](https://a.example) | [A](a.md) |\n"
-        "| [doc](https://b.example) | [B](b.md) |\n"
-    )
-
-    out = run(text, [*OLD, C])
-
-    assert cells(lines_of(out)[-1]) == ["", "[c](c.md)"]
-
-
-def test_a_table_indented_in_a_list_item_gets_a_row_indented_as_its_rows() -> None:
-    text = (
-        "# Memory\n\n- Memories:\n\n  | Memory | What |\n  |---|---|\n"
-        "  | [A](a.md) | alpha |\n  | [B](b.md) | beta |\n"
-    )
-
-    out = run(text, [*OLD, C])
-
-    assert lines_of(out)[-1] == "  | [c](c.md) | gamma |"
+    assert lines_of(out)[-1] == expected
+    assert new in index_targets(out)
 
 
 # --- what the memory says -------------------------------------------------------------
@@ -254,47 +209,29 @@ def test_a_description_with_a_newline_stays_one_row() -> None:
     assert len(lines_of(out)) == len(lines_of(PLAIN)) + 1
 
 
-def test_a_long_cjk_description_is_cut_within_the_line_limit() -> None:
-    text = (
-        "# メモリ\n\n| メモリ | 説明 |\n|---|---|\n| [A](a.md) | アルファ |\n"
-        "| [B](b.md) | ベータ |\n"
-    )
-    cjk = make_memory("c.md", name="c", description="日本語の説明" * 40)
-
-    out = run(text, [*OLD, cjk])
-
-    row = row_of(out, "c.md")
-    assert len(row) <= 150
-    assert row.endswith("… |") and row.startswith("| [c](c.md) | 日本語の説明")
+TYPED = ("| Memory | Type | What |\n|---|---|---|\n| [A](a.md) | project | alpha |\n"
+         "| [B](b.md) | feedback | beta |\n")
+CJK = "# メモリ\n\n| メモリ | 説明 |\n|---|---|\n| [A](a.md) | アルファ |\n| [B](b.md) | ベータ |\n"
 
 
-def test_a_very_long_title_is_cut_within_the_line_limit() -> None:
-    long = make_memory("c.md", name="word-" * 60, description="gamma " * 40)
-
-    out = run(PLAIN, [*OLD, long])
-
-    row = row_of(out, "c.md")
-    assert len(row) <= 150 and "(c.md)" in row
-
-
-def test_a_description_full_of_pipes_stays_within_the_line_limit() -> None:
-    piped = make_memory("c.md", name="c", description="x|" * 100)
-
-    out = run(PLAIN, [*OLD, piped])
-
-    assert len(row_of(out, "c.md")) <= 150
-
-
-def test_a_long_title_without_description_in_a_typed_table_stays_within_the_limit() -> None:
-    text = (
-        "| Memory | Type | What |\n|---|---|---|\n| [A](a.md) | project | alpha |\n"
-        "| [B](b.md) | feedback | beta |\n"
-    )
-    long = make_memory("c.md", name="c" * 200, mtype="reference")
+@pytest.mark.parametrize(
+    ("text", "name", "description", "mtype", "starts"),
+    [
+        (CJK, "c", "日本語の説明" * 40, "project", "| [c](c.md) | 日本語の説明"),
+        (PLAIN, "word-" * 60, "gamma " * 40, "project", "| ["),
+        (PLAIN, "c", "x|" * 100, "project", "| [c](c.md) | x\\|"),
+        (TYPED, "c" * 200, "", "reference", "| [ccc"),  # the Type cell counted too
+    ],
+    ids=["long-cjk-description", "long-title", "description-of-pipes", "long-title-typed"],
+)
+def test_a_row_is_cut_within_the_line_limit(text: str, name: str, description: str,
+                                            mtype: str, starts: str) -> None:
+    long = make_memory("c.md", name=name, description=description or None, mtype=mtype)
 
     out = run(text, [*OLD, long])
 
-    assert len(row_of(out, "c.md")) <= 150
+    row = row_of(out, "c.md")
+    assert len(row) <= 150 and row.startswith(starts) and "(c.md)" in row
 
 
 # --- where the row goes ---------------------------------------------------------------
@@ -401,20 +338,12 @@ def test_a_number_in_a_one_row_table_is_not_taken_for_a_row_number() -> None:
     assert cells(lines_of(out)[-1]) == ["[c](c.md)", ""]
 
 
-@pytest.mark.parametrize("header", ["Tipo", "Typ", "Тип", "类型", "種類", "**Type**", "Kind"])
-def test_a_type_column_in_other_languages_takes_the_type(header: str) -> None:
-    text = (
-        f"| Memory | {header} | Note |\n|---|---|---|\n| [A](a.md) | project | alpha |\n"
-        "| [B](b.md) | feedback | beta |\n"
-    )
-
-    out = run(text, [*OLD, C])
-
-    assert cells(lines_of(out)[-1]) == ["[c](c.md)", "project", "gamma"]
-
-
-@pytest.mark.parametrize("header", ["Kategorie", "Catégorie", "Categoría", "分类", "カテゴリ"])
-def test_a_category_column_in_other_languages_takes_the_type(header: str) -> None:
+@pytest.mark.parametrize(
+    "header",
+    ["Tipo", "Typ", "Тип", "类型", "種類", "**Type**", "Kind",  # a type heading
+     "Kategorie", "Catégorie", "Categoría", "分类", "カテゴリ"],  # memory types under it
+)
+def test_the_column_of_types_takes_the_type(header: str) -> None:
     text = (
         f"| Memory | {header} | Note |\n|---|---|---|\n| [A](a.md) | project | alpha |\n"
         "| [B](b.md) | feedback | beta |\n"
@@ -428,7 +357,7 @@ def test_a_category_column_in_other_languages_takes_the_type(header: str) -> Non
 # --- limits -----------------------------------------------------------------------------
 
 
-def _numbered_table(count: int, title: str = "# Memory\n\n") -> tuple[str, list]:
+def _numbered_table(count: int, title: str = "# Memory\n\n") -> tuple[str, list[Memory]]:
     mems = [
         make_memory(f"m{i:03}.md", name=f"m{i:03}", description=f"memory {i}") for i in range(count)
     ]
@@ -528,27 +457,14 @@ def test_the_cli_writes_the_row_and_undo_restores_the_bytes(tmp_path: Path, inde
     for path in memory.iterdir():
         os.utime(path, (old, old))  # (ages them far past 30 days)
     env = {**os.environ, "HOME": str(tmp_path)}
-    base = [sys.executable, "-m", "consolidator"]
 
-    done = subprocess.run(
-        [
-            *base,
-            "run",
-            "--force",
-            "--memory-dir",
-            str(memory),
-            "--state-dir",
-            str(state),
-            "--project-root",
-            str(project),
-        ],
-        cwd="/tmp",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "consolidator", *args], cwd="/tmp",
+                              env=env, capture_output=True, text=True, timeout=120,
+                              check=False)
+
+    done = cli("run", "--force", "--memory-dir", str(memory), "--state-dir", str(state),
+               "--project-root", str(project))
     assert done.returncode == 0, done.stderr
     written = (memory / "MEMORY.md").read_bytes()
     text = written.decode("utf-8-sig")
@@ -563,15 +479,7 @@ def test_the_cli_writes_the_row_and_undo_restores_the_bytes(tmp_path: Path, inde
     old_lines = index.decode("utf-8-sig").splitlines()
     assert is_subsequence(old_lines, text.splitlines())
 
-    undone = subprocess.run(
-        [*base, "undo", "latest", "--state-dir", str(state)],
-        cwd="/tmp",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    undone = cli("undo", "latest", "--state-dir", str(state))
     assert undone.returncode == 0, undone.stderr
     assert (memory / "MEMORY.md").read_bytes() == index
 

@@ -182,18 +182,17 @@ def relink_lines(original: Sequence[IndexLine], to: Targets) -> Relinked:
     lines, repeats = drop_repeats(lines, original, live, dead_at) if to.guess \
         else (list(lines), [])
     lines, gone, unlinked = unlink_dead(lines, original, live, dead_at, archived, names)
+    # Files missing before this run: neither there, nor merged away or archived by it.
+    missing = {(t, t in line.pointers) for line in original for t in line.targets
+               if t not in present and t not in to.redirects and t not in archived}
     return Relinked(
         lines=tuple(line for line in lines if line.kind != "drop"),
         removed=tuple(repeats + gone),
         repointed=tuple(repointed),
         unlinked=tuple(unlinked),
         origin=tuple(i for i, line in enumerate(lines) if line.kind != "drop"),
-        missing=tuple(sorted({t for line in original for t in line.pointers
-                              if t not in present and t not in to.redirects
-                              and t not in archived})),
-        linked_missing=tuple(sorted({t for line in original for t in line.targets
-                                     if t not in line.pointers and t not in present
-                                     and t not in to.redirects and t not in archived})),
+        missing=tuple(sorted({t for t, pointed in missing if pointed})),
+        linked_missing=tuple(sorted({t for t, pointed in missing if not pointed})),
     )
 
 

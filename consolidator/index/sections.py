@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from consolidator.index.parse import SEPARATOR_ROW, IndexLine, link_title
 from consolidator.index.window import CODE, HIDDEN
+from consolidator.store.codespans import opens_fence
 
 # Markup around a line's words: its bullet, heading or quote mark, and emphasis (a "#" inside
 # the words, as in "PR #2062", stays).
@@ -19,9 +20,9 @@ from consolidator.index.window import CODE, HIDDEN
 _MARKUP = re.compile(r"^\s*(?:#+\s*|>\s*|(?:[-*+]|\d+[.)])\s+)|[*`|]+"
                      r"|(?<![^\W_])_+|_+(?![^\W_])")
 QUIET = ("blank", HIDDEN)  # lines that are not content
-# Lines that say nothing of what a run of lines is about: a code fence (with its language,
-# "```bash"), a thematic break (and a table's separator row: SEPARATOR_ROW).
-_NO_WORDS = re.compile(r"\s{0,3}(?:```|~~~|(?:[-*_=]\s*){3,}$)")
+# A thematic break: with a code fence ("```bash") and a table's separator row, a line that
+# says nothing of what a run of lines is about.
+_RULE = re.compile(r"\s{0,3}(?:[-*_=]\s*){3,}$")
 _SPACED = re.compile(r"\s+([:;,.!?])")  # a space a removed mark left before punctuation
 
 
@@ -61,8 +62,10 @@ def summary(lines: list[IndexLine], what: str = "lines moved from MEMORY.md") ->
     the line limit."""
     headings: list[str] = []
     about: list[str] = []
+    seen: set[str] = set()
     for line in lines:
-        if line.kind in QUIET or _NO_WORDS.match(line.text) or SEPARATOR_ROW.match(line.text):
+        if line.kind in QUIET or _RULE.match(line.text) or SEPARATOR_ROW.match(line.text) \
+                or opens_fence(line.text):
             continue
         if line.kind == "heading":
             words = line.heading_text
@@ -71,7 +74,8 @@ def summary(lines: list[IndexLine], what: str = "lines moved from MEMORY.md") ->
         else:
             words = " ".join(_MARKUP.sub(" ", line.text).split()[:6])
         words = _SPACED.sub(r"\1", words).strip().rstrip(".,;:。、，；：")
-        if words and words not in headings + about:
+        if words and words not in seen:
+            seen.add(words)
             (headings if line.kind == "heading" else about).append(words)
     count = sum(1 for line in lines if line.kind not in QUIET)
     head = f"{count} {what}"

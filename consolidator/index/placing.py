@@ -152,21 +152,34 @@ def _name_words(file: str) -> list[str]:
     return [w for w in _NAME_WORDS.split(stem) if w]
 
 
-def _namesake(file: str, sections: dict[int, list[str]]) -> int | None:
-    """The one heading holding the pointer whose file shares the most first words with
-    ``file``, two at least (a type word and a subject), where no other heading's file shares
-    as many."""
-    mine = _name_words(file)
-    best, where = 1, set()
+Kin = dict[str, list[tuple[int, list[str]]]]
+
+
+def _kin(sections: dict[int, list[str]]) -> Kin:
+    """The pointers' file names split into words, grouped by first word, with their heading:
+    worked out once for every memory :func:`_namesake` places."""
+    out: Kin = {}
     for heading, targets in sections.items():
         for target in targets:
-            theirs = _name_words(target)
-            shared = next((n for n, (a, b) in enumerate(zip(mine, theirs, strict=False))
-                           if a != b), min(len(mine), len(theirs)))
-            if shared > best:
-                best, where = shared, {heading}
-            elif shared == best and best > 1:
-                where.add(heading)
+            words = _name_words(target)
+            if words:
+                out.setdefault(words[0], []).append((heading, words))
+    return out
+
+
+def _namesake(file: str, kin: Kin) -> int | None:
+    """The one heading holding the pointer whose file shares the most first words with
+    ``file``, two at least (a type word and a subject), where no other heading's file shares
+    as many (``kin``: :func:`_kin` of the index's sections)."""
+    mine = _name_words(file)
+    best, where = 1, set()
+    for heading, theirs in kin.get(mine[0], []) if mine else []:
+        shared = next((n for n, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                       if a != b), min(len(mine), len(theirs)))
+        if shared > best:
+            best, where = shared, {heading}
+        elif shared == best and best > 1:
+            where.add(heading)
     return next(iter(where)) if len(where) == 1 else None
 
 
@@ -290,6 +303,7 @@ def add_pointers(
     # Pointers under several headings, none the list: the user's categories. A memory none
     # of them is shown to hold goes under a heading of its type at the end.
     sections = _sections(lines)
+    names = _kin(sections)
     sorted_in = not fresh and listed is None and len(sections) > 1
     level = min((lines[i].level for i in sections), default=2)
     places: dict[str, int | None] = {}  # type -> where its new lines go
@@ -304,7 +318,7 @@ def add_pointers(
             if at is None and not fresh:
                 at = listed
             places[mtype] = None if at is None else _place_in(lines, at)
-        kin = None if fresh else _namesake(memory.file, sections)
+        kin = None if fresh else _namesake(memory.file, names)
         end = places[mtype] if kin is None else _place_in(lines, kin)
         if end is None and not fresh:
             sibling = sibling_heading(lines, memory.file, memory.type, sections)

@@ -38,7 +38,8 @@ def _timed(stage: str, text: str, runs: int) -> float:
     return linear.best_time(linear.STAGES[stage], text, runs)
 
 
-@pytest.mark.slow  # 20 s in all: CI runs it with the other slow tests
+@pytest.mark.slow  # 20 s in all: CI runs it after the other slow tests, alone
+@pytest.mark.alone
 @pytest.mark.parametrize("name", list(linear.INPUTS))
 def test_each_reader_of_memory_text_takes_time_linear_in_its_size(name: str) -> None:
     small_text, large_text = linear.INPUTS[name](64 * KB), linear.INPUTS[name](256 * KB)
@@ -72,6 +73,7 @@ def test_a_whole_report_over_a_memory_of_one_mebibyte_takes_seconds(name: str) -
 
 
 @pytest.mark.slow
+@pytest.mark.alone
 def test_relative_days_of_another_language_on_long_lines_are_read_in_linear_time() -> None:
     """A line holding hundreds of "ayer": what a day's sentence says is read in a window
     around it, not the whole line again for every phrase (was quadratic: 1 s at 16 KB)."""

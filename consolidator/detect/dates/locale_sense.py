@@ -50,6 +50,9 @@ _CONDITION_OTHER = re.compile(
     r"|hvis|dacă|qualora|jika|apabila|kalau|nếu|если|якщо)(?!\w)|만약|만일", re.IGNORECASE)
 # Words of a condition or of "never" that mean something else in another language.
 _RULE_OF_LANGUAGE = {
+    # English phrases read here are only those English has no sense rules of ours for
+    # ("this session": see session.py).
+    "en": re.compile(r"(?<!\w)(?:if|unless|whenever)(?!\w)", re.IGNORECASE),
     "fr": re.compile(r"(?<!\w)(?:si|s'ils?|s’ils?)(?!\w)", re.IGNORECASE),
     "es": re.compile(r"(?<!\w)si(?!\w)", re.IGNORECASE),
     "it": re.compile(r"(?<!\w)(?:se|mai)(?!\w)", re.IGNORECASE),

@@ -84,6 +84,9 @@ class LocalePhrase:
     end: int
     unit: str  # "day", "week" or "month"
     shift: int
+    # "this session" (see session.py): the language it is written in ("en", "it", "zh"),
+    # else empty
+    session: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,8 +34,9 @@ from consolidator.detect.dates.phrases import (
     trim,
 )
 from consolidator.detect.dates.sense import FUTURE, PAST, PRESENT, names_a_day
+from consolidator.detect.dates.session import session_phrases
 from consolidator.detect.dates.splice import as_adverb, dated_beside
-from consolidator.detect.dates.undated import dated_by_writing, described_day
+from consolidator.detect.dates.undated import dated_by_writing, described_day, records_a_day
 from consolidator.store.model import Memory
 
 __all__ = ["RelativeDate", "find_relative", "line_at", "mentions", "relative_in",
@@ -137,12 +138,12 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
     for other in others:
         if any(s < other.end and other.start < e for s, e in taken):
             continue
-        if other.unit == "week" or (other.shift == 0 and not dated_name) \
+        if other.unit == "week" or (other.shift == 0 and not (dated_name or other.session)) \
                 or layout.line_of(other.start) in applying \
                 or of_a_thing(text, other) or part_of_day(text, other, others) \
                 or states_a_rule(layout.lines[layout.line_of(other.start)],
                                  other.start - layout.starts[layout.line_of(other.start)],
-                                 languages):
+                                 languages | {"en", other.session} if other.session else languages):
             # Where no rule of ours reads the sentence: a week has no one way of being
             # written in every language; "today" may be "today's quiz" or "currently" (the
             # same day, in a note whose name is dated); a day of something ("de ayer"), a
@@ -150,7 +151,10 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
             # in a rule's instructions,
             # "yesterday" is the day before a session reads it.
             continue
-        category = PRESENT if other.shift == 0 else PAST if other.shift < 0 else FUTURE
+        # "This session" is the writing's day, in the past by the time it is read, with
+        # none of the senses of "today" ("currently") that the present is read for.
+        category = PAST if other.session or other.shift < 0 \
+            else PRESENT if other.shift == 0 else FUTURE
         spans.append((other.start, other.end,
                       Meaning(category, other.unit, other.shift, style="")))
     out: list[_Candidate] = []
@@ -229,12 +233,13 @@ def relative_in(memory: Memory, body: str | None = None) -> list[RelativeDate]:
     (:func:`dated_by_writing`)."""
     return find_relative(memory.body if body is None else body,
                          clock.local(memory.written_ns), memory.file,
-                         lambda: described_day(memory) or dated_by_writing(memory))
+                         lambda: described_day(memory) or dated_by_writing(memory),
+                         sessions=records_a_day(memory))
 
 
 def find_relative(text: str, written: datetime, name: str = "",
-                  undated: bool | date | Callable[[], bool | date] = True
-                  ) -> list[RelativeDate]:
+                  undated: bool | date | Callable[[], bool | date] = True,
+                  sessions: bool = True) -> list[RelativeDate]:
     """Relative date phrases in ``text`` that name a day relative to its writing, resolved.
 
     ``written``: when the text was written (the memory's ``modified`` or mtime, local);
@@ -242,7 +247,9 @@ def find_relative(text: str, written: datetime, name: str = "",
     was written. ``undated``: whether ``written`` may date a passage the text gives no date
     for (true of a record of one day; a phrase in any other undated passage is left alone),
     or the day that dates such a passage (the one its description names), or a function
-    that tells, asked only when the text holds a relative phrase.
+    that tells, asked only when the text holds a relative phrase. ``sessions``: whether
+    "this session" names the day of the writing (in a record of work, not in a rule, a
+    profile or a definition, whose session is whichever reads it: see ``session``).
     """
     matches: list[re.Match[str]] = []
     if mentions(text, RELATIVE_HINTS):
@@ -251,6 +258,8 @@ def find_relative(text: str, written: datetime, name: str = "",
         if len(matches) > MAX_PHRASES:
             return []  # a dump of logs or data rather than notes a person wrote
     others = list(itertools.islice(find_locale(text), MAX_PHRASES + 1))
+    if sessions:
+        others = sorted([*others, *session_phrases(text)], key=lambda p: p.start)
     if not (matches or others) or len(others) > MAX_PHRASES:
         return []
     layout = Layout(text)

@@ -26,6 +26,12 @@ _RECORD_TYPES = frozenset({None, "project"})  # feedback is a rule, user a profi
 # definition: their undated lines are not a record of the day they were last saved
 
 
+def records_a_day(memory: Memory) -> bool:
+    """Whether a memory's type is one whose text records work done (a project memory, or an
+    untyped one), not a rule, a profile or a definition."""
+    return memory.type in _RECORD_TYPES
+
+
 def dated_by_writing(memory: Memory) -> bool:
     """Whether the time a memory was written may date the passages its text gives no date
     for: when Claude Code stamped it (``modified``) and the text gives no later date, or when it reads as a record of one day
@@ -35,7 +41,7 @@ def dated_by_writing(memory: Memory) -> bool:
     if memory.modified_ns is not None:
         return not _after(memory.body, clock.local(memory.modified_ns).date())
     body = memory.body
-    if memory.type not in _RECORD_TYPES or body.count("\n") >= RECORD_LINES \
+    if not records_a_day(memory) or body.count("\n") >= RECORD_LINES \
             or explicit_dates(body):
         return False
     saved = clock.local(memory.written_ns).date()
@@ -70,7 +76,7 @@ def described_day(memory: Memory) -> date | None:
     day)."""
     description = memory.description or ""
     found = explicit_dates(description)
-    if len(found) != 1 or found[0].year is None or memory.type not in _RECORD_TYPES \
+    if len(found) != 1 or found[0].year is None or not records_a_day(memory) \
             or RANGE_BEFORE.search(description, 0, found[0].start) \
             or RANGE_AFTER.match(description, found[0].end):
         return None

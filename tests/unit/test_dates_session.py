@@ -1,0 +1,77 @@
+""""This session" names the day its passage was written, in any language (issue 25).
+
+A memory that records work done "in this session" is dated by the date its passage gives,
+as any relative day is; the phrase keeps its words and the date glosses it. A rule's session
+is whichever session reads it: a feedback, user or reference memory, a condition, a habit or
+"always" leaves it as written, and so does a web application's session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+import pytest
+
+from consolidator.detect.dates.relative import find_relative, relative_in
+from consolidator.store.frontmatter import parse
+from consolidator.store.model import FileStat, Memory
+
+WRITTEN = datetime(2026, 7, 22, 9, 0)  # saved the morning after the day the text names
+
+
+def glossed(body: str, undated: bool = False) -> list[str]:
+    return [f.replacement for f in find_relative(body, WRITTEN, "status.md", undated)]
+
+
+@pytest.mark.parametrize("body, phrase", [
+    ("Status on 2026-07-21:\n\nFixed three bugs in this session.\n", "this session"),
+    ("2026-07-21 の状況:\n\n本セッションで計測バグを3件修正した。\n", "本セッション"),
+    ("2026-07-21 状态:\n\n本次会话修复了三个问题。\n", "本次会话"),
+    ("## 2026-07-21\n\n本次 session 完成了迁移。\n", "本次 session"),
+    ("Stato al 2026-07-21:\n\nIn questa sessione abbiamo corretto tre bug.\n", "questa sessione"),
+    ("2026-07-21 상태:\n\n이번 세션에서 버그 세 개를 고쳤다.\n", "이번 세션"),
+    ("Статус на 2026-07-21:\n\nВ этой сессии исправлены три ошибки.\n", "этой сессии"),
+    ("Stand 2026-07-21:\n\nIn dieser Sitzung wurden drei Fehler behoben.\n", "dieser Sitzung"),
+    ("État au 2026-07-21 :\n\nCette session a corrigé trois bogues.\n", "Cette session"),
+    ("Estado al 2026-07-21:\n\nEn esta sesión se corrigieron tres errores.\n", "esta sesión"),
+    ("Trạng thái 2026-07-21:\n\nĐã sửa ba lỗi trong phiên này.\n", "phiên này"),
+], ids=["en", "ja", "zh", "zh-mixed", "it", "ko", "ru", "de", "fr", "es", "vi"])
+def test_this_session_is_glossed_with_the_day_its_passage_gives(body: str, phrase: str) -> None:
+    assert glossed(body) == [f"{phrase} (2026-07-21)"]
+
+
+@pytest.mark.parametrize("body", [
+    "Status on 2026-07-21:\n\nIf a command needs sudo in this session, stop and ask.\n",
+    "Status on 2026-07-21:\n\nAlways ask before pushing in this session.\n",
+    "Stato al 2026-07-21:\n\nSe il push fallisce in questa sessione, chiedi all'utente.\n",
+    "2026-07-21 상태:\n\n항상 이번 세션 시작 전에 테스트를 돌린다.\n",
+    "Status on 2026-07-21:\n\nThe login flow keeps this session cookie for a day.\n",
+    "Estado al 2026-07-21:\n\nEl token de esta sesión expira en una hora.\n",
+    "Status on 2026-07-21:\n\nOld sessions are pruned; these sessions stay.\n",
+], ids=["en-if", "en-always", "it-se", "ko-always", "en-cookie", "es-expira", "plural"])
+def test_a_rules_or_an_applications_session_is_left_as_written(body: str) -> None:
+    assert glossed(body) == []
+
+
+def test_with_no_date_for_its_passage_this_session_is_left_as_written() -> None:
+    assert glossed("Fixed three bugs in this session.\n", undated=False) == []
+    assert glossed("Fixed three bugs in this session.\n", undated=True) == [
+        "this session (2026-07-22)"]
+
+
+def memory(mtype: str, body: str) -> Memory:
+    data = f"---\nname: status\ndescription: status\ntype: {mtype}\n---\n{body}".encode()
+    stat = FileStat(rel="status.md", size=len(data), mode=0o644,
+                    mtime_ns=int(WRITTEN.timestamp() * 1_000_000_000),
+                    sha256=hashlib.sha256(data).hexdigest())
+    return Memory(stat, parse(data))
+
+
+@pytest.mark.parametrize("mtype, found", [("project", 1), ("feedback", 0), ("user", 0),
+                                          ("reference", 0)])
+def test_only_a_record_of_work_dates_its_session(mtype: str, found: int) -> None:
+    """A project memory records work; a feedback memory is a rule, a user memory a profile
+    and a reference memory a definition, whose session is whichever reads them."""
+    body = "Status on 2026-07-21:\n\nFixed three bugs in this session.\n"
+    assert len(relative_in(memory(mtype, body))) == found

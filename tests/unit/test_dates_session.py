@@ -13,7 +13,7 @@ from datetime import datetime
 
 import pytest
 
-from consolidator.detect.dates.relative import find_relative, relative_in
+from consolidator.detect.dates.relative import find_relative, relative_in, rewrite_relative
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
 
@@ -75,3 +75,14 @@ def test_only_a_record_of_work_dates_its_session(mtype: str, found: int) -> None
     and a reference memory a definition, whose session is whichever reads them."""
     body = "Status on 2026-07-21:\n\nFixed three bugs in this session.\n"
     assert len(relative_in(memory(mtype, body))) == found
+
+
+@pytest.mark.parametrize("body", [
+    "Status on 2026-07-21:\n\nFixed three bugs in this session.\n",
+    "2026-07-21 の状況:\n\n本セッションで計測バグを3件修正した。\n",
+    "Stato al 2026-07-21:\n\nIn questa sessione abbiamo corretto tre bug.\n",
+])
+def test_a_glossed_session_is_not_glossed_again(body: str) -> None:
+    once = rewrite_relative(body, find_relative(body, WRITTEN, "status.md", False))
+    assert once != body
+    assert find_relative(once, WRITTEN, "status.md", False) == []

@@ -144,3 +144,25 @@ def test_a_resolved_line_keeps_the_line_ends_of_a_crlf_file(
     data = first.read_bytes()
     assert b"- The dev database listens on port 6432 locally.\r\n- Superseded on " in data
     assert data.count(b"\n") == data.count(b"\r\n")
+
+
+@pytest.mark.parametrize("apart_s, resolved", [(0, False), (30, False), (3600, True)])
+def test_two_memories_written_within_a_minute_have_no_newer_one_and_are_not_resolved(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], apart_s: int,
+    resolved: bool
+) -> None:
+    """A checkout or a copy writes every file within seconds: the order it wrote them in
+    says nothing of which statement is newer, so the conflict is reported and left."""
+    first = put(root, "project_db.md", "- The dev database listens on port 5432 locally.\n",
+                days=3)
+    second = put(root, "project_db_port.md", "- The dev database listens on port 6432 "
+                 "locally.\n", days=3 - apart_s / DAY)
+    before = first.read_bytes(), second.read_bytes()
+    (conflict,) = report(root, tmp_path, capsys, resolve=True)["conflicts"]
+    assert conflict["same_age"] is not resolved
+    assert main(["report", "--memory-dir", str(root), "--state-dir", str(tmp_path / "state"),
+                 "--config", config(tmp_path, True)]) == 0
+    text = capsys.readouterr().out
+    assert ("neither is known to be newer" in text) is not resolved
+    run(root, tmp_path, resolve=True)
+    assert ((first.read_bytes(), second.read_bytes()) != before) is resolved

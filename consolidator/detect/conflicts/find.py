@@ -46,7 +46,7 @@ from consolidator import clock
 from consolidator.detect.conflicts.skeletons import MIN_LINE_TOKENS, candidates
 from consolidator.detect.conflicts.subject import Subjects, Written
 from consolidator.detect.conflicts.values import Tok, diff_kind, differs, tokens
-from consolidator.detect.findings import Conflict
+from consolidator.detect.findings import Conflict, newer_of
 from consolidator.detect.text import exact_line, normal_set
 from consolidator.detect.text import tokens as word_tokens
 from consolidator.detect.words import FUNCTION_WORDS
@@ -376,7 +376,7 @@ def _conflict(
         a, b = b, a
         changes = [(y, x) for x, y in changes]
     ma, mb = ctx.memory(a.file), ctx.memory(b.file)
-    newer = a.file if (ma.written_ns, a.file) > (mb.written_ns, b.file) else b.file
+    newer, same_age = newer_of(a.file, ma.written_ns, b.file, mb.written_ns)
     if kinds == {"struck"}:
         claim = " ".join(word_tokens(a.text.replace("~~", "")))
         struck, plain = (a, b) if any(x.value.startswith("~~") for x, _ in changes) else (b, a)
@@ -385,4 +385,5 @@ def _conflict(
         va = " ".join(x.value for x, _ in changes)
         vb = " ".join(y.value for _, y in changes)
         reason = f"{a.file} says {va!r} where {b.file} says {vb!r}"
-    return Conflict((a.file, b.file), newer, round(overlap, 3), reason, (a.text, b.text))
+    return Conflict((a.file, b.file), newer, round(overlap, 3), reason, (a.text, b.text),
+                    same_age=same_age)

@@ -143,7 +143,8 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
                 or of_a_thing(text, other) or part_of_day(text, other, others) \
                 or states_a_rule(layout.lines[layout.line_of(other.start)],
                                  other.start - layout.starts[layout.line_of(other.start)],
-                                 languages | {"en", other.session} if other.session else languages):
+                                 languages | {"en", other.session} if other.session
+                                 else languages):
             # Where no rule of ours reads the sentence: a week has no one way of being
             # written in every language; "today" may be "today's quiz" or "currently" (the
             # same day, in a note whose name is dated); a day of something ("de ayer"), a

@@ -18,14 +18,14 @@ from collections.abc import Iterator
 from consolidator.detect.dates.locales import LocalePhrase
 
 # "this" and "session" (or "conversation", the same span of work in Claude Code's words) in
-# each language, as it is written before the noun or after it.
+# each language, as it is written before the noun or after it (Czech "v této relaci").
 _THIS_BEFORE = (
     r"this|the current|diese[rmns]?|cette|questa|quest'|esta|essa|nesta|nessa|este|"
     r"эт(?:а|ой|у|ом)|текущ(?:ая|ей|ую)|tej|ta|této|tato|bu|本次|这次|這次|此次|本轮|本輪|"
     r"本|今回の|この|이번|금번|이"
 )
 _SESSION = (
-    r"session|conversation|sitzung|session|sessione|conversazione|sesión|conversación|"
+    r"session|conversation|sitzung|sessione|conversazione|sesión|conversación|"
     r"sessão|conversa|сесси[июяей]|сессия|sesji|sesja|relaci|oturum(?:da|u)?|"
     r"会话|會話|对话|對話|セッション|会話|세션|대화"
 )

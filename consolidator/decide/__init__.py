@@ -316,9 +316,9 @@ def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
     for conflict in conflicts:
         older = next(f for f in conflict.files if f != conflict.newer)
         if older in done or conflict.newer in done or "strikes through" in conflict.reason \
-                or conflict.keyed or conflict.same_age:
+                or conflict.keyed or (conflict.same_age and not conflict.newer_by_text):
             continue  # (a conflict by key is reported only: see detect.conflicts.versions;
-            # of two memories written within a minute, neither is known to be newer)
+            # of two memories written within a minute, neither may be known to be newer)
         old_line, new_line = (conflict.evidence[conflict.files.index(f)]
                               for f in (older, conflict.newer))
         memory, newer = by_file[older], by_file[conflict.newer]

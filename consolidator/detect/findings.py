@@ -48,19 +48,11 @@ class Conflict:
     # Found by key (one tool given two versions in differently worded lines): reported only,
     # never resolved offline.
     keyed: bool = False
-    # Written within SAME_AGE_S of each other: which is newer is not known (``newer`` is then
-    # only the later name), and the conflict is reported, never resolved.
+    # Written within a minute of each other (see conflicts.age): which is newer is known only
+    # where the dates in their text tell (``newer_by_text``); else ``newer`` is only the later
+    # name, and the conflict is reported, never resolved.
     same_age: bool = False
-
-
-SAME_AGE_S = 60  # seconds: files written this close (a checkout, a copy, one save of both)
-
-
-def newer_of(a: str, a_ns: int, b: str, b_ns: int) -> tuple[str, bool]:
-    """The file written last of two (Claude Code's ``modified``, else the file's time), and
-    whether the two were written within SAME_AGE_S of each other, too close to tell."""
-    newer = a if (a_ns, a) > (b_ns, b) else b
-    return newer, abs(a_ns - b_ns) < SAME_AGE_S * 1_000_000_000
+    newer_by_text: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,6 +131,7 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
                 "files": list(c.files),
                 "newer": c.newer,
                 "same_age": c.same_age,
+                "newer_by_text": c.newer_by_text,
                 "similarity": round(c.similarity, 3),
                 "reason": mask(c.reason),
                 "evidence": mask.all(c.evidence),

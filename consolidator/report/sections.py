@@ -111,7 +111,9 @@ def findings_md(root: RootReport, rest: Rest, mask: Mask) -> list[str]:
         ("Conflicts", [line for c in rest.conflicts for line in (
             f"- `{c.files[0]}` vs `{c.files[1]}`: {inline(mask(c.reason))} "
             + ("(written within a minute of each other: neither is known to be newer)"
-               if c.same_age else f"(newer: `{c.newer}`)"),
+               if c.same_age and not c.newer_by_text
+               else f"(newer by the dates in its text: `{c.newer}`)" if c.newer_by_text
+               else f"(newer: `{c.newer}`)"),
             *quoted(c.evidence, mask))]),
         ("Similar, not merged", [line for s in rest.similar for line in (
             f"- `{s.files[0]}` ~ `{s.files[1]}` ({_alike(s)})",

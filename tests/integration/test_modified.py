@@ -194,7 +194,7 @@ def test_a_key_conflict_names_the_memory_claude_code_wrote_last_as_the_newer(
 
     assert found["conflicts"] == [{
         "files": ["project_perf.md", "project_stack.md"], "newer": "project_stack.md",
-        "same_age": False, "similarity": 0.0,
+        "same_age": False, "newer_by_text": False, "similarity": 0.0,
         "reason": "project_perf.md says Astro 5 where project_stack.md says Astro 6",
         "evidence": ["Astro 5 with islands is close to required for speed.",
                      "Settled stack: Astro 6 + React 19 islands, built with npm."]}]

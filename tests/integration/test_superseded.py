@@ -166,3 +166,37 @@ def test_two_memories_written_within_a_minute_have_no_newer_one_and_are_not_reso
     assert ("neither is known to be newer" in text) is not resolved
     run(root, tmp_path, resolve=True)
     assert ((first.read_bytes(), second.read_bytes()) != before) is resolved
+
+
+@pytest.mark.parametrize("first_day, second_day, newer", [
+    ("2026-05-02", "2026-05-20", "project_db_port.md"),
+    ("2026-05-20", "2026-05-02", "project_db.md"),
+    ("2026-05-20", "2099-01-01", None),  # a day ahead of the writing is a plan, no record
+    ("2026-05-20", "", None),
+])
+def test_of_two_memories_of_one_age_the_dates_in_their_text_tell_which_is_newer(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], first_day: str,
+    second_day: str, newer: str | None
+) -> None:
+    """A checkout wrote both at once: the memory whose latest dated record is the later day
+    is the newer, and the conflict is resolved toward it; where the text does not tell, it
+    is reported with no newer side and left."""
+    first = put(root, "project_db.md", "- The dev database listens on port 5432 locally.\n"
+                f"- Moved to the new host on {first_day}.\n", days=3)
+    second = put(root, "project_db_port.md", "- The dev database listens on port 6432 "
+                 "locally.\n" + (f"- Checked on {second_day}.\n" if second_day else ""),
+                 days=3)
+    before = first.read_bytes(), second.read_bytes()
+    (conflict,) = report(root, tmp_path, capsys, resolve=True)["conflicts"]
+    assert conflict["same_age"] is True
+    assert conflict["newer_by_text"] is (newer is not None)
+    if newer is not None:
+        assert conflict["newer"] == newer
+    run(root, tmp_path, resolve=True)
+    after = first.read_bytes(), second.read_bytes()
+    if newer is None:
+        assert after == before
+    else:
+        older = first if newer == "project_db_port.md" else second
+        assert b"Superseded on " in older.read_bytes()
+        assert (root / newer).read_bytes() == before[0 if newer == "project_db.md" else 1]

@@ -43,10 +43,11 @@ from datetime import date
 from functools import lru_cache
 
 from consolidator import clock
+from consolidator.detect.conflicts.age import newer_of
 from consolidator.detect.conflicts.skeletons import MIN_LINE_TOKENS, candidates
 from consolidator.detect.conflicts.subject import Subjects, Written
 from consolidator.detect.conflicts.values import Tok, diff_kind, differs, tokens
-from consolidator.detect.findings import Conflict, newer_of
+from consolidator.detect.findings import Conflict
 from consolidator.detect.text import exact_line, normal_set
 from consolidator.detect.text import tokens as word_tokens
 from consolidator.detect.words import FUNCTION_WORDS
@@ -376,7 +377,7 @@ def _conflict(
         a, b = b, a
         changes = [(y, x) for x, y in changes]
     ma, mb = ctx.memory(a.file), ctx.memory(b.file)
-    newer, same_age = newer_of(a.file, ma.written_ns, b.file, mb.written_ns)
+    newer, same_age, by_text = newer_of(ma, mb)
     if kinds == {"struck"}:
         claim = " ".join(word_tokens(a.text.replace("~~", "")))
         struck, plain = (a, b) if any(x.value.startswith("~~") for x, _ in changes) else (b, a)
@@ -386,4 +387,4 @@ def _conflict(
         vb = " ".join(y.value for _, y in changes)
         reason = f"{a.file} says {va!r} where {b.file} says {vb!r}"
     return Conflict((a.file, b.file), newer, round(overlap, 3), reason, (a.text, b.text),
-                    same_age=same_age)
+                    same_age=same_age, newer_by_text=by_text)

@@ -45,10 +45,11 @@ import re
 from collections import defaultdict
 from collections.abc import Collection, Container, Iterable
 
+from consolidator.detect.conflicts.age import newer_of
 from consolidator.detect.conflicts.find import INSTANCE_LINES
 from consolidator.detect.conflicts.skeletons import skeleton
 from consolidator.detect.dates.anchors import explicit_dates
-from consolidator.detect.findings import Conflict, newer_of
+from consolidator.detect.findings import Conflict
 from consolidator.detect.text import normal_line, normal_set
 from consolidator.detect.words import line_features
 from consolidator.store.codespans import code_spans
@@ -285,8 +286,8 @@ def _refines(a: str, b: str) -> bool:
 
 
 def _conflict(ma: Memory, mb: Memory, a: _Stated, b: _Stated) -> Conflict:
-    newer, same_age = newer_of(ma.file, ma.written_ns, mb.file, mb.written_ns)
+    newer, same_age, by_text = newer_of(ma, mb)
     reason = (f"{ma.file} says {a.name} {a.version} where {mb.file} says "
               f"{b.name} {b.version}")
     return Conflict((ma.file, mb.file), newer, 0.0, reason, (a.line, b.line), keyed=True,
-                    same_age=same_age)
+                    same_age=same_age, newer_by_text=by_text)

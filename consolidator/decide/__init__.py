@@ -29,6 +29,7 @@ from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
 from consolidator.decide.bodies import appended, changed_lines, merged_body, newest_stamp, with_body
 from consolidator.decide.room import costly_merges
+from consolidator.detect.conflicts.age import last_recorded
 from consolidator.detect.dates.anchors import mark_end
 from consolidator.detect.dates.freshness import age_days
 from consolidator.detect.dates.relative import relative_in, rewrite_relative
@@ -329,7 +330,8 @@ def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
         lead = old_line[: mark_end(old_line)]
         stated = new_line[mark_end(new_line):]
         was = old_line[len(lead):]
-        day = clock.local(newer.written_ns).date().isoformat()
+        recorded = last_recorded(newer) if conflict.newer_by_text else None
+        day = (recorded or clock.local(newer.written_ns).date()).isoformat()
         indent = lead[: len(lead) - len(lead.lstrip(" \t"))]
         note = f"{indent}- Superseded on {day} by {conflict.newer}: {was}"
         end = "\r" if lines[at].endswith("\r") else ""  # a CRLF file keeps its line ends

@@ -105,15 +105,20 @@ def _alike(pair: Similar) -> str:
     return f"similarity {pair.similarity:.2f}"
 
 
+def _newer(conflict: Conflict) -> str:
+    """Which side of a conflict is the newer, and by what (see detect.conflicts.age)."""
+    if conflict.newer_by_text:
+        return f"(newer by the dates in its text: `{conflict.newer}`)"
+    if conflict.same_age:
+        return "(written within a minute of each other: neither is known to be newer)"
+    return f"(newer: `{conflict.newer}`)"
+
+
 def findings_md(root: RootReport, rest: Rest, mask: Mask) -> list[str]:
     unparsed = root.snapshot.unparsed if root.snapshot else ()
     groups: list[tuple[str, list[str]]] = [
         ("Conflicts", [line for c in rest.conflicts for line in (
-            f"- `{c.files[0]}` vs `{c.files[1]}`: {inline(mask(c.reason))} "
-            + ("(written within a minute of each other: neither is known to be newer)"
-               if c.same_age and not c.newer_by_text
-               else f"(newer by the dates in its text: `{c.newer}`)" if c.newer_by_text
-               else f"(newer: `{c.newer}`)"),
+            f"- `{c.files[0]}` vs `{c.files[1]}`: {inline(mask(c.reason))} {_newer(c)}",
             *quoted(c.evidence, mask))]),
         ("Similar, not merged", [line for s in rest.similar for line in (
             f"- `{s.files[0]}` ~ `{s.files[1]}` ({_alike(s)})",

@@ -192,11 +192,16 @@ def test_of_two_memories_of_one_age_the_dates_in_their_text_tell_which_is_newer(
     assert conflict["newer_by_text"] is (newer is not None)
     if newer is not None:
         assert conflict["newer"] == newer
+    assert main(["report", "--memory-dir", str(root), "--state-dir", str(tmp_path / "state"),
+                 "--config", config(tmp_path, True)]) == 0
+    said = "newer by the dates in its text" if newer else "neither is known to be newer"
+    assert said in capsys.readouterr().out
     run(root, tmp_path, resolve=True)
     after = first.read_bytes(), second.read_bytes()
     if newer is None:
         assert after == before
     else:
         older = first if newer == "project_db_port.md" else second
-        assert b"Superseded on " in older.read_bytes()
+        day = second_day if newer == "project_db_port.md" else first_day
+        assert f"- Superseded on {day} by {newer}: ".encode() in older.read_bytes()
         assert (root / newer).read_bytes() == before[0 if newer == "project_db.md" else 1]

@@ -26,15 +26,16 @@ def newer_of(a: Memory, b: Memory) -> tuple[str, bool, bool]:
     newer = a.file if (a.written_ns, a.file) > (b.written_ns, b.file) else b.file
     if abs(a.written_ns - b.written_ns) >= SAME_AGE_S * 1_000_000_000:
         return newer, False, False
-    day_a, day_b = _last_recorded(a), _last_recorded(b)
+    day_a, day_b = last_recorded(a), last_recorded(b)
     if day_a is None or day_b is None or day_a == day_b:
         return newer, True, False
     return (a.file if day_a > day_b else b.file), True, True
 
 
-def _last_recorded(memory: Memory) -> date | None:
+def last_recorded(memory: Memory) -> date | None:
     """The latest day, with its year, that a memory's text gives and that is not after the
-    day it was written."""
+    day it was written: the day its newest record is of (a conflict resolved by the dates in
+    the text says its older line was superseded on that day)."""
     written = clock.local(memory.written_ns).date() + timedelta(days=1)
     days = []
     for found in explicit_dates(memory.body):

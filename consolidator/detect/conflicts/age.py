@@ -1,7 +1,7 @@
 """Which of two conflicting memories is the newer one.
 
 The one written last: Claude Code's ``modified`` stamp, else the file's time. Two memories
-written within SAME_AGE_S of each other (a checkout, a copy, one save of both) are of one age
+written within a minute of each other (a checkout, a copy, one save of both) are of one age
 as far as their times tell; there the dates in their text may tell instead: the memory whose
 latest dated record is a later day is the newer. Only days up to the day the memory was
 written count (a date ahead of it is a plan or a deadline, not a record). Where neither tells,
@@ -16,15 +16,15 @@ from consolidator import clock
 from consolidator.detect.dates.anchors import explicit_dates
 from consolidator.store.model import Memory
 
-SAME_AGE_S = 60  # seconds: files written this close are of one age
+SAME_AGE_NS = clock.MINUTE_NS  # files written this close are of one age
 
 
 def newer_of(a: Memory, b: Memory) -> tuple[str, bool, bool]:
-    """The newer file of ``a`` and ``b``; whether they were written within SAME_AGE_S of each
+    """The newer file of ``a`` and ``b``; whether they were written within SAME_AGE_NS of each
     other; and whether the dates in their text then tell which is newer (else the newer
     file named is only the later name)."""
     newer = a.file if (a.written_ns, a.file) > (b.written_ns, b.file) else b.file
-    if abs(a.written_ns - b.written_ns) >= SAME_AGE_S * 1_000_000_000:
+    if abs(a.written_ns - b.written_ns) >= SAME_AGE_NS:
         return newer, False, False
     day_a, day_b = last_recorded(a), last_recorded(b)
     if day_a is None or day_b is None or day_a == day_b:
@@ -36,7 +36,7 @@ def last_recorded(memory: Memory) -> date | None:
     """The latest day, with its year, that a memory's text gives and that is not after the
     day it was written: the day its newest record is of (a conflict resolved by the dates in
     the text says its older line was superseded on that day)."""
-    written = clock.local(memory.written_ns).date() + timedelta(days=1)
+    latest = clock.local(memory.written_ns).date() + timedelta(days=1)
     days = []
     for found in explicit_dates(memory.body):
         if found.year is None:
@@ -45,6 +45,6 @@ def last_recorded(memory: Memory) -> date | None:
             day = date(found.year, found.month, found.day)
         except ValueError:
             continue
-        if day <= written:
+        if day <= latest:
             days.append(day)
     return max(days, default=None)

@@ -331,7 +331,12 @@ class Anchors:
         self._glossed = glossed
         # (``undated`` may be the day the memory says its text is of: it dates such a line)
         own = undated if isinstance(undated, date) else written if undated else None
-        self._fallback: date | None = name_day(name, written) or own
+        named = name_day(name, written)
+        self._fallback: date | None = named or own
+        # whether the fallback is the writing time, not a day the text or its name gives
+        self._by_writing = named is None and undated is True
+        self._writing: list[bool] = []  # per line visited: its day is the writing time's
+        self._section = False  # the line being visited took the day of no heading or label
         self._days: list[date | None] = []
         self._stack: list[tuple[int, date | None]] = []
         self._label: tuple[int, date] | None = None  # (indent, day) of the open paragraph
@@ -340,9 +345,16 @@ class Anchors:
         """The writing day of line ``index`` (lines are visited in order, once), or None when
         nothing dates it."""
         while len(self._days) <= index:
+            self._section = False
             self._days.append(self._advance(len(self._days)))
+            self._writing.append(self._section and self._by_writing)
         day = self._days[index]
         return None if day == UNREAD else day
+
+    def dated_by_text(self, index: int) -> bool:
+        """Whether the text itself dates line ``index`` (a heading, a label, the note's
+        date line, the file's name, the day its description names), not its writing time."""
+        return self.day_for(index) is not None and not self._writing[index]
 
     def _advance(self, index: int) -> date | None:
         """Take line ``index`` into the running state; return its writing day."""
@@ -366,6 +378,7 @@ class Anchors:
             dates = explicit_dates(line[meta.end() : meta.end() + 40]) if meta else []
             if dates and dates[0].start == 0 and (day := writing_day(dates[0], self._written)):
                 self._fallback = day
+                self._by_writing = False
                 return day
         own = self._glossed.get(index) or _label_date(line, self._written)
         indent = _indent(line)
@@ -382,4 +395,5 @@ class Anchors:
         for _, day in reversed(self._stack):
             if day is not None:
                 return day
+        self._section = True
         return self._fallback

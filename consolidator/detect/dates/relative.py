@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from consolidator import clock
-from consolidator.detect.dates.anchors import Anchors, name_day, near_day
+from consolidator.detect.dates.anchors import Anchors, explicit_dates, name_day, near_day
 from consolidator.detect.dates.gloss import Gloss, gloss
 from consolidator.detect.dates.layout import Layout
 from consolidator.detect.dates.locale_sense import of_a_thing, part_of_day, states_a_rule
@@ -33,7 +33,14 @@ from consolidator.detect.dates.phrases import (
     resolve,
     trim,
 )
-from consolidator.detect.dates.sense import FUTURE, PAST, PRESENT, names_a_day
+from consolidator.detect.dates.sense import (
+    FUTURE,
+    PAST,
+    PRESENT,
+    names_a_day,
+    sentence,
+    without_asides,
+)
 from consolidator.detect.dates.session import session_phrases
 from consolidator.detect.dates.splice import as_adverb, dated_beside
 from consolidator.detect.dates.undated import dated_by_writing, described_day, records_a_day
@@ -64,6 +71,7 @@ class _Candidate:
     match_end: int
     line: int
     meaning: Meaning
+    by_text: bool = False  # dated only where the text gives its passage's day
 
 
 def mentions(text: str, hints: tuple[str, ...]) -> bool:
@@ -118,33 +126,45 @@ def _offered(matches: list[re.Match[str]], text: str) -> list[tuple[int, int]]:
             and text[left.end() : right.start()].strip(" \t*_").casefold() in _ALTERNATIVES]
 
 
+def _a_rule(layout: Layout, phrase: LocalePhrase, languages: frozenset[str]) -> bool:
+    """Whether the line of another language's ``phrase`` states a rule or a habit for it,
+    its asides aside."""
+    index = layout.line_of(phrase.start)
+    column = phrase.start - layout.starts[index]
+    line = without_asides(layout.lines[index], column, column + phrase.end - phrase.start)
+    return states_a_rule(line, column, languages)
+
+
 def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhrase],
                 layout: Layout, dated_name: bool = False,
-                headings: list[_Candidate] | None = None) -> list[_Candidate]:
+                headings: list[_Candidate] | None = None,
+                record: bool = False) -> list[_Candidate]:
     """The phrases of ``text`` (its ``matches``, then those of other languages) that stand in
     prose and name a day there. ``dated_name``: the file's name carries the day it records,
     so another language's "today" is that day whatever it means (the day, or "currently").
     ``headings``: filled with the phrases that stand in headings (never rewritten; a date
-    glossing one dates the heading's section)."""
+    glossing one dates the heading's section). ``record``: the text is a record of work,
+    where another language's "today" set against another day in its sentence ("the
+    listing dated 25.08 — its validator today sees 427") names a day, when the text dates
+    its passage (a heading, a label, the note's date line)."""
     listed = _options(matches, text)
-    spans: list[tuple[int, int, Meaning | None]] = []
+    spans: list[tuple[int, int, Meaning | None, bool]] = []
     applying = _how_to_apply(layout.lines) if others else set()
     languages = written_in(text) if others else frozenset()
     for match in matches:
         if match.start() not in listed and not _PART_OF_DAY.match(text, match.end()):
             end, meaning = trim(match, text)
-            spans.append((match.start(), end, meaning))
+            spans.append((match.start(), end, meaning, False))
     taken = [(m.start(), m.end()) for m in matches]
     for other in others:
         if any(s < other.end and other.start < e for s, e in taken):
             continue
-        if other.unit == "week" or (other.shift == 0 and not (dated_name or other.session)) \
+        by_text = other.shift == 0 and not (dated_name or other.session)
+        if other.unit == "week" or (by_text and not record) \
                 or layout.line_of(other.start) in applying \
                 or of_a_thing(text, other) or part_of_day(text, other, others) \
-                or states_a_rule(layout.lines[layout.line_of(other.start)],
-                                 other.start - layout.starts[layout.line_of(other.start)],
-                                 languages | {"en", other.session} if other.session
-                                 else languages):
+                or _a_rule(layout, other,
+                           languages | {"en", other.session} if other.session else languages):
             # Where no rule of ours reads the sentence: a week has no one way of being
             # written in every language; "today" may be "today's quiz" or "currently" (the
             # same day, in a note whose name is dated); a day of something ("de ayer"), a
@@ -154,27 +174,29 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
             continue
         # "This session" is the writing's day, in the past by the time it is read, with
         # none of the senses of "today" ("currently") that the present is read for.
-        category = PAST if other.session or other.shift < 0 \
+        # So is "today" in a passage the text dates: as of that day, whichever sense it has.
+        category = PAST if other.session or by_text or other.shift < 0 \
             else PRESENT if other.shift == 0 else FUTURE
         spans.append((other.start, other.end,
-                      Meaning(category, other.unit, other.shift, style="")))
+                      Meaning(category, other.unit, other.shift, style=""), by_text))
     out: list[_Candidate] = []
-    for start, end, meaning in sorted(spans, key=lambda s: s[0]):
+    for start, end, meaning, by_text in sorted(spans, key=lambda s: s[0]):
         if meaning is None:
             continue
         index = layout.line_of(start)
         if layout.kinds[index] == "heading" and headings is not None:
-            headings.append(_Candidate(start, end, index, meaning))
+            headings.append(_Candidate(start, end, index, meaning, by_text))
         if layout.kinds[index] != "text":
             continue
         column = start - layout.starts[index]
         stop = column + end - start
         line = layout.lines[index]
-        if layout.masked(index, column, stop):
-            continue
+        if layout.masked(index, column, stop) \
+                or (by_text and not explicit_dates(sentence(line, column, stop))):
+            continue  # hidden; or "today" set against no other day in its sentence
         before, after = _wrapped(layout, index)
         if names_a_day(line, column, stop, meaning.category, before, after):
-            out.append(_Candidate(start, end, index, meaning))
+            out.append(_Candidate(start, end, index, meaning, by_text))
     found = {c.match_start for c in out}
     split = {start for pair in _offered(matches, text) if len(found.intersection(pair)) == 1
              for start in pair}
@@ -267,7 +289,7 @@ def find_relative(text: str, written: datetime, name: str = "",
     today = written.date()
     headings: list[_Candidate] = []
     found = _candidates(text, matches, others, layout, name_day(name, today) is not None,
-                        headings)
+                        headings, sessions)
     if not found:
         return []
     glossed: dict[int, date] = {}
@@ -297,6 +319,8 @@ def find_relative(text: str, written: datetime, name: str = "",
             continue  # "本日4/30期限", "yesterday 11/20": the text gives the day right there
         gloss_day = own.get(item.match_start)
         base = anchors.day_for(item.line)
+        if item.by_text and gloss_day is None and not anchors.dated_by_text(item.line):
+            continue  # "today" where only the writing time would date it: maybe "currently"
         if gloss_day is not None:
             resolved = gloss_day.isoformat()
         elif base is not None and not ambiguous(item.meaning, base):

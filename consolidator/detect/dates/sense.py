@@ -106,6 +106,17 @@ def is_cjk(phrase: str) -> bool:
     return not phrase[:1].isascii()
 
 
+_ASIDE = re.compile(r"[(（][^()（）\n]*[)）]")
+
+
+def without_asides(line: str, start: int, end: int) -> str:
+    """``line`` with each parenthesis that does not hold columns ``start``-``end`` blanked
+    (the columns kept): an aside says nothing of the sentence around it, so its words make no
+    rule of it ("pushed today (on by default, off with --no-push)")."""
+    return _ASIDE.sub(lambda m: m.group() if m.start() < end and start < m.end()
+                      else " " * len(m.group()), line)
+
+
 def sentence(line: str, start: int, end: int, bounds: re.Pattern[str] = _SENTENCE_END) -> str:
     """The sentence of ``line`` that holds columns ``start``-``end`` (or the clause, with
     ``bounds=_CLAUSE_END``)."""
@@ -344,8 +355,9 @@ def names_a_day(line: str, start: int, end: int, category: str, before: str = ""
     if starts and not cjk and _word_before(whole, start) == "from" \
             and not _ONWARD.match(whole, end) and date_words.habit(date_words.words(text)):
         starts = False
-    if not starts \
-            and date_words.rule(text, category, cjk, sentence(whole, start, end, _ZH_CLAUSE_END)):
+    bare = without_asides(whole, start, end)
+    if not starts and date_words.rule(sentence(bare, start, end), category, cjk,
+                                      sentence(bare, start, end, _ZH_CLAUSE_END)):
         return False
     near = whole[max(0, start - 3) : end + 3] if cjk else text
     if _possessive(whole, end, phrase) or (not cjk and _qualifies(whole, start, end)):

@@ -14,7 +14,7 @@ from consolidator.detect.text import normal_line
 from consolidator.detect.words import line_features
 from consolidator.index.parse import IndexLine, classify
 from consolidator.index.pointers import BULLET, other_script, pointer_line, style_of, titled_like
-from consolidator.index.tables import table_above, table_row
+from consolidator.index.tables import row_files, table_above, table_row
 from consolidator.index.value import parents
 from consolidator.store.model import MEMORY_TYPES, Memory
 
@@ -82,13 +82,14 @@ def _sections(lines: list[IndexLine]) -> dict[int, list[str]]:
         if line.kind == "heading":
             current = i
         elif current is not None and _entry(line):
-            out.setdefault(current, []).append(line.targets[0])
+            out.setdefault(current, []).append(row_files(line)[0])
     return out
 
 
 def _entry(line: IndexLine) -> bool:
-    """Whether a line lists a memory: a pointer line, or a table's row that links one."""
-    return bool(line.target) or (line.kind == "table" and bool(line.targets))
+    """Whether a line lists a memory: a pointer line, or a table's row that links or names
+    one."""
+    return bool(line.target) or (line.kind == "table" and bool(row_files(line)))
 
 
 def list_heading(lines: list[IndexLine]) -> int | None:

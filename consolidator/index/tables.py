@@ -5,6 +5,9 @@ name or stem where theirs are, bold where theirs are), the description in the ne
 column after it, the type in the column of types (headed "Type", or holding memory types),
 and the next number, as wide, in a column that numbers the rows.
 
+Some indexes name each row's file in code rather than link it (`` `user_profile.md` ``): such a
+row lists that memory as a link would, and a new row names its file the same way.
+
 A table whose rows keep their links in no one column, or that has no separator row under
 its header, is not written into: the new pointer is a list item after it."""
 
@@ -23,6 +26,8 @@ _CELL_PARTS = re.compile(r"\\.|`[^`]*`|\[\[[^\]]*\]\]|\|")
 _TYPE_HEADER = re.compile(r"^(type|kind|category|tipo|typ|type de|тип|tür|loại|jenis"
                           r"|類型|类型|種類|種別|タイプ|유형|종류)$", re.IGNORECASE)
 _EXTERNAL = re.compile(r"<?(?:[a-z][a-z0-9+.-]*:|#)", re.IGNORECASE)  # a URL, mailto:, #anchor
+# A memory file named in code, relative to the folder: `user_profile.md`, `notes/x.md`.
+_CODE_PATH = re.compile(r"`(?:\./)?([\w.-]+(?:/[\w.-]+)*\.md)`")
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,7 @@ class Table:
     indent: str = ""  # what the rows stand indented by (a table inside a list item)
     bold: bool = False  # links in bold
     note: int | None = None  # the column a row's description goes in
+    code: bool = False  # rows name their files in code, not by a link
 
 
 def cells(text: str) -> list[str]:
@@ -56,11 +62,25 @@ def cells(text: str) -> list[str]:
     return [cell.strip() for cell in out]
 
 
+def row_files(line: IndexLine) -> tuple[str, ...]:
+    """The memory files a line lists: its links' targets; for a table's row that links
+    none, the files its cells name in code."""
+    if line.targets or line.kind != "table" or "`" not in line.text:
+        return line.targets
+    return tuple(match.group(1) for match in _CODE_PATH.finditer(line.text))
+
+
 def _links_a_memory(cell: str) -> bool:
-    """Whether a cell holds a link to a file of the folder: a wiki link, or a Markdown link
-    whose target is no web address, mail address or anchor."""
-    return WIKI_RE.search(cell) is not None or any(
+    """Whether a cell holds a link to a file of the folder: a wiki link, a Markdown link
+    whose target is no web address, mail address or anchor, or a file's path in code."""
+    return WIKI_RE.search(cell) is not None or _in_code(cell) is not None or any(
         not _EXTERNAL.match(match.group(2)) for match in LINK_RE.finditer(cell))
+
+
+def _in_code(cell: str) -> str | None:
+    """The path a cell holds alone in code (bold or not), else None."""
+    match = _CODE_PATH.fullmatch(cell.strip("*_ "))
+    return None if match is None else match.group(1)
 
 
 def table_above(lines: list[IndexLine], end: int) -> Table | None:
@@ -74,16 +94,17 @@ def table_above(lines: list[IndexLine], end: int) -> Table | None:
     if end - start < 3 or not SEPARATOR_ROW.match(lines[start + 1].text):
         return None
     header = cells(lines[start].text)
-    linked = [line for line in lines[start + 2:end] if line.targets]
+    linked = [line for line in lines[start + 2:end] if row_files(line)]
     rows = [cells(line.text) for line in linked]
     columns = Counter(next((i for i, cell in enumerate(row) if _links_a_memory(cell)), -1)
                       for row in rows)
     link, count = columns.most_common(1)[0] if columns else (-1, 0)
     if link < 0 or link >= len(header) or 2 * count <= len(rows):
         return None
-    linking = [(row[link], line.targets[0]) for row, line in zip(rows, linked, strict=True)
+    linking = [(row[link], row_files(line)[0]) for row, line in zip(rows, linked, strict=True)
                if len(row) > link]
-    named, times = Counter(_named_by(link_title(cell), target)
+    coded = sum(_in_code(cell) is not None for cell, _target in linking)
+    named, times = Counter(_named_by(_in_code(cell) or link_title(cell), target)
                            for cell, target in linking).most_common(1)[0]
     bold = sum(cell.startswith(("**", "__")) for cell, _target in linking)
     every = [cells(line.text) for line in lines[start + 2:end]]
@@ -98,7 +119,8 @@ def table_above(lines: list[IndexLine], end: int) -> Table | None:
     return Table(
         len(header), link, kind, named if 2 * times > len(rows) else "",
         last.rstrip().endswith("|"), number, every[-1][number] if number is not None else "",
-        last[:len(last) - len(last.lstrip())], 2 * bold > len(linking), note)
+        last[:len(last) - len(last.lstrip())], 2 * bold > len(linking), note,
+        2 * coded > len(linking))
 
 
 def _kind_column(header: list[str], rows: list[list[str]], link: int) -> int | None:
@@ -163,6 +185,8 @@ def table_row(table: Table, memory: Memory, limit: int, title: str | None = None
     wrap = "**" if table.bold else ""
     room = limit - len(_joined(row, table)) - 2 * len(wrap) - 2  # (the title's brackets)
     link, hook = pointer_parts(memory, room, _title(table, memory) or title, hook)
+    if table.code:  # named as the other rows name theirs (by path, if they name none alike)
+        link = f"`{_title(table, memory) or memory.file}`"
     row[table.link] = wrap + link.replace("|", r"\|") + wrap
     if table.note is not None and hook:
         spare = limit - len(_joined(row, table))

@@ -135,3 +135,32 @@ def test_a_column_numbering_the_rows_takes_the_next_numbers() -> None:
 
     assert [cells(line)[0] for line in out[2:]] == ["7", "8", "9", "10"]
     assert cells(out[-2]) == ["9", "[c](c.md)", "gamma"]  # the note past the number
+
+
+CODED = """# Memory Index
+
+| File | Type | Summary |
+|---|---|---|
+| `a.md` | project | Alpha |
+| **`b.md`** | feedback | Beta |
+| `c.md` | project | Gamma |
+"""
+
+
+def test_a_table_naming_its_files_in_code_takes_a_row_naming_the_new_one_so() -> None:
+    """Some indexes name each row's file in code rather than link it: the new row does too,
+    and a second run adds none."""
+    memories = [*OLD, make_memory("c.md"), NEW]
+
+    out = lines_of(rebuild(CODED, memories).text)
+
+    assert out == lines_of(CODED) + ["| `project_new-thing.md` | project | A new thing |"]
+    assert rebuild("\n".join(out) + "\n", memories).text == "\n".join(out) + "\n"
+
+
+def test_a_table_naming_files_in_code_in_a_few_rows_only_is_no_list_of_pointers() -> None:
+    text = "# Memory\n\n| Topic | Notes |\n|---|---|\n| deploys | see `a.md` and `b.md` |\n"
+
+    out = lines_of(rebuild(text, [*OLD, NEW]).text)
+
+    assert out == lines_of(text) + ["", "- [New thing](project_new-thing.md) — A new thing"]

@@ -30,7 +30,7 @@ UNLISTED_TITLE = "Memories not listed in the index"
 
 def add_missing(
     lines: Sequence[IndexLine], live: Mapping[str, Memory], limits: Limits, newline: str = "\n",
-    reached: Iterable[str] = (),
+    reached: Iterable[str] = (), names: Mapping[str, Memory] | None = None,
 ) -> tuple[list[IndexLine], list[str], list[Memory]]:
     """``lines`` with a pointer for each memory the index does not reach, as long as the
     index stays within ``limits`` (a new pointer never pushes it into shrinking); the files
@@ -38,12 +38,13 @@ def add_missing(
 
     A memory counts as reached when a line links it, or a memory a line links does (a
     user's own list of memories, a topic memory), and so does one in ``reached`` (a rename
-    that a pointer left for review would repoint to it)."""
+    that a pointer left for review would repoint to it). ``names``: what the index's wiki
+    links name, for new pointers in an index that links its memories so."""
     linked = _reachable({t for line in lines for t in line.targets} | _named(lines, live),
                         live) | set(reached)
     return add_within(lines, [m for m in live.values()
                               if m.file not in linked and not set_aside(m.file)],
-                      limits, newline)
+                      limits, newline, names=names)
 
 
 # Folders a person keeps old or day-by-day notes in, in the languages the tool reads: a note
@@ -65,7 +66,7 @@ def set_aside(file: str) -> bool:
 
 def add_within(
     lines: Sequence[IndexLine], memories: Iterable[Memory], limits: Limits, newline: str,
-    spare: int = 1,
+    spare: int = 1, names: Mapping[str, Memory] | None = None,
 ) -> tuple[list[IndexLine], list[str], list[Memory]]:
     """``lines`` with pointers to as many of ``memories`` as fit within ``limits`` with room
     left for ``spare`` more pointer lines (Claude Code's next memory write adds one, and
@@ -76,7 +77,7 @@ def add_within(
     room = leaving(limits, spare, newline)
     if not missing or not within(lines, room, newline):
         return list(lines), [], missing
-    full = add_pointers(list(lines), missing, limits.max_line_chars)
+    full = add_pointers(list(lines), missing, limits.max_line_chars, names)
     if within(full, room, newline):
         return full, sorted(m.file for m in missing), []
     # ... and a blank line and the pointer to the rest, where the index has room for them;
@@ -86,13 +87,13 @@ def add_within(
     low, high = 0, len(missing) - 1  # the most that fit within the target
     while low < high:
         mid = (low + high + 1) // 2
-        if within(add_pointers(list(lines), missing[:mid], limits.max_line_chars), target,
+        if within(add_pointers(list(lines), missing[:mid], limits.max_line_chars, names), target,
                   newline):
             low = mid
         else:
             high = mid - 1
     kept = missing[:low]
-    out = add_pointers(list(lines), kept, limits.max_line_chars) if kept else list(lines)
+    out = add_pointers(list(lines), kept, limits.max_line_chars, names) if kept else list(lines)
     return out, sorted(m.file for m in kept), missing[low:]
 
 

@@ -7,13 +7,22 @@ table is written as its row (:mod:`consolidator.index.tables`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
+from collections.abc import Mapping
 
 from consolidator.detect.text import normal_line
 from consolidator.detect.words import line_features
 from consolidator.index.parse import IndexLine, classify
-from consolidator.index.pointers import BULLET, other_script, pointer_line, style_of, titled_like
+from consolidator.index.pointers import (
+    BULLET,
+    Style,
+    other_script,
+    pointer_line,
+    style_of,
+    titled_like,
+)
 from consolidator.index.tables import row_files, table_above, table_row
 from consolidator.index.value import parents
 from consolidator.store.model import MEMORY_TYPES, Memory
@@ -287,13 +296,17 @@ def item_end(lines: list[IndexLine], at: int) -> int:
 
 
 def add_pointers(
-    lines: list[IndexLine], memories: list[Memory], limit: int
+    lines: list[IndexLine], memories: list[Memory], limit: int,
+    names: Mapping[str, Memory] | None = None,
 ) -> list[IndexLine]:
     """``lines`` with a pointer to each of ``memories`` where a person would put it: beside
     its namesake (the pointer whose file shares the most first words with its file, two at
     least: ``project_state_0903_evening.md`` beside ``project_state_0903_morning.md``, not
     under "Other projects"), else under the heading that names its type, the index's list
-    heading, or the heading its siblings stand under (:func:`sibling_heading`)."""
+    heading, or the heading its siblings stand under (:func:`sibling_heading`). ``names``:
+    what the index's wiki links name (name, stem or file -> memory); where the index links
+    its memories so, a new pointer does too when its key names that memory alone
+    (:func:`~consolidator.detect.links.name_table`), else it is a Markdown link."""
     style = style_of(lines)
     fresh = not any(line.kind != "blank" for line in lines)
     by_place: dict[int | None, list[IndexLine]] = {}
@@ -304,7 +317,7 @@ def add_pointers(
     # Pointers under several headings, none the list: the user's categories. A memory none
     # of them is shown to hold goes under a heading of its type at the end.
     sections = _sections(lines)
-    names = _kin(sections)
+    words = _kin(sections)
     sorted_in = not fresh and listed is None and len(sections) > 1
     level = min((lines[i].level for i in sections), default=2)
     places: dict[str, int | None] = {}  # type -> where its new lines go
@@ -312,14 +325,15 @@ def add_pointers(
     subjects: dict[int, list[set[str]]] = {}  # (worked out when first needed)
     for memory in sorted(memories, key=lambda m: (m.type or "~", m.file)):
         own = titled_like(memory) if script else None
-        line = classify(pointer_line(memory, limit, style, *(own or (None, None))))
+        line = classify(pointer_line(memory, limit, _keyed(style, memory, names),
+                                     *(own or (None, None))))
         mtype = memory.type if memory.type in MEMORY_TYPES else "other"
         if mtype not in places:
             at = type_heading(lines, mtype)
             if at is None and not fresh:
                 at = listed
             places[mtype] = None if at is None else _place_in(lines, at)
-        kin = None if fresh else _namesake(memory.file, names)
+        kin = None if fresh else _namesake(memory.file, words)
         end = places[mtype] if kin is None else _place_in(lines, kin)
         if end is None and not fresh:
             sibling = sibling_heading(lines, memory.file, memory.type, sections)
@@ -368,3 +382,14 @@ def add_pointers(
         out = _numbered(out, {id(line) for line in appended}
                         | {id(line) for new in by_place.values() for line in new})
     return out
+
+
+def _keyed(style: Style, memory: Memory, names: Mapping[str, Memory] | None) -> Style:
+    """``style``, without its wiki links where ``[[stem]]`` would not name ``memory`` (no
+    table of names, or another memory answers to that name): a link that names another
+    memory, or none, would leave this one unlisted and a pointer added on every run."""
+    if not style.wiki:
+        return style
+    named = None if names is None else names.get(memory.file.removesuffix(".md"))
+    return style if named is not None and named.file == memory.file \
+        else dataclasses.replace(style, wiki="")

@@ -21,6 +21,9 @@ from consolidator.store.model import MEMORY_TYPES, Memory
 ELLIPSIS = "…"
 _SLUG = re.compile(r"^[\w.-]+$")
 BULLET = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
+_WIKI_POINTER = re.compile(r"\[\[[^\[\]|\n]+(\|[^\[\]\n]*)?\]\]\W*$")  # a link part that is one
+# A file a wiki key names plainly: at the folder's root, nothing a wiki link reads otherwise.
+_WIKI_KEY = re.compile(r"[^\[\]|#/\n]+\.md")
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class Style:
     bullet: str = "-"
     bold: bool = False
     separator: str = " — "
+    wiki: str = ""  # "key" or "alias": pointers are wiki links, ``[[key]]`` or ``[[key|title]]``
 
 
 def style_of(lines: list[IndexLine]) -> Style:
@@ -37,6 +41,7 @@ def style_of(lines: list[IndexLine]) -> Style:
     bullets: Counter[str] = Counter()
     bold = 0
     separators: Counter[str] = Counter()
+    wikis: Counter[str] = Counter()
     pointers = [line for line in lines if line.kind == "pointer" and line.text[:1] not in " \t"]
     for line in pointers:
         match = BULLET.match(line.text)
@@ -44,15 +49,20 @@ def style_of(lines: list[IndexLine]) -> Style:
         bullets["1" + mark[-1] if mark[0].isdigit() else mark] += 1  # "1." or "1)": numbered
         rest = line.text[match.end() if match else 0 :]
         bold += rest.startswith(("**[", "__["))
-        _link, sep, hook = split_pointer(line.text)
+        link, sep, hook = split_pointer(line.text)
         if sep and hook:
             separators[sep] += 1
+        wiki = _WIKI_POINTER.search(link)
+        if wiki is not None:
+            wikis["alias" if wiki.group(1) else "key"] += 1
     if not pointers:
         return Style()
+    form, count = wikis.most_common(1)[0] if wikis else ("", 0)
     return Style(
         bullets.most_common(1)[0][0],
         bold * 2 > len(pointers),
         separators.most_common(1)[0][0] if separators else " — ",
+        form if count * 2 > len(pointers) else "",
     )
 
 
@@ -237,6 +247,10 @@ def pointer_line(
     style = style or Style()
     wrap = "**" if style.bold else ""
     link, hook = pointer_parts(memory, limit - 4 - 2 * len(wrap), title, hook)
+    if style.wiki and _WIKI_KEY.fullmatch(memory.file):
+        # as the index's own pointers link theirs: by the file's stem, titled or not
+        key = memory.file.removesuffix(".md")
+        link = f"[[{key}|{link_title(link)}]]" if style.wiki == "alias" else f"[[{key}]]"
     head = f"{style.bullet} {wrap}{link}{wrap}"
     if not hook:
         return head

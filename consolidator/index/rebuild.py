@@ -321,7 +321,8 @@ def plan_index(
         _lines, moves = repoint(original, Targets(live, present, redirected, set(archived),
                                                   True, names))
         claimed = {new for old, new in moves if old not in redirected}
-    lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed)
+    lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed,
+                                         names)
     endings = line_endings(text or "")
     window = loaded(original, limits, newline, endings)
     loaded_now = ([window[i] for i in relinked.origin] if len(lines) == len(relinked.lines)

@@ -1,14 +1,43 @@
 """Phase 1: read every memory and the index, and count which memories the sessions opened
-since the last count (from their transcripts; no memory body is read for it)."""
+since the last count (from their transcripts; no memory body is read for it).
+
+A Markdown file with no frontmatter to read is no memory and is left alone, but a password
+written in a note beside the memories is still a password: each such file that is text is
+scanned for secrets, and the report says what it seems to hold."""
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
+from consolidator.detect.secrets.scan import find as find_secrets
 from consolidator.phases.context import Work
 from consolidator.state import usage
-from consolidator.store.scan import scan
+from consolidator.store.model import Unparsed
+from consolidator.store.scan import ReadProblem, read_regular, scan
 
 
 def run(work: Work) -> None:
     ctx = work.ctx
-    work.snapshot = scan(ctx.root)
+    snapshot = scan(ctx.root)
+    if snapshot.unparsed:
+        snapshot = dataclasses.replace(snapshot, unparsed=tuple(
+            _with_secrets(ctx.root, u) for u in snapshot.unparsed))
+    work.snapshot = snapshot
     work.usage = usage.counted(usage.load(ctx.state), ctx.session_folders, ctx.root)
+
+
+def _with_secrets(root: Path, file: Unparsed) -> Unparsed:
+    """``file`` with the secrets its text holds, if it is text (read as the scan read it:
+    never through a symlink, never past the size limit)."""
+    if file.stat is None:
+        return file  # unreadable, a symlink, too large: nothing was read
+    try:
+        data, _st = read_regular(root / file.rel)
+        text = data.decode("utf-8-sig")
+    except (ReadProblem, UnicodeDecodeError):
+        return file
+    if "\0" in text:
+        return file  # binary
+    found = tuple(find_secrets(text))
+    return dataclasses.replace(file, secrets=found) if found else file

@@ -152,7 +152,8 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
             for s in plan.stale
         ],
         "unparsed": [
-            {"file": u.rel, "error": mask(u.error)}
+            {"file": u.rel, "error": mask(u.error),
+             **({"secrets": list(u.secrets)} if u.secrets else {})}
             for u in (snapshot.unparsed if snapshot else ())
         ],
         "actions": [

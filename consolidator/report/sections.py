@@ -139,8 +139,10 @@ def findings_md(root: RootReport, rest: Rest, mask: Mask) -> list[str]:
         ("Index lines that count otherwise than their memory (reported, never changed)", [
             f"- `{m.file}`: {inline(mask(w))}"
             for m in root.plan.memories for w in m.warnings if drift_line(w) is not None]),
-        ("Files with no frontmatter to read (left untouched, not checked)", [
-            f"- `{u.rel}`: {inline(mask(u.error))}" for u in unparsed]),
+        ("Files with no frontmatter to read (left untouched, checked for secrets only)", [
+            f"- `{u.rel}`: {inline(mask(u.error))}"
+            + (f"; holds what looks like a secret ({', '.join(u.secrets)}), never shown"
+               if u.secrets else "") for u in unparsed]),
     ]
     out = ["", "### Findings that did not become an action"]
     shown = [(title, lines) for title, lines in groups if lines]

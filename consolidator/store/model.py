@@ -105,11 +105,13 @@ class Memory:
 
 @dataclass(frozen=True, slots=True)
 class Unparsed:
-    """A file that is reported and left byte for byte alone."""
+    """A file that is reported and left byte for byte alone (``secrets``: the kinds of
+    credential its text seems to hold, as the scan phase found them)."""
 
     rel: str
     error: str
     stat: FileStat | None = None
+    secrets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -375,3 +375,52 @@ def test_a_conflict_over_two_passwords_is_reported_without_either(
     assert PLACEHOLDER in conflict["reason"]
     for out in (as_json, as_markdown):
         assert old not in out and new not in out
+
+
+def test_a_password_in_a_note_with_no_frontmatter_is_reported_and_the_note_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Markdown note beside the memories with no frontmatter is no memory, but a password in
+    it is still a password: the report says what it seems to hold, never the value, and the
+    note keeps every byte."""
+    secret, other = _made_up(3), _made_up(4)
+    note = (f"# 服务器\n\n- 使用 root 登录，密码 {secret}（需保密）\n"
+            f"- 用户登录 (`/login`)：`ana@example.org` / `{other}`\n")
+    root = _root(tmp_path, {
+        "server-notes.md": note,
+        "plain-notes.md": "# Notes\n\nThe deploy script lives in tools/.\n",
+        "tea.md": "---\nname: tea\ndescription: Tea\ntype: user\n---\nThe user likes tea.\n",
+    }, "# Memory\n\n- [Tea](tea.md) — the user likes tea\n")
+    common = ("--memory-dir", str(root), "--state-dir", str(tmp_path / "state"))
+
+    markdown = _cli(capsys, "report", *common)
+    doc = json.loads(_cli(capsys, "run", "--force", "--json", *common))
+
+    unparsed = {u["file"]: u for u in doc["roots"][0]["unparsed"]}
+    assert unparsed["server-notes.md"]["secrets"] == ["password"]
+    assert "secrets" not in unparsed["plain-notes.md"]
+    assert "`server-notes.md`: no frontmatter; holds what looks like a secret (password)" \
+        in markdown
+    for out in (markdown, json.dumps(doc, ensure_ascii=False)):
+        assert secret not in out and other not in out
+    assert (root / "server-notes.md").read_text(encoding="utf-8") == note
+
+
+CJK_NO_SEPARATOR = [
+    ("zh", "使用 root 登录，密码 Vk3pQ8zTm2（需保密）", "密码 MD5 加密后存储"),
+    ("ru", "пароль Kx8vQ2mTz от почты", "пароль SHA256 не хранится"),
+    ("ja", "パスワード Tr0ub4dor3 でログイン", "パスワード 8文字以上"),
+    ("zh account pair", "用户登录 (`/login`)：`ana@example.org` / `Hq9tZ2kLm`",
+     "用户 (`/admin`)：`root` / `admin`"),
+]
+
+
+@pytest.mark.parametrize("kind, secret, twin", CJK_NO_SEPARATOR,
+                         ids=[t[0] for t in CJK_NO_SEPARATOR])
+def test_another_scripts_password_word_then_a_made_up_value_is_a_secret(
+    kind: str, secret: str, twin: str
+) -> None:
+    """Written in another script than the value, the word for a password needs no separator
+    before it ("密码 Vk3pQ8zTm2"); a plain word or a hash's name after it is none."""
+    assert flagged(secret), kind
+    assert not flagged(twin), kind

@@ -19,12 +19,15 @@ ACCOUNT_WORDS = (
     "пользователь", "учётная запись", "учетная запись", "акаунт", "обліковий запис",
     "usuario", "usuário", "utilisateur", "benutzer", "konto", "użytkownik", "uzytkownik",
     "gebruiker", "kullanıcı", "hesap", "계정", "아이디", "アカウント", "账号", "賬號", "帳號",
-    "akun", "pengguna", "tài khoản",
+    "akun", "pengguna", "tài khoản", "用户", "用戶", "登录", "登入", "登錄", "ユーザー",
+    "ログイン", "사용자", "로그인",
 )
 # After the account's name, a few words of its label may come before the colon ("Akun uji
-# (DB dev): `admin` / `…`", "login for staging: …").
+# (DB dev): `admin` / `…`", "login for staging: …", 「用户登录 (`/login`)：…」: a remark in
+# brackets, any characters).
 _ACCOUNT_PAIR = re.compile(
-    r"(?:[ \t][^\n:：=/`*]{1,32})?[*_]{0,2}[ \t]{0,3}[:：=][ \t]{0,3}"
+    r"(?:[ \t]?[^\n:：=/`*()（）]{1,32})?(?:[ \t]{0,3}[(（][^()（）\n]{0,40}[)）])?"
+    r"[*_]{0,2}[ \t]{0,3}[:：=][ \t]{0,3}"
     r"(?P<q1>[`'\"]?)(?P<user>[^\s`'\"/]{2,80})(?P=q1)[ \t]{0,3}/[ \t]{0,3}"
     r"(?P<q2>[`'\"]?)(?P<pw>[^\s`'\"/]{4,80})(?P=q2)")
 
@@ -39,7 +42,9 @@ def account_pairs(text: str, low: str) -> list[tuple[int, int]]:
         at = low.find(word)
         while at >= 0:
             end = at + len(word)
-            alone = not (at and low[at - 1].isalnum()) or not word.isascii()
+            # (an ASCII word a word of its own; a CJK one may run on into its label: 用户登录)
+            alone = not word.isascii() or not (
+                (at and low[at - 1].isalnum()) or low[end:end + 1].isalnum())
             match = _ACCOUNT_PAIR.match(text, end) if alone else None
             if match is not None:
                 value = sv.clean(match.group("pw"))

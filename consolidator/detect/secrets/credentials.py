@@ -142,7 +142,9 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
     after = _AFTER.match(text, end)
     if after is None and not cjk and family in ("token", "secret", "key"):
         return _bare(text, start, end, word)
-    if after is None and word == "pw":
+    if after is None and (word == "pw" or (cjk and family == "password")):
+        # "pw ntp-goldrush-26"; "密码 Kx8vQ2mTz（需保密）", "пароль Kx8vQ2mTz": in a script
+        # other than the value's, the word and the value need no separator between them
         return _made_up(text, end)
     if after is None or after.group(3) == "==":
         return None, 0
@@ -246,8 +248,10 @@ def _bare(text: str, start: int, end: int, word: str) -> Judged:
     return match.span(2), match.end()
 
 
-# A value right after "pw" with no separator: one word of the characters passwords are made of.
-_MADE_UP = re.compile(r"[ \t]{1,3}([\"'`]?)([A-Za-z0-9!#$%&*+.?@^_~-]{6,64})\1(?=$|[\s,;)\]])")
+# A value right after "pw" (or another script's word for a password) with no separator: one
+# word of the characters passwords are made of, before a space or punctuation of either script.
+_MADE_UP = re.compile(r"[ \t]{1,3}([\"'`]?)([A-Za-z0-9!#$%&*+.?@^_~-]{6,64})\1"
+                      r"(?=$|[\s,;)\]（），。；、])")
 
 
 def _made_up(text: str, end: int) -> Judged:

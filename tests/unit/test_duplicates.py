@@ -607,3 +607,39 @@ def test_a_line_leading_into_a_list_makes_no_point_of_its_own() -> None:
     b = memory("project_atlas_status.md", "- Read this before touching any Atlas code at "
                "all.\n" + _filler("search", 3), mtype="project")
     assert find_similar([a, b, *_others()], Together([])) == []
+
+
+@pytest.mark.parametrize("name", ["`/ambiance`", "web/ambiance"])
+def test_two_notes_opening_with_one_label_naming_two_things_restate_nothing(name: str) -> None:
+    """Two features written to one form: each opens "Page: <its page>, a card of its own in
+    the tools hub, …". The label names two things; the rest of the line is the form."""
+    ambiance = memory(
+        "feature_ambiance.md",
+        "# Ambiance generator (`src/components/AmbianceGenerator.jsx`)\n\n"
+        f"**Page:** {name}, a card of its own in the tools hub, beside the character, menu "
+        "and pocket generators.\n\nThe second generator built on the all-in-database model "
+        "that [[feature_pocket]] introduced. Weather, scenery and street events are drawn "
+        "from weighted rows of one Supabase table.\n", mtype="project")
+    pocket = memory(
+        "feature_pocket.md",
+        "# Pocket generator (`src/components/PocketGenerator.jsx`)\n\n**Page:** `/pocket`, a "
+        "card of its own in the tools hub (`ToolsHub.jsx`), beside the character and menu "
+        "generators.\n\nUnlike the character generator, the pocket lives wholly in "
+        "Supabase: canon and community rows in one table, each row weighted.\n",
+        mtype="project")
+
+    found = find_similar([ambiance, pocket, *_others()], Together([]))
+
+    assert not [s for s in found if set(s.files) == {"feature_ambiance.md", "feature_pocket.md"}]
+
+
+def test_the_same_label_naming_the_same_thing_still_restates_a_point() -> None:
+    line = ("**Page:** `/pocket`, a card of its own in the tools hub beside the character and "
+            "menu generators.\n")
+    spec = memory("feature_pocket.md", f"# Pocket generator\n\n{line}", mtype="project")
+    status = memory("project_status.md", "# Status\n" + _filler("billing", 6) + line
+                    + _filler("search", 6), mtype="project")
+
+    found = find_similar([spec, status, *_others()], Together([]))
+
+    assert [s for s in found if set(s.files) == {"feature_pocket.md", "project_status.md"}]

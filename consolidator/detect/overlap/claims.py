@@ -131,8 +131,9 @@ class Claims:
             other, their_normal, theirs = best
             if min_features and not self.restates(text, other, found, theirs, min_features):
                 continue
-            if normal != their_normal \
-                    and self._unnumbered(normal) == self._unnumbered(their_normal):
+            if (normal != their_normal
+                    and self._unnumbered(normal) == self._unnumbered(their_normal)) \
+                    or _named_apart(text, other):
                 values += 1  # "Database ID: 3f0a…" against "Database ID: 8c1e…"
                 continue
             swapped_small.update(found - theirs)
@@ -201,6 +202,23 @@ class Claims:
             text = re.sub(r"[_\-./]+", " ", f"{memory.stem} {memory.name}")
             found = self._names[file] = line_features(normal_line(text)) - _TYPE_WORDS
         return found
+
+
+# A label and the name of a thing right after it: "**Page :** `/ambiance`, …", "- Repo: org/app".
+_LABEL_NAME = re.compile(r"[-*+>\s]{0,6}(?:\*\*|__)?(?P<label>[^\n:：*_`]{1,40}?)[ \t]*"
+                         r"(?:\*\*|__)?[ \t]*[:：][ \t]*(?:\*\*|__)?[ \t]*"
+                         r"(?P<value>`[^`\n]{1,120}`|[^\s,;`]*[/._\d][^\s,;`]*)")
+
+
+def _named_apart(text: str, other: str) -> bool:
+    """Whether two lines open with one label naming two things (a path, a page, a code
+    name: "**Page :** `/ambiance`" and "**Page :** `/poche`"): one form filled in for two
+    things, not one point made twice. A label with words after it ("**Why:** …") names
+    nothing, and the lines are read as they are."""
+    mine, theirs = _LABEL_NAME.match(text), _LABEL_NAME.match(other)
+    return mine is not None and theirs is not None \
+        and mine.group("label").strip().casefold() == theirs.group("label").strip().casefold() \
+        and mine.group("value").strip("`").casefold() != theirs.group("value").strip("`").casefold()
 
 
 # A line that is one bold label ending in a colon, alone or as a list item

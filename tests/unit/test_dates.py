@@ -324,7 +324,7 @@ def test_a_date_glossing_a_phrase_in_a_heading_dates_the_section_by_the_phrase(
     text: str
 ) -> None:
     """The heading's "yesterday" was the 12th: the section was written on the 13th, and its
-    own "yesterday" is the 12th too (the heading itself is never rewritten)."""
+    own "yesterday" is the 12th too (a heading that gives its day itself is left)."""
     assert days(text) == ["2026-11-12"]
 
 

@@ -72,6 +72,7 @@ class _Candidate:
     line: int
     meaning: Meaning
     by_text: bool = False  # dated only where the text gives its passage's day
+    heading: bool = False  # stands in a heading: glossed, where the text dates its section
 
 
 def mentions(text: str, hints: tuple[str, ...]) -> bool:
@@ -142,8 +143,9 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
     """The phrases of ``text`` (its ``matches``, then those of other languages) that stand in
     prose and name a day there. ``dated_name``: the file's name carries the day it records,
     so another language's "today" is that day whatever it means (the day, or "currently").
-    ``headings``: filled with the phrases that stand in headings (never rewritten; a date
-    glossing one dates the heading's section). ``record``: the text is a record of work,
+    ``headings``: filled with the phrases that stand in headings (a date glossing one dates
+    the heading's section; one the heading gives no date for is a candidate too, glossed
+    only where the text dates its section). ``record``: the text is a record of work,
     where another language's "today" set against another day in its sentence ("the
     listing dated 25.08 — its validator today sees 427") names a day, when the text dates
     its passage (a heading, a label, the note's date line)."""
@@ -184,19 +186,23 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
         if meaning is None:
             continue
         index = layout.line_of(start)
-        if layout.kinds[index] == "heading" and headings is not None:
+        heading = layout.kinds[index] == "heading"
+        if heading and headings is not None:
             headings.append(_Candidate(start, end, index, meaning, by_text))
-        if layout.kinds[index] != "text":
+        if layout.kinds[index] != "text" and not heading:
             continue
         column = start - layout.starts[index]
         stop = column + end - start
         line = layout.lines[index]
         if layout.masked(index, column, stop) \
-                or (by_text and not explicit_dates(sentence(line, column, stop))):
-            continue  # hidden; or "today" set against no other day in its sentence
+                or (by_text and not explicit_dates(sentence(line, column, stop))) \
+                or (heading and explicit_dates(line, slashes=True)):
+            # hidden; "today" set against no other day in its sentence; a heading that
+            # gives its day itself ("## Today's checks (2026-05-14)")
+            continue
         before, after = _wrapped(layout, index)
         if names_a_day(line, column, stop, meaning.category, before, after):
-            out.append(_Candidate(start, end, index, meaning, by_text))
+            out.append(_Candidate(start, end, index, meaning, by_text, heading))
     found = {c.match_start for c in out}
     split = {start for pair in _offered(matches, text) if len(found.intersection(pair)) == 1
              for start in pair}
@@ -319,8 +325,11 @@ def find_relative(text: str, written: datetime, name: str = "",
             continue  # "本日4/30期限", "yesterday 11/20": the text gives the day right there
         gloss_day = own.get(item.match_start)
         base = anchors.day_for(item.line)
-        if item.by_text and gloss_day is None and not anchors.dated_by_text(item.line):
-            continue  # "today" where only the writing time would date it: maybe "currently"
+        if (item.by_text or item.heading) and gloss_day is None \
+                and not anchors.dated_by_text(item.line):
+            # "today" where only the writing time would date it: maybe "currently"; a
+            # heading's "Tomorrow" over a list kept from day to day
+            continue
         if gloss_day is not None:
             resolved = gloss_day.isoformat()
         elif base is not None and not ambiguous(item.meaning, base):
@@ -337,7 +346,7 @@ def find_relative(text: str, written: datetime, name: str = "",
         # another language's keeps its word, the date glossing it ("ayer (2026-08-26)"):
         # its grammar around a date is not ours to know.
         spliced = as_adverb(text, item.match_start, end, phrase, resolved) \
-            if item.meaning.style else resolved if note is not None \
+            if item.meaning.style and not item.heading else resolved if note is not None \
             else f"{phrase} ({resolved})"
         if note is not None:
             spliced += note.rest or ""

@@ -412,6 +412,8 @@ CJK_NO_SEPARATOR = [
     ("ja", "パスワード Tr0ub4dor3 でログイン", "パスワード 8文字以上"),
     ("zh account pair", "用户登录 (`/login`)：`ana@example.org` / `Hq9tZ2kLm`",
      "用户 (`/admin`)：`root` / `admin`"),
+    ("pw before code", "credentials.json (plaintext pw `gymbox2031`)",
+     "run the suite with pw `test` first"),
 ]
 
 

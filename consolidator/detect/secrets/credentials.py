@@ -152,6 +152,8 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
     if name is None:
         return None, 0
     sep = after.group(3)
+    if not sep and word == "pw":
+        return _made_up(text, end)  # "plaintext pw `irongym2026`": a made-up value in code
     if not sep and (weak or family == "pin"):
         return None, 0  # "pass `uuid` in the array", "pin `numpy`": the verb, before code
     if sep == "|" and _header_row(text, after.end()):

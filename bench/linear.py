@@ -45,8 +45,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
+# The checkout's package, after any on PYTHONPATH: PYTHONPATH=<another checkout> measures
+# that one's code with these cases.
 if str(BENCH.parent) not in sys.path:
-    sys.path.insert(0, str(BENCH.parent))
+    sys.path.append(str(BENCH.parent))
 
 from consolidator import log  # noqa: E402
 from consolidator.config import Config  # noqa: E402

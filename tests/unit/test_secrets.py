@@ -56,6 +56,8 @@ TWINS = [
      "there is no static token `shpat_` any more"),
     ("password in another language", "senha: Tr0ub4dor3", "a resenha: Tr0ub4dor3"),
     ("account pair", "login: ana@example.org / hf0sx3eHylM8", "See the login / logout flow"),
+    ("pw before code", "credentials.json (plaintext pw `gymbox2031`)",
+     "run the suite with pw `test` first"),
     ("account pair of names", "account: deploy / Qm7vT2kx9LpZ", "account: prod / staging"),
     ("account pair after a label", "- **Akun uji (DB dev)**: `admin` / `quadran123`",
      "- **Akun uji (DB dev)**: lihat `.env` / README"),
@@ -125,6 +127,12 @@ CJK_TWINS = [
     ("ru account pair", "логин: ana@example.org / hf0sx3eHylM8",
      "логин: ana@example.org / см. менеджер"),
     ("ko account pair", "전체 계정: `k1m` / `4821`", "전체 계정: `k1m` / `admin`"),
+    # another script's word for a password needs no separator before a made-up value
+    ("zh no separator", "使用 root 登录，密码 Vk3pQ8zTm2（需保密）", "密码 MD5 加密后存储"),
+    ("ru no separator", "пароль Kx8vQ2mTz от почты", "пароль SHA256 не хранится"),
+    ("ja no separator", "パスワード Tr0ub4dor3 でログイン", "パスワード 8文字以上"),
+    ("zh account pair with a remark", "用户登录 (`/login`)：`ana@example.org` / `Hq9tZ2kLm`",
+     "用户 (`/admin`)：`root` / `admin`"),
 ]
 
 
@@ -404,25 +412,3 @@ def test_a_password_in_a_note_with_no_frontmatter_is_reported_and_the_note_left_
     for out in (markdown, json.dumps(doc, ensure_ascii=False)):
         assert secret not in out and other not in out
     assert (root / "server-notes.md").read_text(encoding="utf-8") == note
-
-
-CJK_NO_SEPARATOR = [
-    ("zh", "使用 root 登录，密码 Vk3pQ8zTm2（需保密）", "密码 MD5 加密后存储"),
-    ("ru", "пароль Kx8vQ2mTz от почты", "пароль SHA256 не хранится"),
-    ("ja", "パスワード Tr0ub4dor3 でログイン", "パスワード 8文字以上"),
-    ("zh account pair", "用户登录 (`/login`)：`ana@example.org` / `Hq9tZ2kLm`",
-     "用户 (`/admin`)：`root` / `admin`"),
-    ("pw before code", "credentials.json (plaintext pw `gymbox2031`)",
-     "run the suite with pw `test` first"),
-]
-
-
-@pytest.mark.parametrize("kind, secret, twin", CJK_NO_SEPARATOR,
-                         ids=[t[0] for t in CJK_NO_SEPARATOR])
-def test_another_scripts_password_word_then_a_made_up_value_is_a_secret(
-    kind: str, secret: str, twin: str
-) -> None:
-    """Written in another script than the value, the word for a password needs no separator
-    before it ("密码 Vk3pQ8zTm2"); a plain word or a hash's name after it is none."""
-    assert flagged(secret), kind
-    assert not flagged(twin), kind

@@ -217,6 +217,26 @@ def test_a_retiring_word_in_a_sub_heading_is_a_finding_about_a_part(body: str, w
 
 
 @pytest.mark.parametrize("body", [
+    "# 籍贯查询\n\n读错表。\n\n## 受影响 (v170 抽离起 → p3 一直 silent 失效)\n- 加成\n",
+    "# Birthplace lookup\n\nWrong table.\n\n## Affected (since the v170 split, silently invalidated)\n",
+    "# 出身地\n\n表を誤読。\n\n## 影響 (v170 分離以来 ずっと 無効)\n- 加算\n",
+])
+def test_a_status_word_closing_a_sentence_in_brackets_is_its_verb_not_a_tag(body: str) -> None:
+    assert stale(body) is None
+
+
+@pytest.mark.parametrize(("body", "word"), [
+    ("# 部署\n\n容器。\n\n## 旧的虚拟机部署方式 (已过时)\n拷贝。\n", "已过时"),
+    ("# 部署\n\n容器。\n\n## 虚拟机部署 (迁到容器 — 已过时)\n拷贝。\n", "已过时"),
+    ("# Deploying\n\nContainers.\n\n## VM deploy (2026-03-01 obsolete)\nCopy.\n", "obsolete"),
+])
+def test_a_status_tag_alone_or_after_a_separator_in_brackets_is_still_a_tag(
+    body: str, word: str,
+) -> None:
+    assert word in part(body).reasons[0]
+
+
+@pytest.mark.parametrize("body", [
     "# Tasks\n\n| Sub-task | State |\n|---|---|\n| Snapshot | DONE |\n| Cut-over | open |\n",
     "# 任务\n\n| 子任务 | 状态 |\n|---|---|\n| 快照 | 已完成 |\n",
     "# タスク\n\n| サブタスク | 状態 |\n|---|---|\n| スナップショット | 完了 |\n",

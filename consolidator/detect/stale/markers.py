@@ -165,6 +165,21 @@ class Marker:
     whole: bool  # speaks for the memory as a whole
 
 
+_SEPARATORS = frozenset(",;:：，、|/—–→-([（【")  # what sets a closing tag apart from its text
+_OPENING, _CLOSING = "([（【〔<", ")]）】〕>"
+
+
+def _closes_an_aside(text: str, start: int, end: int) -> bool:
+    """Whether the word at ``start:end`` closes a sentence in brackets ("(v1 抽离起 一直 silent
+    失效)"): the sentence's verb, not a tag. A tag in brackets stands alone ("(已过时)") or after
+    a separator ("(moved to v2 — superseded)")."""
+    if text[end:].lstrip()[:1] not in set(_CLOSING):
+        return False
+    opened = max(text.rfind(mark, 0, start) for mark in _OPENING)
+    inside = text[opened + 1 : start].rstrip()
+    return opened >= 0 and inside != "" and inside[-1] not in _SEPARATORS
+
+
 def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
     """The status word ``text`` carries as a tag (not inside a sentence), or ``None``."""
     code_named = _CODE_NAMED.match(text) is not None
@@ -180,6 +195,8 @@ def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
         if i == _START and (code_named or _REPLACING.match(word)
                             and _CHANGE_NAMED.match(core, found.end("w"))):
             continue  # "Replaced: X with Y", "Deprecated: `x()` — use …": a change recorded
+        if i == _END and _closes_an_aside(text, found.start("w"), found.end("w")):
+            continue  # "(… has silently 失效 since v170)": the aside's verb, no tag
         # A lowercase English word opening or closing a text without a separator is prose
         # ("done with the docs", "the bug is fixed"); in capitals it is a tag ("DONE the docs").
         if i in (_START, _END) and word.upper() != word.lower() and not word.isupper():
@@ -187,7 +204,7 @@ def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
                 rest = core[found.end():].lstrip()
                 if not (rest == "" or rest[:1] in ":：-—–|([" or rest.lower().startswith("by ")):
                     continue
-            elif text[: found.start("w")].rstrip()[-1:] not in set(",;:：，、|/—–→-([（【"):
+            elif text[: found.start("w")].rstrip()[-1:] not in _SEPARATORS:
                 continue
         return word.strip()
     return None

@@ -54,6 +54,13 @@ def test_a_rules_or_an_applications_session_is_left_as_written(body: str) -> Non
     assert glossed(body) == []
 
 
+def test_a_korean_particle_before_a_noun_is_no_this() -> None:
+    """"모델이 대화 언어를 따라간다": "이" is the subject particle of "모델", and "대화" the
+    conversation's language, not "this conversation"; "이 대화에서" standing alone is."""
+    body = "2026-07-21 상태:\n\n모델이 대화 언어를 따라가고, 이 대화에서 두 개를 고쳤다.\n"
+    assert glossed(body) == ["이 대화 (2026-07-21)"]
+
+
 def test_with_no_date_for_its_passage_this_session_is_left_as_written() -> None:
     assert glossed("Fixed three bugs in this session.\n", undated=False) == []
     assert glossed("Fixed three bugs in this session.\n", undated=True) == [

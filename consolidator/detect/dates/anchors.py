@@ -5,7 +5,8 @@ a date right after the phrase ("today (Wed 08-19)"),
 a dated label opening the line or paragraph ("Context (2026-03-24): ...", "- 2026-03-24: ..."),
 the heading above ("## 2026-03-24", "# 本番レビュー（2026-06-10）"), a bold line standing as
 a heading, or the file name ("standup_20260320.md"). Only when none of these holds a date is
-the memory's mtime the writing day. A date without a year takes it from the mtime.
+the memory's mtime the writing day. A date without a year takes it from the mtime. How each
+line of a note takes its day from these: :mod:`consolidator.detect.dates.passage`.
 """
 
 from __future__ import annotations
@@ -82,13 +83,6 @@ _WORD = lazy(rf"[A-Za-z]+|[{KANA}{HAN}]")
 # Words before "2/3" that make it a count of parts, not a date.
 _ORDINALS = frozenset({"phase", "step", "part", "stage", "round", "episode", "ep", "task", "item",
                        "page", "chapter", "sprint", "week", "day", "of", "第", "题", "集", "章"})
-# "Date: 2026-03-24", "**Created:** ...", "日期：...", "作成日: ..." near the top: the note's day.
-_META_DATE = re.compile(
-    r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}(?:date|created|written|日期|日付|作成日|记录日期|記録日)[*_]{0,2}"
-    r"[ \t]*[:：][ \t]*[*_]{0,2}[ \t]*",
-    re.IGNORECASE,
-)
-META_LINES = 12  # how far down a note's own date line may stand
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +212,7 @@ def name_day(name: str, written: date) -> date | None:
     return None
 
 
-def _few_words(text: str) -> bool:
+def few_words(text: str) -> bool:
     """Whether ``text`` (a label with its date taken out) is short: a label, not a sentence."""
     return len(_WORD().findall(text)) <= 8
 
@@ -259,7 +253,7 @@ def _days(text: str) -> list[Explicit]:
     return out
 
 
-def _label_date(line: str, written: date) -> date | None:
+def label_date(line: str, written: date) -> date | None:
     """The date of a label opening ``line`` ("Context (2026-03-24):", "- 2026-03-24 —")."""
     content = line[mark_end(line):]
     head = content.lstrip("*_[(（ \t")
@@ -277,10 +271,10 @@ def _label_date(line: str, written: date) -> date | None:
     if stop is None or first.end > stop.start():
         return None
     label = content[: first.start] + content[first.end : stop.start()]
-    return writing_day(first, written) if _few_words(label) else None
+    return writing_day(first, written) if few_words(label) else None
 
 
-def _heading_date(line: str, written: date) -> tuple[int, date | None] | None:
+def heading_date(line: str, written: date) -> tuple[int, date | None] | None:
     """(level, date) when ``line`` is a heading, a bold line or a date standing alone."""
     heading = _HEADING.match(line)
     if heading:
@@ -291,9 +285,9 @@ def _heading_date(line: str, written: date) -> tuple[int, date | None] | None:
         dates = _days(bold.group("inner"))
         return (7, writing_day(dates[0], written)) if dates else None
     content = line.strip().rstrip(" *_")
-    if mark_end(line) == _indent(line) and content.endswith((":", "：")) \
+    if mark_end(line) == indent_of(line) and content.endswith((":", "：")) \
             and _LABEL_END.search(content, 0, len(content) - 1) is None:
-        day = _label_date(line, written)  # "Handoff 2026-10-02 (Fri):" over a list
+        day = label_date(line, written)  # "Handoff 2026-10-02 (Fri):" over a list
         return (7, day) if day else None
     return None
 
@@ -312,88 +306,5 @@ def _heading_slash(heading: str) -> list[Explicit]:
     return [Explicit(None, month, day, match.start(), match.end())] if month <= 12 else []
 
 
-def _indent(line: str) -> int:
+def indent_of(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
-
-
-class Anchors:
-    """The writing day of each line of a text, from its headings, labels and file name."""
-
-    def __init__(self, lines: list[str], prose: list[bool], written: date, name: str,
-                 glossed: dict[int, date], undated: bool | date = True) -> None:
-        """``lines``: the text's lines; ``prose[i]``: line i is prose or a heading (not code,
-        a table or a quotation); ``glossed``: line index -> the day a phrase's own date gloss
-        makes that line's writing day ("Today (Wed 08-19): ..."); ``undated``: whether
-        ``written`` dates a line nothing else dates (else such a line has no day)."""
-        self._lines = lines
-        self._prose = prose
-        self._written = written
-        self._glossed = glossed
-        # (``undated`` may be the day the memory says its text is of: it dates such a line)
-        own = undated if isinstance(undated, date) else written if undated else None
-        named = name_day(name, written)
-        self._fallback: date | None = named or own
-        # whether the fallback is the writing time, not a day the text or its name gives
-        self._by_writing = named is None and undated is True
-        self._writing: list[bool] = []  # per line visited: its day is the writing time's
-        self._section = False  # the line being visited took the day of no heading or label
-        self._days: list[date | None] = []
-        self._stack: list[tuple[int, date | None]] = []
-        self._label: tuple[int, date] | None = None  # (indent, day) of the open paragraph
-
-    def day_for(self, index: int) -> date | None:
-        """The writing day of line ``index`` (lines are visited in order, once), or None when
-        nothing dates it."""
-        while len(self._days) <= index:
-            self._section = False
-            self._days.append(self._advance(len(self._days)))
-            self._writing.append(self._section and self._by_writing)
-        day = self._days[index]
-        return None if day == UNREAD else day
-
-    def dated_by_text(self, index: int) -> bool:
-        """Whether the text itself dates line ``index`` (a heading, a label, the note's
-        date line, the file's name, the day its description names), not its writing time."""
-        return self.day_for(index) is not None and not self._writing[index]
-
-    def _advance(self, index: int) -> date | None:
-        """Take line ``index`` into the running state; return its writing day."""
-        line = self._lines[index]
-        if not line.strip() or not self._prose[index]:
-            self._label = None
-            return self._section_day()
-        heading = _heading_date(line, self._written)
-        if heading is not None:
-            level, day = heading
-            # "## Yesterday (9/22) run log": the date glosses the phrase, so the heading was
-            # written the day after it, not on it.
-            day = self._glossed.get(index, day)
-            while self._stack and self._stack[-1][0] >= level:
-                self._stack.pop()
-            self._stack.append((level, day))
-            self._label = None
-            return day or self._section_day()
-        if index < META_LINES:
-            meta = _META_DATE.match(line)
-            dates = explicit_dates(line[meta.end() : meta.end() + 40]) if meta else []
-            if dates and dates[0].start == 0 and (day := writing_day(dates[0], self._written)):
-                self._fallback = day
-                self._by_writing = False
-                return day
-        own = self._glossed.get(index) or _label_date(line, self._written)
-        indent = _indent(line)
-        if own is not None:
-            self._label = (indent, own)
-            return own
-        if self._label is not None and mark_end(line) > indent and indent <= self._label[0]:
-            self._label = None  # a new item at the same level: its own date, or none
-        return self._label[1] if self._label else self._section_day()
-
-    def _section_day(self) -> date | None:
-        """The date of the nearest dated heading above, else the note's own date line or the
-        file name's, else the writing time (when it may date an undated line)."""
-        for _, day in reversed(self._stack):
-            if day is not None:
-                return day
-        self._section = True
-        return self._fallback

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from consolidator import clock
-from consolidator.detect.dates.anchors import Anchors, explicit_dates, name_day, near_day
+from consolidator.detect.dates.anchors import explicit_dates, name_day, near_day
 from consolidator.detect.dates.gloss import Gloss, gloss
 from consolidator.detect.dates.layout import Layout
 from consolidator.detect.dates.locale_sense import of_a_thing, part_of_day, states_a_rule
 from consolidator.detect.dates.locales import LocalePhrase, find_locale, written_in
+from consolidator.detect.dates.passage import Anchors
 from consolidator.detect.dates.phrases import (
     RELATIVE,
     RELATIVE_ASCII,

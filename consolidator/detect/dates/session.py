@@ -22,7 +22,9 @@ from consolidator.detect.dates.locales import LocalePhrase
 _THIS_BEFORE = (
     r"this|the current|diese[rmns]?|cette|questa|quest'|esta|essa|nesta|nessa|este|"
     r"эт(?:а|ой|у|ом)|текущ(?:ая|ей|ую)|tej|ta|této|tato|bu|本次|这次|這次|此次|本轮|本輪|"
-    r"本|今回の|この|이번|금번|이"
+    # Korean spaces its words and writes particles onto them: "이" after a syllable is the
+    # subject particle of the word before ("모델이 대화를"), not "this".
+    r"本|今回の|この|(?<![\uac00-\ud7af])(?:이번|금번|이)"
 )
 _SESSION = (
     r"session|conversation|sitzung|sessione|conversazione|sesión|conversación|"

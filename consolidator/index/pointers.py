@@ -185,10 +185,14 @@ def _forms(text: str, words: set[str]) -> dict[str, Counter[str]]:
 def _spelt(word: str, forms: dict[str, Counter[str]]) -> str:
     """``word`` as the text of ``forms`` mostly writes it when that is not in lower case
     ("CI", "GitHub"), else as the slug has it, with the accents the text gives it
-    ("popisna": "popisná")."""
+    ("popisna": "popisná"). A word the text also writes as the slug does keeps the slug's
+    letters: with accents it is another word ("e" and "é", "a" and "à", "si" and "sí")."""
     if not forms.get(word):
         return word
-    form, _ = forms[word].most_common(1)[0]
+    written = forms[word]
+    if word.isascii() and any(f.isascii() for f in written):
+        written = Counter({f: n for f, n in written.items() if f.isascii()})
+    form, _ = written.most_common(1)[0]
     if form.islower() or form[:1].isupper() and form[1:].islower():
         return form.lower()
     return form

@@ -547,6 +547,23 @@ def test_a_slug_s_words_take_the_accents_the_memory_writes_them_with(
     assert title_of(make_memory("x.md", name=name, description=description)) == title
 
 
+@pytest.mark.parametrize(
+    ("name", "description", "title"),
+    [
+        ("pj0001-medicao-e-decisao",
+         "A medição é ligada como Information, e a decisão é do time; é o padrão",
+         "Pj0001 medição e decisão"),
+        ("notes_a_faire_a_paris", "Ce qu'il a à faire à Paris, à la main", "Notes a faire a paris"),
+    ],
+)
+def test_a_slug_word_the_memory_also_writes_without_accents_keeps_the_slug_s_letters(
+    name: str, description: str, title: str
+) -> None:
+    """"e" (and) and "é" (is) are two words: a memory that writes both gives no reason to read
+    the slug's "e" as the other one, however often it writes it."""
+    assert title_of(make_memory("x.md", name=name, description=description)) == title
+
+
 SORTED_BY_SUBJECT = (
     "# Index\n\n## Build System\n"
     "- [Build cache](project_cache.md) — how the build system caches artifacts\n"

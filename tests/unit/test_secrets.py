@@ -284,8 +284,11 @@ def test_adversarial_text_is_scanned_in_linear_time(unit: str) -> None:
     "Set the token: GitHub/GitLab, one per forge.",
     "Then pass `uuid`/`slug`/`username` in the attribute array.",
     "First pass `parse_all` over the files, then the second one.",
+    "| run | 1/10 PASS — QXRUSD31USDT |",
+    "Backtest 3/10 PASS - ETH2USDT, the rest fail.",
+    "| case 7 | PASS | Kx8vQ2mTz31 |",
 ])
-def test_a_list_of_services_or_the_verb_pass_before_code_is_no_secret(text: str) -> None:
+def test_services_the_verb_pass_before_code_or_a_pass_verdict_is_no_secret(text: str) -> None:
     assert not flagged(text)
 
 

@@ -16,6 +16,7 @@ from itertools import chain, repeat
 
 from consolidator.detect.text import normal_line
 from consolidator.detect.words import line_features, sentences
+from consolidator.store.links import sub_links, sub_wiki
 from consolidator.store.model import Memory
 
 DIGITS = re.compile(r"(?<!\S)\S*\d\S*")  # from a word's start only: linear
@@ -68,7 +69,8 @@ class Claims:
         out = self._cache[file] = []
         seen: set[str] = set()
         for text in sentences(self.by_file[file].body):
-            normal = normal_line(text)
+            # What a claim says is its own words: "See [[a]], [[b]]." says nothing.
+            normal = normal_line(unlinked(text) if "[" in text else text)
             if not normal or normal in seen:
                 continue
             seen.add(normal)
@@ -238,6 +240,14 @@ def says_something(text: str, least: int) -> bool:
         return False  # a heading, a label, or a line leading into what follows it
     return not ("[" in text or "`" in text or "/" in text or "\\" in text or "-" in text) \
         or _unlinked_features(text) >= least
+
+
+def unlinked(body: str) -> str:
+    """``body`` without what its links point at: a ``[[name]]`` goes, a Markdown link keeps
+    the words it shows. Linking to a memory is not saying what it says: two memories that
+    link to each other, or a stub that points on ("moved to [[x]]", "see also [[a]] [[b]]"),
+    share the linked names' words and nothing else."""
+    return sub_wiki(lambda _m: " ", sub_links(lambda m: m.group(1) or " ", body))
 
 
 @lru_cache(maxsize=8192)

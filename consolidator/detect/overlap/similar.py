@@ -40,11 +40,11 @@ from consolidator.detect.overlap.claims import (
     Claims,
     said,
     says_something,
+    unlinked,
 )
 from consolidator.detect.overlap.shared_lines import same_lines, sharing_lines
 from consolidator.detect.text import normal_line, normal_set, tokens
 from consolidator.detect.words import line_features, lines_features
-from consolidator.store.links import sub_links, sub_wiki
 from consolidator.store.model import Memory
 
 __all__ = ["Similar", "find_similar", "related_pairs"]
@@ -107,14 +107,6 @@ def find_similar(
         if judged is not None:
             found[pair] = judged
     return sorted(found.values(), key=lambda s: (-s.similarity, s.files))
-
-
-def unlinked(body: str) -> str:
-    """``body`` without what its links point at: a ``[[name]]`` goes, a Markdown link keeps
-    the words it shows. Linking to a memory is not saying what it says: two memories that
-    link to each other, or a stub that points on ("moved to [[x]]", "see also [[a]] [[b]]"),
-    share the linked names' words and nothing else."""
-    return sub_wiki(lambda _m: " ", sub_links(lambda m: m.group(1) or " ", body))
 
 
 SHOWN_WORDS = 6  # rare words a related pair's evidence names

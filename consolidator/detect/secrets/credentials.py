@@ -156,6 +156,8 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
         return _made_up(text, end)  # "plaintext pw `irongym2026`": a made-up value in code
     if not sep and (weak or family == "pin"):
         return None, 0  # "pass `uuid` in the array", "pin `numpy`": the verb, before code
+    if weak and word == "pass" and (sep in _DASHES or sep == "|"):
+        return None, 0  # "1/10 PASS — BTC31USDT", "| PASS | case 7 |": a test's verdict
     if sep == "|" and _header_row(text, after.end()):
         return None, 0  # `| password | owner |` over `|---|---|`: the columns' names
     if sep in _DASHES and text[text.rfind("\n", 0, start) + 1:start].lstrip().startswith("#"):

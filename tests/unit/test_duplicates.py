@@ -15,6 +15,7 @@ from datetime import datetime
 import pytest
 
 from consolidator.detect.findings import Similar
+from consolidator.detect.overlap.claims import Claims
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
 from consolidator.detect.overlap.similar import find_similar
 from consolidator.detect.text import exact_line, exact_set
@@ -643,3 +644,36 @@ def test_the_same_label_naming_the_same_thing_still_restates_a_point() -> None:
     found = find_similar([spec, status, *_others()], Together([]))
 
     assert [s for s in found if set(s.files) == {"feature_pocket.md", "project_status.md"}]
+
+
+# --- a bare list of names, and a line of links, make no point ---------------------------------
+
+@pytest.mark.parametrize(("listed", "restated"), [
+    ("- traction, impact, bending, nick-break, hardness\n", False),
+    ("- `traction`, `impact`, `bending`, `nick-break`, `hardness`\n", False),
+    ("- 20 desires, 565 quotes, 42 angles, 75 hooks, 9 offers\n", False),
+    ("- Tests implemented: traction, impact, bending, nick-break and hardness, each with its "
+     "own report template.\n", True),
+])
+def test_a_bare_list_of_names_restates_nothing_a_labelled_claim_still_does(
+    listed: str, restated: bool,
+) -> None:
+    """Two memories listing the same names (the tests one implements, the reference files
+    of the same tests in the other) say what the names are for in their headings, not in the
+    list: no point made twice. A sentence saying something of them still is one."""
+    a = memory("project_general.md", "# Lab reports\n## Implemented\n"
+               "- Tests implemented: traction, impact, bending, nick-break and hardness, each "
+               "with its own report template.\n" + _filler("billing", 5), mtype="project")
+    b = memory("reference_sources.md", "# Reference reports\n## Where the scans are\n"
+               + listed + _filler("search", 5), mtype="reference")
+    found = find_similar([a, b, *_others()], Together([]))
+    assert bool(found) is restated
+
+
+def test_a_line_of_links_alone_is_no_claim() -> None:
+    """"See [[a]], [[b]]." names memories and says nothing: it is no claim to match."""
+    note = memory("project_ticket.md", "Do not test procedure 612 on the shared server.\n"
+                  "See [[project-test-env-safety]], [[feedback-ask-dont-decide]].\n")
+    claims = Claims({note.file: note}, lambda found: float(len(found)))
+    assert [text for text, *_ in claims.of(note.file)] == [
+        "Do not test procedure 612 on the shared server."]

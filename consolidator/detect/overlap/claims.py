@@ -238,8 +238,26 @@ def says_something(text: str, least: int) -> bool:
     if text.startswith("#") or _LABEL_LINE.fullmatch(text) or text.rstrip(" *_").endswith(
             (":", "：")):
         return False  # a heading, a label, or a line leading into what follows it
+    if _bare_list(text):
+        return False  # "- traccion, impacto, plegado": names, whose point is the heading's
     return not ("[" in text or "`" in text or "/" in text or "\\" in text or "-" in text) \
         or _unlinked_features(text) >= least
+
+
+_ITEMS = re.compile(r"\s*[,，、;；/·・]\s*")
+_BULLET = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+
+
+def _bare_list(text: str) -> bool:
+    """Whether ``text`` is nothing but a list of three names or more, with no label or verb
+    ("20 désirs, 565 verbatims, 42 angles", "`a`, `b`, `c`"): what the names are listed for
+    is said by the heading above it, and another memory listing them says its own thing
+    ("Client: React 19, Vite, Tailwind 4", with its label, is a claim)."""
+    bullet = _BULLET.match(text)
+    items = _ITEMS.split(text[bullet.end() if bullet else 0 :].strip().rstrip(".。"))
+    return len(items) >= 3 and all(
+        0 < len(item) <= 30 and len(item.split()) <= 3 and ":" not in item and "：" not in item
+        for item in items)
 
 
 def unlinked(body: str) -> str:

@@ -90,8 +90,11 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
     hot, pinned = hands_off(snapshot, hot_after, guarded)
     notes = list(found.notes)
     if hot:
+        ahead = sorted(f for f in hot if by_file[f].stat.mtime_ns > epoch_ns(now))
         notes.insert(0, f"left alone, changed within {cfg.gates.idle_minutes} min: "
-                     + ", ".join(sorted(hot)))
+                     + ", ".join(sorted(hot)) + (
+                         f" ({len(ahead)} of them dated ahead of this clock: a clock set "
+                         "wrong, or a copy that kept another machine's times)" if ahead else ""))
     if guarded:
         notes.append("guarded by their owner, so the memories they link to stay where they "
                      "are (their links could not follow): " + ", ".join(

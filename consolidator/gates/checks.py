@@ -133,6 +133,9 @@ def busy_index(ctx: RootContext) -> str | None:
         return None  # written by the last consolidation itself
     if _written_by_a_run(ctx.state, mtime):
         return None  # written by a run of ours that failed or was killed
+    if mtime > ctx.now_ns:  # a clock set wrong, or a copy that kept another machine's times
+        return (f"index {name} is dated {_ago(mtime - ctx.now_ns)} ahead of this clock; "
+                f"read as changed within {window} min")
     return f"index {name} changed {_ago(ctx.now_ns - mtime)} ago, within {window} min"
 
 

@@ -683,6 +683,22 @@ def test_a_forced_run_leaves_an_index_changed_within_idle_minutes_alone(root: Pa
     assert "a live session may be writing it" in index.why[0]
 
 
+def test_files_dated_ahead_of_the_clock_are_left_alone_and_said_to_be(root: Path) -> None:
+    """A clock set wrong, or a copy that kept another machine's times: a file dated ahead is
+    left alone as one just changed, and the report says it is dated ahead, not "0 s ago"."""
+    index = root / "MEMORY.md"
+    index.write_text("- [Role](user_role.md) — who\n")
+    set_mtime(index, NOW_NS + 3 * HOUR)
+    set_mtime(root / "user_role.md", NOW_NS + 3 * HOUR)
+    before = index.read_bytes(), (root / "user_role.md").read_bytes()
+    report = run_root(make_ctx(root, force=True, dry_run=False))
+    assert (index.read_bytes(), (root / "user_role.md").read_bytes()) == before
+    (note,) = [n for n in report.plan.notes if n.startswith("MEMORY.md left alone: ")]
+    assert "index MEMORY.md is dated 3.0 h ahead of this clock" in note
+    (hot,) = [n for n in report.plan.notes if n.startswith("left alone, changed within")]
+    assert "user_role.md (1 of them dated ahead of this clock" in hot
+
+
 def test_force_never_skips_the_lock_gate(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -97,14 +97,16 @@ class _Renames:
     def find(self, line: IndexLine, target: str, linked: set[str]) -> Memory | None:
         """The one memory no line links to yet that matches the pointer, else ``None``.
 
-        It matches when its name is the target's stem or the link's title, when either stem
-        is the other's leading words, or when its description is the pointer's hook.
+        It matches when its name is the target's stem or the link's title, when its file
+        has the target's name in another folder (moved, not renamed), when either stem is the
+        other's leading words, or when its description is the pointer's hook.
         """
         stem = _norm(target.rsplit("/", 1)[-1][:-3])
         title = _norm(link_title(line.text))
         hook = _norm(split_pointer(line.text)[2])
         candidates = [
             *self.by_name.get(stem, ()),
+            *self.by_stem.get(stem, ()),
             *self.by_name.get(title, ()),
             *self.by_stem_head.get(stem, ()),
             *(m for head in _leading_runs(stem) for m in self.by_stem.get(head, ())),

@@ -496,6 +496,12 @@ def test_redirect_to_a_survivor_with_spaces_uses_angle_brackets() -> None:
             id="old-stem-extends-new-stem",
         ),
         pytest.param(
+            "- [feedback_checklist.md](feedback_checklist.md) — new module checklist",
+            make_memory("memory/feedback_checklist.md", name="Checklist for a new module",
+                        description="other words"),
+            id="moved-into-a-folder-under-its-own-name",
+        ),
+        pytest.param(
             "- [X](yyy.md) — How we ship, safely",
             make_memory("zzz.md", name="qqq", description="how we ship safely"),
             id="description-is-the-hook",

@@ -63,6 +63,27 @@ def test_a_heading_dated_by_itself_or_by_nothing_but_the_save_time_is_left(
 
 
 
+@pytest.mark.parametrize("body", [
+    "Resume point: commit 717ea76, 651 tests green.\n\n**Done before this session:** the "
+    "whole pipeline.\n\n**Done in this session (markers):**\n- the marker model\n\n"
+    "**Done afterwards (welcome screen):**\n- the drop zone\n",
+    "Point de reprise : commit 717ea76.\n\n**Fait dans cette session (repères) :**\n"
+    "- le modèle des repères\n\n**Fait ensuite :**\n- l'écran d'accueil\n",
+    "**Yesterday:** shipped the fix.\n",
+], ids=["en", "fr", "yesterday"])
+def test_a_bold_label_naming_its_section_is_left_where_only_the_save_time_dates_it(
+        body: str) -> None:
+    """"**Done in this session:**" names what follows as a heading does: a status note kept
+    and extended after that session ("Done afterwards") has no day for it but the save
+    time, which is the last extension's."""
+    assert glossed(body, "project_status.md", undated=True) == []
+
+
+def test_a_bold_label_the_text_dates_is_glossed_keeping_its_words() -> None:
+    body = "# Log 2026-08-31\n\n**Done in this session:** the markers.\n"
+    assert glossed(body, "notes.md") == ["this session (2026-08-31)"]
+
+
 def test_how_to_apply_speaks_to_sessions_to_come_even_in_a_dated_log() -> None:
     """"When a session opens, read this file first for yesterday's context": the day before
     whichever session reads it, in a log dated by its name too."""

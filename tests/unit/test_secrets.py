@@ -292,6 +292,23 @@ def test_services_the_verb_pass_before_code_or_a_pass_verdict_is_no_secret(text:
     assert not flagged(text)
 
 
+@pytest.mark.parametrize(("text", "secret"), [
+    ("- OPA_SUITE_TOKEN: credencial `9f2c4e1a7b3d5f6e8a0c2b4d`", True),
+    ("API key: production `sk9Xq2LmP0vR7tY4wZ1bN6cH`", True),
+    ("token: see `docs/auth_setup_for_the_team.md`", False),
+    ("Token: rotated `2026-03-01`", False),
+    ("token: callback `handleTokenRefreshCallback1`", False),
+], ids=["hex after a word", "random after a word", "a path", "a date", "an identifier"])
+def test_a_random_value_in_code_after_a_label_and_one_word_is_a_secret(
+    text: str, secret: bool,
+) -> None:
+    """"TOKEN: credencial `…`": one word says what the value is, and the value follows in
+    code; a path, a date or an identifier there is none."""
+    assert flagged(text) is secret
+    if secret:
+        assert "9f2c4e1a7b3d" not in redact(text) and "sk9Xq2LmP0vR" not in redact(text)
+
+
 def test_a_made_up_value_after_a_credential_label_is_still_a_secret() -> None:
     assert flagged("API Key: Zq81xVb0Pm4kTt7Q")
 

@@ -174,6 +174,9 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
                           words=3 if family == "passphrase" else 4)
     if span is None and password and family != "pin" and said:
         span = _said(text, after.end())  # "the password is swordfish."
+    if span is None and not weak and (glossed := _GLOSSED.match(text, after.end())) \
+            and (sv.looks_generated(glossed.group(1)) or _HEX_RUN.fullmatch(glossed.group(1))):
+        span = glossed.span(1)  # "TOKEN: credencial `3f9a…`": a word saying what, then it
     if span is not None and family == "pin" and not text[span[0]:span[1]].isdigit():
         return None, judged  # a PIN is digits: "pin: 3.11", "pin: latest" are versions
     if span is not None and _same(text[span[0]:span[1]], name):
@@ -215,6 +218,9 @@ def _said(text: str, at: int) -> tuple[int, int] | None:
     return match.span(1)
 
 
+# One word saying what a value is, then the value in code: "TOKEN: credencial `3f9a…`".
+_GLOSSED = re.compile(r"[ \t]{0,3}[^\W\d_]{2,24}[ \t]{1,3}`([A-Za-z0-9+/_\-]{16,512}={0,2})`")
+_HEX_RUN = re.compile(r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{16,128}", re.IGNORECASE)
 # A random value right after a key's name: "token 3f9a…", "key wJalr…" (and, for a bare
 # "key", also after a separator: "key: 3f9a…").
 _BARE = re.compile(r"(?:[\"'`*\]]{0,3}[ \t]{0,3}[:=：][ \t]{0,3}|[ \t]{1,3})([\"'`]?)"

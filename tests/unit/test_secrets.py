@@ -158,6 +158,7 @@ FORMATS = [
     ("Slack webhook", _fmt("https://hooks.", "slack.com/services/", "T0AB12CD3/B0EF45GH6/",
                            "aB3dE5gH7jK9mN2pQ4sT6vW8")),
     ("AWS access key", "AKIAEXAMPLEEXAMPLE12"),
+    ("Telegram bot token", _fmt("7412905538:", "AA", "Hq8ZtW3mK9vB2xL7pNc4Rd6Fg1SaUeQoJ")),
     ("private key", _fmt("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n",
                          "lQOYBGB1c2VyAQgAxyz123abcDEF456ghiJKL789\n",
                          "-----END PGP PRIVATE KEY BLOCK-----")),

@@ -93,6 +93,8 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], _Judge, int], ...] 
      _mixed, 0),
     ("Stripe key", ("k_live_", "k_test_"), re.compile(
         _START + r"[rs]k_(?:live|test)_[A-Za-z0-9]{10,255}"), _any, 0),
+    ("Telegram bot token", (":aa",), re.compile(  # the bot's id, then its secret
+        r"(?<![A-Za-z0-9_:\-])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])"), _any, 0),
     ("Google API key", ("aiza",), re.compile(
         _START + r"AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])"), _any, 0),
     ("JWT", ("eyj",), re.compile(

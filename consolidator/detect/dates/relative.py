@@ -197,9 +197,9 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
         line = layout.lines[index]
         # "**Done in this session:** ...": a bold label names its section as a heading does
         label = _ANY_LABEL.match(line)
-        heading = heading or label is not None and stop <= label.end() and (
+        heading = heading or (label is not None and stop <= label.end() and (
             line[: label.end()].rstrip("*_ ").endswith((":", "："))
-            or line[label.end() :].lstrip().startswith((":", "：")))
+            or line[label.end() :].lstrip().startswith((":", "："))))
         if layout.masked(index, column, stop) \
                 or (by_text and not explicit_dates(sentence(line, column, stop))) \
                 or (heading and explicit_dates(line, slashes=True)):

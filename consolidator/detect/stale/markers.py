@@ -173,11 +173,11 @@ def _closes_an_aside(text: str, start: int, end: int) -> bool:
     """Whether the word at ``start:end`` closes a sentence in brackets ("(v1 抽离起 一直 silent
     失效)"): the sentence's verb, not a tag. A tag in brackets stands alone ("(已过时)") or after
     a separator ("(moved to v2 — superseded)")."""
-    if text[end:].lstrip()[:1] not in set(_CLOSING):
-        return False
     opened = max(text.rfind(mark, 0, start) for mark in _OPENING)
+    if opened < 0 or text[end:].lstrip()[:1] not in set(_CLOSING):
+        return False
     inside = text[opened + 1 : start].rstrip()
-    return opened >= 0 and inside != "" and inside[-1] not in _SEPARATORS
+    return inside != "" and inside[-1] not in _SEPARATORS
 
 
 def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:

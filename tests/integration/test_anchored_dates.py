@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from datetime import datetime
 from pathlib import Path
@@ -25,10 +26,10 @@ DAY = 86400
 
 
 def put(root: Path, rel: str, body: str, *, kind: str = "project", days: float = 5,
-        extra: str = "", description: str = "") -> None:
+        extra: str = "", description: str = "", name: str = "") -> None:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\nname: {path.stem}\ndescription: {description or path.stem}\n"
+    path.write_text(f"---\nname: {name or path.stem}\ndescription: {description or path.stem}\n"
                     f"type: {kind}\n{extra}"
                     f"---\n{body}", encoding="utf-8")
     when = time.time() - days * DAY
@@ -348,5 +349,62 @@ def test_a_description_naming_an_event_a_range_or_a_rule_dates_nothing(
         description="Status for 11-15 April 2026", days=30)
     put(root, "feedback_status.md", STATUS["en"][1], kind="feedback",
         description=STATUS["en"][0], days=30)
+
+    assert rewrites(root, tmp_path, capsys) == {}
+
+
+# A status note whose name is its title with its day, and an undated section of next steps:
+# in Chinese, English and Korean.
+TITLED = {
+    "zh": ("部署状态（2026-05-10 收工）", "# 已部署\n\n- 三个修复已上线（2026-05-08 起测）。\n\n"
+           "# 待办\n\n- 明天继续改切片逻辑。\n", "2026-05-11"),
+    "en": ("Deploy status (2026-05-10 wrap-up)", "# Shipped\n\n- Three fixes are live, "
+           "tested since 2026-05-08.\n\n# Still to do\n\n- Tomorrow we rework the slicing.\n",
+           "2026-05-11"),
+    "ko": ("배포 현황 (2026-05-10 기준)", "## 완료\n\n- 수정 세 건 배포 (2026-05-08 시작).\n\n"
+           "## 남은 일\n\n- 어제 찾은 버그를 고친다.\n", "2026-05-09"),
+}
+UNTITLED = re.compile(r"\s*[(（]2026-05-10[^)）]*[)）]")
+
+
+@pytest.mark.parametrize("lang", sorted(TITLED))
+@pytest.mark.parametrize("twin", ["titled", "untitled", "added", "rule", "described",
+                                  "stamped"])
+def test_a_note_titled_with_its_day_dates_its_undated_sections(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], lang: str, twin: str
+) -> None:
+    title, body, day = TITLED[lang]
+    # Twins, each left alone: the same text titled without the day; a later date in its
+    # text (lines added since); a rule memory; a description naming another day. A stamp by Claude Code of another day counts
+    # instead of the title (lines were saved that later day).
+    put(root, "project_status.md", UNTITLED.sub("", body) if twin == "untitled" else
+        body + "\n- 2026-05-20: reviewed.\n" if twin == "added" else body,
+        name=UNTITLED.sub("", title) if twin == "untitled" else title,
+        kind="feedback" if twin == "rule" else "project", days=30,
+        description="Status as of 2026-05-12" if twin == "described" else "",
+        extra="modified: 2026-05-14T09:00:00.000Z\n" if twin == "stamped" else "")
+
+    found = rewrites(root, tmp_path, capsys)
+
+    if twin == "stamped":
+        day = day.replace("05-11", "05-15").replace("05-09", "05-13")
+    if twin in ("titled", "stamped"):
+        assert set(found) == {"project_status.md"}
+        assert f"-> {day}" in found["project_status.md"]
+    else:
+        assert found == {}
+
+
+@pytest.mark.parametrize("title", [
+    "Moteur API (legacy — API coupée 2026-04-06)",  # the aside tells of an event
+    "Sprint (2026-05-10 ~ 2026-05-14)",  # a range of days
+    "Sprint review (2026-05-10..14)",
+    "Migration (2026-05-10 after the review with the data team)",  # a sentence, not a label
+])
+def test_a_title_whose_aside_names_an_event_or_a_range_dates_nothing(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], title: str
+) -> None:
+    put(root, "project_status.md", "## Done\n\n- Tested since 2026-05-08.\n\n## Next\n\n"
+        "- Tomorrow we rework the slicing.\n", name=title, days=30)
 
     assert rewrites(root, tmp_path, capsys) == {}

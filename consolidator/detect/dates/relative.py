@@ -44,7 +44,12 @@ from consolidator.detect.dates.sense import (
 )
 from consolidator.detect.dates.session import session_phrases
 from consolidator.detect.dates.splice import as_adverb, dated_beside
-from consolidator.detect.dates.undated import dated_by_writing, described_day, records_a_day
+from consolidator.detect.dates.undated import (
+    dated_by_writing,
+    described_day,
+    records_a_day,
+    titled_day,
+)
 from consolidator.store.model import Memory
 
 __all__ = ["RelativeDate", "find_relative", "line_at", "mentions", "relative_in",
@@ -268,7 +273,8 @@ def relative_in(memory: Memory, body: str | None = None) -> list[RelativeDate]:
     (:func:`dated_by_writing`)."""
     return find_relative(memory.body if body is None else body,
                          clock.local(memory.written_ns), memory.file,
-                         lambda: described_day(memory) or dated_by_writing(memory),
+                         lambda: described_day(memory) or titled_day(memory)
+                         or dated_by_writing(memory),
                          sessions=records_a_day(memory))
 
 

@@ -65,6 +65,45 @@ def _after(text: str, stamped: date) -> bool:
     return False
 
 
+def titled_day(memory: Memory) -> date | None:
+    """The day a memory's title says its text is of ("Deploy status (2026-05-10)", "测试状态
+    (2026-03-28 更新)"): its frontmatter name ends with one dated aside in brackets, the date
+    first in it and at most two words after it ("updated", "기준"; "(legacy — API cut
+    2026-04-06)" tells of an event, a range of days names no one day), for a project (or
+    untyped) memory whose text gives no later date, whose description names no other day,
+    and whose stamp by Claude Code, if any, is of that day. (A heading's date is not the
+    note's: "## Stock: 115,800 (20 March 2026)" dates a count, maybe not the writing.)"""
+    if not records_a_day(memory):
+        return None
+    aside = _TITLE_ASIDE.search(memory.name)
+    if aside is None:
+        return None
+    found = explicit_dates(aside.group(1))
+    if len(found) != 1 or found[0].start != 0 or found[0].year is None \
+            or RANGE_AFTER.match(aside.group(1), found[0].end) \
+            or len(aside.group(1)[found[0].end :].split()) > 2:
+        return None
+    day = writing_day(found[0], clock.local(memory.written_ns).date())
+    if day is None or _after(memory.body, day) or not _of_day(memory.description or "", day):
+        return None
+    if memory.modified_ns is not None and clock.local(memory.modified_ns).date() != day:
+        return None
+    return day
+
+
+def _of_day(text: str, day: date) -> bool:
+    """Whether every date ``text`` gives is ``day`` (a date without a year: that day of
+    any year), none of them one end of a range."""
+    for found in explicit_dates(text):
+        if (found.year or day.year, found.month, found.day) != (day.year, day.month, day.day) \
+                or RANGE_BEFORE.search(text, 0, found.start) or RANGE_AFTER.match(text, found.end):
+            return False
+    return True
+
+
+_TITLE_ASIDE = re.compile(r"[(（\[]\s*([^()（）\[\]]{6,40}?)\s*[)）\]]\s*$")
+
+
 def described_day(memory: Memory) -> date | None:
     """The day a memory's description says its text is of ("status as of 2026-04-11"), where
     the text bears it out: a project (or untyped) memory under RECORD_LINES lines; the

@@ -68,8 +68,15 @@ SECRETS = {
                                    "s3cr3t", "@db:5432/app"),
     "password line": ("password", "password: hunter2", "hunter2", "password: "),
     "password line in another case": ("password", "Password = hunter2", "hunter2", "Password = "),
-    "api key line": ("password", "api-key: abc123def456", "abc123def456", "api-key: "),
-    "client secret line": ("password", "client_secret=xyz789abc;", "xyz789abc", ";"),
+    "api key line": ("key", "api-key: abc123def456", "abc123def456", "api-key: "),
+    "client secret line": ("secret", "client_secret=xyz789abc;", "xyz789abc", ";"),
+    # A credential's value is named by the family of its name, not all "password".
+    "token line": ("token", "DEPLOY_TOKEN=Zk29dkq0aLm3Qp", "Zk29dkq0aLm3Qp", "DEPLOY_TOKEN="),
+    "token named in Japanese": ("token", "トークン: Zk29dkq0aLm3Qp", "Zk29dkq0aLm3Qp", "トークン: "),
+    "pin line": ("PIN", "PIN: 4821", "4821", "PIN: "),
+    "passphrase line": ("password", "passphrase: purple monkey dishwasher", "monkey",
+                        "passphrase: "),
+    "account pair": ("password", "login: ana@example.org / Hq9tZ2kLm", "Hq9tZ2kLm", "login: "),
 }
 
 

@@ -99,8 +99,10 @@ _ANNOTATION = re.compile(
 _NAME_LIST = re.compile(r"[A-Za-z][A-Za-z.]{0,40}(?:[/、][A-Za-z][A-Za-z.]{0,40}){1,12}")
 
 
-def labelled(text: str, low: str) -> list[tuple[int, int]]:
-    """The spans of values assigned to a credential's name in ``text``.
+def labelled(text: str, low: str) -> list[tuple[int, int, str]]:
+    """The spans of values assigned to a credential's name in ``text``, each with the family
+    its name is of ("password", "passphrase", "pin", "token", "secret", "key"; an account's
+    "user / password" pair: "password").
 
     ``low`` is ``text`` with ASCII letters in lower case (the same length).
     """
@@ -115,7 +117,7 @@ def labelled(text: str, low: str) -> list[tuple[int, int]]:
             found.append((start, word, family))
             start = low.find(word, start + len(word))
     found.sort()
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, str]] = []
     judged = 0  # the end of the last word judged as a value: a name inside it is no name
     for start, word, family in found:
         if start < judged:
@@ -123,8 +125,10 @@ def labelled(text: str, low: str) -> list[tuple[int, int]]:
         span, end = _at(text, low, start, word, family)
         judged = max(judged, end)
         if span is not None:
-            spans.append(span)
-    return spans + [span for span in account_pairs(text, low) if span not in spans]
+            spans.append((*span, _word(text, low, start, word, family)[1]))
+    taken = {(start, end) for start, end, _ in spans}
+    return spans + [(*span, "password") for span in account_pairs(text, low)
+                    if span not in taken]
 
 
 Judged = tuple[tuple[int, int] | None, int]  # the secret's span, and where the value ended

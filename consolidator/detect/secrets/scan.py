@@ -28,7 +28,10 @@ from consolidator.detect.secrets import credentials
 from consolidator.detect.secrets import values as sv
 
 PLACEHOLDER = "[REDACTED]"
-LABELLED = "password"  # the kind of a literal assigned to a credential's name
+LABELLED = "password"  # the kind of a literal assigned to a password's name
+# ... and to another credential's, by the family of its name (`API_TOKEN=…`: a token)
+_LABELLED_KINDS = {"password": LABELLED, "passphrase": LABELLED, "pin": "PIN",
+                   "token": "token", "secret": "secret", "key": "key"}
 
 
 class Hit(NamedTuple):
@@ -112,8 +115,10 @@ _BASIC = re.compile(
     r"(?i)(?<![a-z0-9_\-])basic[ \t]{1,8}([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])")
 # The order find() reports kinds in: formats first, then what is judged by its label.
 KINDS = tuple(dict.fromkeys(("private key", *(kind for kind, *_rest in _FORMATS),
-                             "password in URL", "bearer token", "basic auth", LABELLED)))
-_GENERIC = frozenset({"password in URL", "bearer token", "basic auth", LABELLED})
+                             "password in URL", "bearer token", "basic auth",
+                             *_LABELLED_KINDS.values())))
+_GENERIC = frozenset({"password in URL", "bearer token", "basic auth",
+                      *_LABELLED_KINDS.values()})
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -139,7 +144,8 @@ def hits(text: str) -> list[Hit]:
     if "basic" in low:
         found += [Hit("basic auth", m.start(1), m.end(1)) for m in _BASIC.finditer(text)
                   if _basic(m.group(1))]
-    found += [Hit(LABELLED, start, end) for start, end in credentials.labelled(text, low)]
+    found += [Hit(_LABELLED_KINDS.get(family, LABELLED), start, end)
+              for start, end, family in credentials.labelled(text, low)]
     return _without_overlaps(found)
 
 

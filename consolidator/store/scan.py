@@ -79,6 +79,9 @@ def read_regular(
 
 
 SYMLINK = "symbolic link, not followed"
+# A folder's own MEMORY.md: an index of its notes, not a memory, and never loaded by Claude
+# Code (only the root's is); read by nothing here, left as it is.
+NESTED_INDEX = "an index of its folder, not a memory (Claude Code loads only the root's)"
 
 
 def _why(exc: OSError) -> str:
@@ -132,7 +135,8 @@ def walk(
     """Yield ``(rel, entry, problem)`` for every ``*.md`` under ``root`` except index files.
 
     Index files are the root's index (``index_name``, else the one :func:`pick_index` finds
-    in the root's listing) and every other file named ``MEMORY.md``. ``problem`` is set (and
+    in the root's listing) and every other file named ``MEMORY.md`` (a folder's, yielded with
+    :data:`NESTED_INDEX` as its problem: it is there, but no memory). ``problem`` is set (and
     ``entry`` may be ``None``) for what must not be opened. No file is opened or stat'ed.
     """
     stack: list[tuple[Path, str, int]] = [(root, "", 0)]
@@ -160,6 +164,9 @@ def walk(
                     yield rel, None, f"folder nested deeper than {MAX_DEPTH} levels, not read"
                     continue
                 subfolders.append((Path(entry.path), rel + "/", depth + 1))
+                continue
+            if entry.name == INDEX_NAME and depth:
+                yield rel, entry, NESTED_INDEX  # there (a pointer to it is no dead link)
                 continue
             if not entry.name.endswith(".md") or entry.name == INDEX_NAME:
                 continue
@@ -233,6 +240,9 @@ def scan(root: Path) -> Snapshot:
     memories: list[Memory] = []
     unparsed: list[Unparsed] = []
     for rel, _entry, problem in walk(root, index.name):
+        if problem == NESTED_INDEX:
+            unparsed.append(_nested_index(root, rel))
+            continue
         if problem is not None:
             unparsed.append(Unparsed(rel, problem))
             continue
@@ -240,6 +250,15 @@ def scan(root: Path) -> Snapshot:
         (memories if isinstance(result, Memory) else unparsed).append(result)  # type: ignore[arg-type]
     return Snapshot(root, tuple(memories), tuple(unparsed), index, _top_names(root),
                     _apart(root))
+
+
+def _nested_index(root: Path, rel: str) -> Unparsed:
+    """A folder's own index, read as a memory would be (its text is checked for secrets)."""
+    try:
+        data, st = read_regular(root / rel)
+    except ReadProblem as exc:
+        return Unparsed(rel, str(exc))
+    return Unparsed(rel, NESTED_INDEX, file_stat(rel, data, st))
 
 
 def _apart(root: Path) -> frozenset[str]:

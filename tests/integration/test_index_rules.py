@@ -123,24 +123,29 @@ def test_a_pointer_to_a_symlink_or_an_oversized_memory_is_kept_as_written(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Existing is existing: a memory the scan does not read (a symbolic link, a file over the
-    size cap) keeps its pointer and hook; the report says why it was not scanned."""
+    size cap) and a folder's own index keep their pointer and hook; the report says why
+    each was not scanned."""
     world.put("project_export.md", "- The export runs nightly.\n")
     shared = world.root.parent / "shared_notes.md"
     shared.write_text("---\nname: shared\ndescription: kept elsewhere\ntype: user\n---\nx\n")
     (world.root / "user_shared.md").symlink_to(shared)
     huge = "---\nname: huge\ndescription: a big log\ntype: project\n---\n" + "y" * (2 << 20)
     world.raw("project_huge.md", huge.encode())
+    nested = world.raw("vendors/MEMORY.md", b"- [Acme](acme.md) - the Acme contract\n")
     index = ("## Index\n"
              "- [Export](project_export.md) — nightly export\n"
              "- [Shared](user_shared.md) — the notes kept in the shared folder\n"
-             "- [Huge](project_huge.md) — the full build log of the March outage\n")
+             "- [Huge](project_huge.md) — the full build log of the March outage\n"
+             "- [Vendors](vendors/MEMORY.md) — the vendor notes' own index\n")
     world.raw("MEMORY.md", index.encode(), days=3)
 
     report = world.run(capsys)
 
     assert (world.root / "MEMORY.md").read_text() == index
-    assert report["index"]["unlinked"] == []
-    assert {u["file"] for u in report["unparsed"]} >= {"user_shared.md", "project_huge.md"}
+    assert report["index"]["unlinked"] == [] and report["index"]["linked_missing"] == []
+    assert {u["file"] for u in report["unparsed"]} >= {"user_shared.md", "project_huge.md",
+                                                        "vendors/MEMORY.md"}
+    assert nested.read_bytes() == b"- [Acme](acme.md) - the Acme contract\n"
     _second_run_changes_nothing(world, capsys)
 
 

@@ -207,7 +207,8 @@ def test_a_case_variant_in_a_sub_folder_is_an_ordinary_memory(root: Path) -> Non
 
     assert snapshot.index.stat is None
     assert set(snapshot.by_file()) == {"sub/memory.md", "deeper/Memory.md"}
-    assert walked(root) == {"sub/memory.md", "deeper/Memory.md"}
+    # (the folder's own MEMORY.md is walked as there, with the reason it is no memory)
+    assert walked(root) == {"sub/memory.md", "deeper/Memory.md", "sub/MEMORY.md"}
 
 
 def test_a_folder_named_like_the_index_is_not_the_index_and_its_memories_are_read(

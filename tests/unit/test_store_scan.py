@@ -61,7 +61,9 @@ def test_scan_reads_memories_recursively_with_posix_relative_names(root: Path) -
     assert snapshot.root == root
 
 
-def test_scan_excludes_every_file_named_memory_md(root: Path) -> None:
+def test_scan_reads_no_file_named_memory_md_as_a_memory_and_lists_a_folders_own(
+    root: Path,
+) -> None:
     write(root / "MEMORY.md", b"- [top](top.md)\n")
     write(root / "sub" / "MEMORY.md", memory_bytes("looks_like_a_memory"))
     write(root / "sub" / "deeper" / "MEMORY.md", b"# nested index\n")
@@ -70,7 +72,13 @@ def test_scan_excludes_every_file_named_memory_md(root: Path) -> None:
     snapshot = scan(root)
 
     assert set(memories(snapshot)) == {"top.md"}
-    assert snapshot.unparsed == ()
+    # A folder's own index is there (a pointer to it is no dead link), said to be an index,
+    # and read like a note without frontmatter (its text is checked for secrets).
+    nested = unparsed(snapshot)
+    assert set(nested) == {"sub/MEMORY.md", "sub/deeper/MEMORY.md"}
+    assert all(u.error == scan_mod.NESTED_INDEX and u.stat is not None
+               for u in nested.values())
+    assert {"sub/MEMORY.md", "sub/deeper/MEMORY.md"} <= snapshot.existing_files()
 
 
 def test_scan_skips_dot_folders(root: Path) -> None:

@@ -520,6 +520,21 @@ def test_a_deadline_in_another_language_is_work_due_reported_never_archived(text
     assert finding is not None and finding.kinds == ("deadline",) and not finding.archivable
 
 
+@pytest.mark.parametrize(("renews", "twin"), [
+    ("TLS certificate valid until 2026-03-05, auto-renew on.",
+     "TLS certificate valid until 2026-03-05."),
+    ("Сертификат до 05.03.2026, автопродление.", "Сертификат до 05.03.2026."),
+    ("域名到期 2026-03-05（已开自动续费）。", "域名到期 2026-03-05。"),
+    ("Abonnement bis 05.03.2026, verlängert sich automatisch.", "Abonnement bis 05.03.2026."),
+])
+def test_an_end_date_of_something_that_renews_itself_is_no_deadline(
+    renews: str, twin: str
+) -> None:
+    assert find_deadlines(renews, datetime(2026, 2, 1, 12)) == []
+    (deadline,) = find_deadlines(twin, datetime(2026, 2, 1, 12))
+    assert deadline.day.isoformat() == "2026-03-05"
+
+
 def test_english_do_before_a_date_is_no_deadline() -> None:
     assert find_deadlines("We do 2026-03-05 planning with the team.",
                           datetime(2026, 2, 1, 12)) == []

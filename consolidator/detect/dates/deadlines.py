@@ -10,7 +10,8 @@ A deadline is a day the writer was looking forward to. A date counts only when a
   rule in the memory's head that held until that day ("Merge freeze until 2026-03-12") is
   kept, since editing a file later moves its mtime past the days it names;
 - it is not in code, a quotation, a block quote or a table, not in an example ("e.g.", 例如,
-  例えば) and not in a clause told in the past tense ("By May 2026 the script printed ...");
+  例えば), not in a clause told in the past tense ("By May 2026 the script printed ...") and
+  not on a line saying the thing renews itself ("until 20.06.2026, auto-renewal");
 - a month alone ("by October 2026", 2026年10月までに) ends on the month's last day.
 
 Relative phrases ("in 24 days") are never read here: a day the tool itself worked out is not a
@@ -127,6 +128,17 @@ _FORWARD = re.compile(
     r"|planned|scheduled|expected)\b",
     re.IGNORECASE,
 )
+# A line saying the thing renews itself: its end date passes and it goes on ("certificate
+# until 2026-06-20, auto-renewal"), no deadline either way.
+_RENEWS = re.compile(
+    r"\bauto[- ]?renew|\brenews? (?:itself |automatically)|\bautomatic(?:ally)? renew"
+    r"|автопродлени|автоматическ\w{0,3} продлени|продлевается автоматически"
+    r"|自动续|自動續|자동 ?갱신|自动延期"
+    r"|renouvellement automatique|se renouvelle automatiquement|verlängert sich automatisch"
+    r"|automatische verlängerung|renovação automática|renova automaticamente"
+    r"|renovación automática|se renueva automáticamente|rinnovo automatico",
+    re.IGNORECASE,
+)
 CLAUSE_CHARS = 300
 MAX_DATES_PER_LINE = 24  # a line with more is a table or a log dump, not a deadline
 _CLAUSE_END = re.compile(r"[.!?;] |[。；！？]")
@@ -229,7 +241,7 @@ def _in_line(line: Line, written: date) -> list[Deadline]:
     if not might_date(text):
         return []
     dates = _dates(text, written)[:MAX_DATES_PER_LINE]
-    if not dates or _EXAMPLE.search(text):
+    if not dates or _EXAMPLE.search(text) or _RENEWS.search(text):
         return []
     out: list[Deadline] = []
     for i, found in enumerate(dates):

@@ -30,7 +30,7 @@ UNLISTED_TITLE = "Memories not listed in the index"
 
 def add_missing(
     lines: Sequence[IndexLine], live: Mapping[str, Memory], limits: Limits, newline: str = "\n",
-    reached: Iterable[str] = (), names: Mapping[str, Memory] | None = None,
+    reached: Iterable[str] = (), names: Mapping[str, Memory] | None = None, root_name: str = "",
 ) -> tuple[list[IndexLine], list[str], list[Memory]]:
     """``lines`` with a pointer for each memory the index does not reach, as long as the
     index stays within ``limits`` (a new pointer never pushes it into shrinking); the files
@@ -39,9 +39,10 @@ def add_missing(
     A memory counts as reached when a line links it, or a memory a line links does (a
     user's own list of memories, a topic memory), and so does one in ``reached`` (a rename
     that a pointer left for review would repoint to it). ``names``: what the index's wiki
-    links name, for new pointers in an index that links its memories so."""
-    linked = _reachable({t for line in lines for t in line.targets} | _named(lines, live),
-                        live) | set(reached)
+    links name, for new pointers in an index that links its memories so; ``root_name``: the
+    name of the root's folder, which a path may start from ("`memory/x.md`")."""
+    linked = _reachable({t for line in lines for t in line.targets}
+                        | _named(lines, live, root_name), live) | set(reached)
     return add_within(lines, [m for m in live.values()
                               if m.file not in linked and not set_aside(m.file)],
                       limits, newline, names=names)
@@ -102,11 +103,24 @@ def add_within(
 _PATH = re.compile(r"(?<![\w./\\-])(?:\./)?([\w.-]+(?:/[\w.-]+)*\.md)(?![\w/\\-])")
 
 
-def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory]) -> set[str]:
+def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory], root_name: str = ""
+           ) -> set[str]:
     """The memories an index line names by their path without a link (a list of archived
-    memories in code): the line reaches them, and a pointer of ours would list them twice."""
-    return {m.group(1) for line in lines if ".md" in line.text
-            for m in _PATH.finditer(line.text) if m.group(1) in live}
+    memories in code; "→ see `memory/x.md`", from the project's folder, through the root's
+    own name): the line reaches them, and a pointer of ours would list them twice."""
+    out: set[str] = set()
+    through = f"{root_name}/" if root_name else ""
+    for line in lines:
+        if ".md" not in line.text:
+            continue
+        for match in _PATH.finditer(line.text):
+            path = match.group(1)
+            at = path.rfind(through) if through else -1
+            if path not in live and at >= 0 and (at == 0 or path[at - 1] == "/"):
+                path = path[at + len(through):]
+            if path in live:
+                out.add(path)
+    return out
 
 
 def _room_order(memory: Memory) -> tuple[int, int, str]:

@@ -293,6 +293,7 @@ def plan_index(
     scope: str = ALL,
     used: Iterable[str] = (),
     named: Iterable[Memory] = (),
+    root_name: str = "",
 ) -> IndexPlan:
     """Plan the rebuilt index.
 
@@ -308,6 +309,8 @@ def plan_index(
     ``used``: the memories sessions were seen opening: fitting moves the least-used first.
     ``named``: the memories before this run (a ``[[name]]`` in the index may name one that
     this run merged away or archived).
+    ``root_name``: the name of the root's folder (the index may name a memory by a path from
+    the project's folder: "`memory/x.md`").
     """
     limits = limits or Limits()
     redirected = dict(redirects or {})
@@ -322,7 +325,7 @@ def plan_index(
                                                   True, names))
         claimed = {new for old, new in moves if old not in redirected}
     lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed,
-                                         names)
+                                         names, root_name)
     endings = line_endings(text or "")
     window = loaded(original, limits, newline, endings)
     loaded_now = ([window[i] for i in relinked.origin] if len(lines) == len(relinked.lines)

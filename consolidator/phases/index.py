@@ -47,6 +47,7 @@ def plan(work: Work, snapshot: Snapshot, scope: str = ALL) -> IndexPlan:
         newline=newline_of(text),
         editable={m.file for m in snapshot.memories if m.stat.mtime_ns <= work.ctx.hot_after_ns},
         index_name=snapshot.index.name,
+        root_name=snapshot.root.name,
         occupied=snapshot.names,
         scope=scope,
         used={f for f, (count, _last) in work.usage.opened.items() if count}

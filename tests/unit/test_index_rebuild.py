@@ -1140,6 +1140,23 @@ def test_a_memory_a_topic_memory_names_by_path_needs_no_pointer_of_its_own(
     assert plan.added == (() if reached else ("project_stack.md",))
 
 
+@pytest.mark.parametrize(("line", "reached"), [
+    ("- Alerts: details in `memory/project_alerts.md`", True),  # from the project's folder
+    ("- Alerts: details in `.claude/memory/project_alerts.md`", True),
+    ("- Alerts: details in `project_alerts.md`", True),
+    ("- Alerts: details in `docs/project_alerts.md`", False),  # another folder's file
+    ("- Alerts: details in `notmemory/project_alerts.md`", False),
+])
+def test_an_index_line_naming_a_memory_by_a_path_through_the_roots_folder_reaches_it(
+    line: str, reached: bool
+) -> None:
+    alerts = make_memory("project_alerts.md", description="Alert routing")
+
+    plan = rebuild(f"{line}\n", [alerts], root_name="memory")
+
+    assert plan.added == (() if reached else ("project_alerts.md",))
+
+
 def test_added_pointer_for_a_memory_with_a_very_long_name_still_links_to_it() -> None:
     plan = rebuild("", [make_memory("a.md", name="n" * 200)])
 

@@ -8,6 +8,7 @@ here is made up; provider formats are assembled at run time so no file holds one
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -171,6 +172,32 @@ def test_a_known_credential_format_is_found_and_redacted(kind: str, value: str) 
     assert find(text) == [kind]
     assert value not in redact(text)
     assert redact(text).startswith("The release job uses ")
+
+
+def _jwt(claims: str) -> str:
+    """A made-up JWT whose payload is ``claims`` (JSON)."""
+    payload = base64.urlsafe_b64encode(claims.encode()).decode().rstrip("=")
+    return _fmt("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", ".", payload, ".",
+                "q2Vx8LmT4pN7wZ1kR9cBq2Vx8LmT4pN7wZ1kR9cB")
+
+
+@pytest.mark.parametrize("text", [
+    "- Anon public key (safe to embed):\n  `{}`",
+    "anon key: {}",
+    "SUPABASE_ANON_KEY={}",
+])
+def test_a_jwt_with_the_anon_role_is_a_public_client_key_and_its_twins_are_secrets(
+    text: str,
+) -> None:
+    anon = _jwt('{"iss":"supabase","ref":"qhxw","role":"anon","iat":1700000000}')
+    assert find(text.format(anon)) == []
+    assert redact(text.format(anon)) == text.format(anon)
+    # The service key, a JWT of no role, and one whose payload cannot be read are secrets.
+    for twin in (_jwt('{"iss":"supabase","ref":"qhxw","role":"service_role"}'),
+                 _jwt('{"sub":"qa-17","name":"test user"}'),
+                 _fmt("eyJhbGciOiJIUzI1NiJ9", ".", "eyJzdWIiOiJxYS0xNyJ9bm9pc2U", ".", "q2Vx8LmT4pN7")):
+        assert find(text.format(twin)) != [], twin
+        assert twin not in redact(text.format(twin))
 
 
 # (shape, text holding a value, the value, the same words naming no value)

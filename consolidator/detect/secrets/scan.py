@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from collections.abc import Callable
 from typing import NamedTuple
@@ -65,6 +66,35 @@ def _mixed(value: str) -> bool:
     return _any(value) and sv.strong(value)
 
 
+def _jwt(value: str) -> bool:
+    """A JWT, unless it is a public client key (:func:`_public_jwt`)."""
+    return _any(value) and not _public_jwt(value)
+
+
+def _public_jwt_at(text: str, start: int) -> bool:
+    """Whether a public client key's JWT starts at ``start`` (a label's value, read only up
+    to the JWT's first dot)."""
+    token = _JWT_TOKEN.match(text, start)
+    return token is not None and _public_jwt(token.group(0))
+
+
+_JWT_TOKEN = re.compile(r"eyJ[\w-]{0,4096}\.eyJ[\w-]{0,4096}\.[\w-]{0,4096}")
+
+
+def _public_jwt(value: str) -> bool:
+    """Whether ``value`` is a JWT whose payload gives it the role ``anon``: a public client
+    key (Supabase's anon key is meant to be shipped in web pages; its service key, role
+    ``service_role``, is a secret)."""
+    parts = value.split(".")
+    if len(parts) != 3 or not parts[0].startswith("eyJ") or not parts[1].startswith("eyJ"):
+        return False
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except (binascii.Error, ValueError):
+        return False  # not readable: judged by its shape
+    return isinstance(claims, dict) and claims.get("role") == "anon"
+
+
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{20,256}")
 _START = r"(?<![A-Za-z0-9_\-])"  # a token starts here, not inside a longer one
 
@@ -102,7 +132,7 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], _Judge, int], ...] 
         _START + r"AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])"), _any, 0),
     ("JWT", ("eyj",), re.compile(
         _START + r"eyJ[A-Za-z0-9_\-]{8,4096}\.eyJ[A-Za-z0-9_\-]{8,4096}\.[A-Za-z0-9_\-]{0,4096}"),
-     _any, 0),
+     _jwt, 0),
 )
 _FORMAT_HINTS = tuple(dict.fromkeys(hint for _kind, hints, *_rest in _FORMATS for hint in hints))
 _PEM_HEAD = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
@@ -145,7 +175,8 @@ def hits(text: str) -> list[Hit]:
         found += [Hit("basic auth", m.start(1), m.end(1)) for m in _BASIC.finditer(text)
                   if _basic(m.group(1))]
     found += [Hit(_LABELLED_KINDS.get(family, LABELLED), start, end)
-              for start, end, family in credentials.labelled(text, low)]
+              for start, end, family in credentials.labelled(text, low)
+              if not _public_jwt_at(text, start)]
     return _without_overlaps(found)
 
 

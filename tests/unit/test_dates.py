@@ -403,6 +403,9 @@ def test_a_clock_time_in_a_dated_label_does_not_end_the_label() -> None:
     "## 규칙 2026-08-26\n- 매일 아침 어제 로그를 먼저 확인한다.",
     "## 규칙 2026-08-26\n- 항상 어제 로그부터 본다.",
     "## 파이프라인 2026-08-26\n- 1편(어제 것 우선)을 영어로 현지화해 업로드.",
+    # "today's date": the date of whichever day the check runs, not the day of the note
+    "- 2026-08-23: \"완료:\" 문구 누락으로 오판 → 성공 판정을 \"오늘 날짜 리포트\n"
+    "  파일 존재\"로 변경.",
 ])
 def test_a_korean_rule_or_a_thing_of_the_day_is_no_date(text: str) -> None:
     assert_not_a_date(text)

@@ -68,8 +68,9 @@ _SENTENCE_END = re.compile(r"[.!?;。！？]\s")
 SENTENCE_CHARS = 300  # how far back a condition is looked for: a long line costs no more
 _WORD_BEFORE = re.compile(r"(\w+)\W{0,3}$")
 # Korean: a part of the day after the word ("어제 저녁", yesterday evening), or a thing of that
-# day ("어제 것", yesterday's one; "어제의"), as English "yesterday's" qualifies a noun.
-_KO_AFTER = re.compile(r"\s?(?:것|의|저녁|아침|오전|오후|밤|새벽|점심)(?![가-힣])")
+# day ("어제 것", yesterday's one; "어제의"; "오늘 날짜", today's date: the date of whichever
+# day a rule runs on), as English "yesterday's" qualifies a noun.
+_KO_AFTER = re.compile(r"\s?(?:것|의|저녁|아침|오전|오후|밤|새벽|점심|날짜|일자)(?![가-힣])")
 
 
 def states_a_rule(line: str, column: int, languages: frozenset[str]) -> bool:

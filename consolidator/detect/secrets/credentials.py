@@ -146,6 +146,10 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
     after = _AFTER.match(text, end)
     if after is None and not cjk and family in ("token", "secret", "key"):
         return _bare(text, start, end, word)
+    if weak and _USER_BEFORE.search(text, max(0, start - 80), start):
+        weak = False  # "user `ana` / pass `Tr0ub4dor3`": the account's password, not the verb
+        if after is None or not after.group(3):
+            return _made_up(text, end)
     if after is None and (word == "pw" or (cjk and family == "password")):
         # "pw ntp-goldrush-26"; "密码 Kx8vQ2mTz（需保密）", "пароль Kx8vQ2mTz": in a script
         # other than the value's, the word and the value need no separator between them
@@ -223,6 +227,9 @@ def _said(text: str, at: int) -> tuple[int, int] | None:
 
 
 # One word saying what a value is, then the value in code: "TOKEN: credencial `3f9a…`".
+# A user name given right before a bare "pass": "user `ana` / pass …", "login: ana, pass …".
+_USER_BEFORE = re.compile(r"(?<!\w)(?:user(?:name)?|login|usuario|utilisateur|benutzer)[ \t]?"
+                          r"[:=]?[ \t]?`?[^\s`/,;]{1,64}`?[ \t]?[/,;][ \t]?$", re.IGNORECASE)
 _GLOSSED = re.compile(r"[ \t]{0,3}[^\W\d_]{2,24}[ \t]{1,3}`([A-Za-z0-9+/_\-]{16,512}={0,2})`")
 _HEX_RUN = re.compile(r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{16,128}", re.IGNORECASE)
 # A random value right after a key's name: "token 3f9a…", "key wJalr…" (and, for a bare

@@ -159,3 +159,34 @@ def test_a_topic_memory_the_rebuild_wrote_draws_no_warning_from_its_own_pointer(
              "MEMORY.md: the old notes\n")
 
     assert drift(index, topic) == {}
+
+
+def test_a_hook_saying_to_do_what_the_memory_now_says_not_to_is_a_warning_quoting_both() -> None:
+    plan = memory("project_migration.md",
+                  lines("Decision (revised the same day): Do NOT cancel the Hetzner node.",
+                        "Keep it as the main host; add a relay later."),
+                  description="Where the node runs")
+    index = "- [Migration](project_migration.md) — cancel the Hetzner node by May, move to Asia\n"
+
+    assert drift(index, plan) == {"project_migration.md": [
+        'MEMORY.md line 1 says "cancel the Hetzner node", and the memory "Do NOT cancel the '
+        'Hetzner node": one of them is out of date']}
+
+
+@pytest.mark.parametrize(("hook", "body"), [
+    # the memory tells of the change: it writes the phrase without a negation too
+    ("cancel the Hetzner node by May", "We planned to cancel the Hetzner node. Do not cancel "
+     "the Hetzner node now."),
+    # the hook negates it as well
+    ("never cancel the Hetzner node", "Do not cancel the Hetzner node."),
+    # a bare "not" negates a noun as often as a verb
+    ("production data backups run nightly", "This is not production data, only fixtures."),
+    # a phrase of stop words, or of one word, is no claim
+    ("have to ask first", "You do not have to ask first."),
+    ("deploy on Fridays", "Never deploy."),
+    # the phrase stops at punctuation: "deploy on Fridays" is not what is negated
+    ("deploy on Fridays after the freeze", "Never deploy on weekends, Fridays are fine."),
+])
+def test_a_negated_phrase_is_drift_only_where_the_hook_says_it_plainly_and_the_memory_never_does(
+        hook: str, body: str) -> None:
+    assert not warned(hook, "The node", body)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 from consolidator.detect.conflicts.counts import Count, Values, as_counted, counts, numbers
+from consolidator.detect.conflicts.negations import negated_hook
 from consolidator.detect.links import is_topic
 from consolidator.detect.text import normal_line
 from consolidator.detect.words import line_features
@@ -150,10 +151,11 @@ def _quote(text: str, count: Count) -> str:
 
 
 def hook_drift(snapshot: Snapshot) -> dict[str, list[str]]:
-    """For each memory whose index line counts something otherwise than the memory does, a
-    warning per such line that quotes both."""
+    """For each memory whose index line counts something otherwise than the memory does, or
+    says to do what the memory says not to (:mod:`consolidator.detect.conflicts.negations`),
+    a warning per such line that quotes both."""
     text = snapshot.index.text
-    if not text or not any(ch.isdigit() for ch in text):
+    if not text:
         return {}
     by_file = snapshot.by_file()
     read: dict[str, _Memory] = {}
@@ -162,27 +164,44 @@ def hook_drift(snapshot: Snapshot) -> dict[str, list[str]]:
         memory = by_file.get(line.target or "")
         if memory is None or is_topic(memory.file):
             continue  # no memory, or one the rebuild wrote: its hook counts moved lines
-        hook = as_counted(split_pointer(line.text)[2])
-        if not any(ch.isdigit() for ch in hook):
-            continue
+        written = split_pointer(line.text)[2]
         if memory.file not in read:
             read[memory.file] = _Memory(memory)
-        known = read[memory.file]
-        hook_numbers = numbers(hook)
-        body, everywhere = known.body()
-        where, said = "description", known.described
-        found = _against(hook, said, known.in_description, hook_numbers, False, body)
-        if found is None:
-            where, said = "text", body
-            found = _against(hook, body, everywhere, hook_numbers, True)
-        if found is None:
-            continue
-        mine, theirs = found
-        out.setdefault(memory.file, []).append(
-            f'{snapshot.index.name} line {number} says "{_quote(hook, mine)}", and the '
-            f'memory\'s {where} "{_quote(said.text, theirs)}", without {mine.shown}: '
-            f"{_OUT_OF_DATE}")
+        said = _count_drift(as_counted(written), read[memory.file]) \
+            or _negation_drift(written, memory)
+        if said is not None:
+            out.setdefault(memory.file, []).append(
+                f"{snapshot.index.name} line {number} says {said}: {_OUT_OF_DATE}")
     return out
+
+
+def _count_drift(hook: str, known: _Memory) -> str | None:
+    """What the hook and the memory say of a count they give different values, if any."""
+    if not any(ch.isdigit() for ch in hook):
+        return None
+    hook_numbers = numbers(hook)
+    body, everywhere = known.body()
+    where, said = "description", known.described
+    found = _against(hook, said, known.in_description, hook_numbers, False, body)
+    if found is None:
+        where, said = "text", body
+        found = _against(hook, body, everywhere, hook_numbers, True)
+    if found is None:
+        return None
+    mine, theirs = found
+    return (f'"{_quote(hook, mine)}", and the memory\'s {where} '
+            f'"{_quote(said.text, theirs)}", without {mine.shown}')
+
+
+def _negation_drift(hook: str, memory: Memory) -> str | None:
+    """What the hook says to do and the memory says not to, if anything."""
+    found = negated_hook(hook, f"{memory.description or ''}\n{memory.body}")
+    if found is None:
+        return None
+    phrase, said = found
+    flat = " ".join(hook.split())
+    at = flat.lower().find(phrase)
+    return f'"{flat[at : at + len(phrase)]}", and the memory "{said}"'
 
 
 _WARNING = re.compile(r"\S+ line (\d+) says ")

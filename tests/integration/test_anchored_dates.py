@@ -14,7 +14,7 @@ import json
 import os
 import re
 import time
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -408,3 +408,29 @@ def test_a_title_whose_aside_names_an_event_or_a_range_dates_nothing(
         "- Tomorrow we rework the slicing.\n", name=title, days=30)
 
     assert rewrites(root, tmp_path, capsys) == {}
+
+
+def _stamp(local: datetime) -> str:
+    """Claude Code's `modified` line for a moment of this machine's local time."""
+    return f"modified: {local.astimezone(timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.000Z')}\n"
+
+
+@pytest.mark.parametrize(("opening", "saved", "day"), [
+    ("End of day 2026-09-21.", datetime(2026, 9, 22, 1, 51), None),  # saved past midnight
+    ("Fim do dia 21/09/2026.", datetime(2026, 9, 22, 1, 51), None),
+    ("Started on 2026-09-18.", datetime(2026, 9, 22, 1, 51), "2026-09-23"),  # days before
+    ("End of day 2026-09-21.", datetime(2026, 9, 21, 23, 40), "2026-09-22"),  # before midnight
+])
+def test_a_stamp_in_the_small_hours_after_the_texts_day_dates_no_undated_passage(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], opening: str,
+    saved: datetime, day: str | None,
+) -> None:
+    put(root, "project_handoff.md", f"{opening} The deploy is half done.\n\n## Next\n\n"
+        "- Commit the hooks first thing tomorrow.\n", days=30, extra=_stamp(saved))
+
+    found = rewrites(root, tmp_path, capsys)
+
+    if day is None:
+        assert found == {}
+    else:
+        assert f"-> {day}" in found["project_handoff.md"]

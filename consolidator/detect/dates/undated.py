@@ -10,12 +10,13 @@ whole may still say which day it is of: its description, where the text bears it
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from consolidator import clock
 from consolidator.detect.dates.anchors import (
     RANGE_AFTER,
     RANGE_BEFORE,
+    Explicit,
     explicit_dates,
     writing_day,
 )
@@ -34,12 +35,15 @@ def records_a_day(memory: Memory) -> bool:
 
 def dated_by_writing(memory: Memory) -> bool:
     """Whether the time a memory was written may date the passages its text gives no date
-    for: when Claude Code stamped it (``modified``) and the text gives no later date, or when it reads as a record of one day
+    for: when Claude Code stamped it (``modified``), the text gives no later date and the
+    stamp is no save past midnight of a session of the day before (:func:`_past_midnight`),
+    or when it reads as a record of one day
     (a project note of at most RECORD_LINES lines holding no date anywhere, so that nothing
     in it was added on another day). A date in its description ("status as of 2026-04-11")
     names the day its text is of: the save time may date it only when it is that same day."""
     if memory.modified_ns is not None:
-        return not _after(memory.body, clock.local(memory.modified_ns).date())
+        stamped = clock.local(memory.modified_ns)
+        return not _after(memory.body, stamped.date()) and not _past_midnight(memory, stamped)
     body = memory.body
     if not records_a_day(memory) or body.count("\n") >= RECORD_LINES \
             or explicit_dates(body):
@@ -49,20 +53,36 @@ def dated_by_writing(memory: Memory) -> bool:
                for d in explicit_dates(memory.description or ""))
 
 
+SMALL_HOURS = 6  # a stamp before this hour may close a session of the day before
+
+
+def _past_midnight(memory: Memory, stamped: datetime) -> bool:
+    """Whether Claude Code stamped the memory in the small hours and the latest day its text
+    gives is the day before ("End of day 21/09." saved at 01:51 on the 22nd): the session
+    may be either day's, so the stamp dates no undated passage."""
+    if stamped.hour >= SMALL_HOURS:
+        return False
+    before = stamped.date() - timedelta(days=1)
+    days = [_day_of(found, stamped.date()) for found in explicit_dates(memory.body)]
+    return max((day for day in days if day is not None), default=None) == before
+
+
+def _day_of(found: Explicit, stamped: date) -> date | None:
+    """The day an explicit date names (one without a year: in the stamp's year)."""
+    try:
+        return date(found.year or stamped.year, found.month, found.day)
+    except ValueError:
+        return None
+
+
 def _after(text: str, stamped: date) -> bool:
     """Whether ``text`` gives a date more than a day after ``stamped`` (a date without a year
     taken in the stamp's year): lines were added after Claude Code's last stamp (an edit by
     hand, a copy), so the stamp does not date the text's undated passages. A date ahead of
     the writing (a deadline, a plan) counts too: such a memory is no record of one day."""
     latest = stamped + timedelta(days=1)
-    for found in explicit_dates(text):
-        try:
-            day = date(found.year or stamped.year, found.month, found.day)
-        except ValueError:
-            continue
-        if day > latest:
-            return True
-    return False
+    return any(day is not None and day > latest
+               for day in (_day_of(found, stamped) for found in explicit_dates(text)))
 
 
 def titled_day(memory: Memory) -> date | None:

@@ -82,6 +82,9 @@ _SETTING_PARTS = frozenset({
     "next", "prev", "page", "cursor", "continuation", "sync", "resume", "eos", "bos", "pad",
     "unk", "sep", "cls", "mask", "special", "input", "output", "prompt", "completion",
     "context", "cache", "reasoning", "thinking", "stop", "start", "end",
+    # an error's code, not a credential: `invalid_token=…` maps the code to its cause
+    "invalid", "expired", "missing", "revoked", "bad", "wrong", "unknown", "malformed",
+    "unauthorized",
 })
 _QUOTES = {'"': '"', "'": "'", "`": "`", "「": "」", "『": "』", "“": "”", "‘": "’"}
 # What ends a phrase; a word ends there too, or at a space or a closing mark (two patterns, so

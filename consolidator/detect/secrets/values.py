@@ -139,7 +139,16 @@ def is_reference(value: str) -> bool:
         return True  # a type or a class: `_PasswordType`, `SecretStr`
     if _ALL_CAPS.fullmatch(value) and ("_" in value or value.isalpha() or len(value) < 12):
         return True  # an environment variable's name, or an acronym
+    if "/" in value and _names_settings(value.split("/")):
+        return True  # `GOOGLE_CLIENT_IDS/restart`: another setting's name, and what to do
     return bool(FAMILY.intersection(parts(value))) and not strong(value)
+
+
+def _names_settings(parts: list[str]) -> bool:
+    """Whether the parts of a value split at ``/`` are names and plain words, one of them an
+    environment variable's name (``GOOGLE_CLIENT_IDS/restart``), nothing made up."""
+    return any("_" in part and _ALL_CAPS.fullmatch(part) for part in parts) and all(
+        _ALL_CAPS.fullmatch(part) or part.isalpha() for part in parts)
 
 
 _SCHEME_PARTS = re.compile(r"[-_+/]")

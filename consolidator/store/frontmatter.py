@@ -38,6 +38,10 @@ __all__ = ["BOM", "MAX_FRONTMATTER_CHARS", "NESTED_PARENT", "Document", "FieldSp
            "parse", "parse_text", "plain_safe"]
 
 _OPEN_RE = re.compile(r"---[ \t]*\r?(\n|\Z)")
+# A frontmatter block further down, under a comment or a title (how far it is looked for):
+# the file is still no memory, but the report says where the block is.
+LATE_OPEN_CHARS = 2000
+_LATE_OPEN_RE = re.compile(r"\n---[ \t]*\r?\n(?:name|description|type|metadata)[ \t]*:")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 _YAML_SPECIAL = re.compile(
     r"^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON"
@@ -180,6 +184,11 @@ def parse_text(text: str, *, bom: bool = False) -> Document:
     """Parse decoded text (see :func:`parse`)."""
     opening = _OPEN_RE.match(text)
     if opening is None:
+        late = _LATE_OPEN_RE.search(text, 0, LATE_OPEN_CHARS)
+        if late is not None:
+            line = text.count("\n", 0, late.start()) + 2
+            raise ParseError(f"no frontmatter at the top (a '---' block starts at line {line}; "
+                             "Claude Code reads frontmatter only at the top)")
         raise ParseError("no frontmatter")
     closing = _CLOSE_RE.search(text, opening.end())
     if closing is None or not opening.group(1):

@@ -282,7 +282,14 @@ def test_double_quoted_windows_path_keeps_the_nested_type_when_read_leniently() 
 
 NOT_MEMORIES: dict[str, tuple[bytes, str]] = {
     "no-frontmatter": (b"# Daily log 2026-11-02\n\n- fixed the build\n", "no frontmatter"),
-    "frontmatter-not-at-top": (b"\n---\nname: a\n---\n", "no frontmatter"),
+    "frontmatter-not-at-top": (b"\n---\nname: a\n---\n",
+                               "no frontmatter at the top (a '---' block starts at line 2"),
+    # a generated header above the block: still no memory, and the report says where it is
+    "frontmatter-under-a-comment": (b"<!-- generated: do not edit -->\n\n---\nname: a\n"
+                                    b"description: b\n---\nbody\n",
+                                    "no frontmatter at the top (a '---' block starts at line 3"),
+    "a-rule-under-a-title-is-no-frontmatter": (b"# Notes\n\nText.\n---\nMore text.\n",
+                                               "no frontmatter"),
     "no-closing-fence": (b"---\nname: a\ntype: user\n\nbody without end\n", "no closing"),
     "only-an-opening-fence": (b"---", "no closing"),
     "empty-frontmatter": (b"---\n---\nbody\n", "no keys"),

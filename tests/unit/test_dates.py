@@ -420,6 +420,16 @@ def test_a_dated_label_anchors_its_paragraph_and_sub_items_only() -> None:
     assert days(text) == ["2026-03-19", "2026-11-17"]
 
 
+def test_a_dated_file_name_dates_no_line_below_a_later_dated_item() -> None:
+    # A log named after its first day that went on to later days: an undated item after
+    # items of a later day is of a day the text does not give; one before them is the name's.
+    text = ("## Commits\n- Shipped the login yesterday.\n## Next\n"
+            "1. **Checkout done (2026-06-02):** wired to the API.\n"
+            "2. Test data cleaned; nothing left from yesterday's run in prod.\n")
+    assert [(f.phrase, f.resolved) for f in find_relative(
+        text, WRITTEN, "session_2026-06-01.md", undated=False)] == [("yesterday", "2026-05-31")]
+
+
 def test_the_dated_heading_above_anchors_its_section() -> None:
     text = "# Log\n## 2026-03-24\n### Done\n- fixed login yesterday\n## Notes\nShip tomorrow."
     assert days(text) == ["2026-03-23", "2026-11-19"]

@@ -84,6 +84,7 @@ class Anchors:
         self._stack: list[tuple[int, date | None]] = []
         self._label: tuple[int, date] | None = None  # (indent, day) of the open paragraph
         self._begun = False  # a line of text (not a heading) has been visited
+        self._latest: date | None = None  # the latest day a heading or label above gave
 
     def day_for(self, index: int) -> date | None:
         """The writing day of line ``index`` (lines are visited in order, once), or None when
@@ -115,6 +116,7 @@ class Anchors:
             while self._stack and self._stack[-1][0] >= level:
                 self._stack.pop()
             self._stack.append((level, day))
+            self._seen(day)
             self._label = None
             return day or self._section_day()
         if index < META_LINES and (day := note_day(line, self._written, not self._begun)):
@@ -125,16 +127,28 @@ class Anchors:
         indent = indent_of(line)
         if own is not None:
             self._label = (indent, own)
+            self._seen(own)
             return own
         if self._label is not None and mark_end(line) > indent and indent <= self._label[0]:
             self._label = None  # a new item at the same level: its own date, or none
         return self._label[1] if self._label else self._section_day()
 
+    def _seen(self, day: date | None) -> None:
+        if day is not None and day != UNREAD and (self._latest is None or day > self._latest):
+            self._latest = day
+
     def _section_day(self) -> date | None:
         """The date of the nearest dated heading above, else the note's own date line or the
-        file name's, else the writing time (when it may date an undated line)."""
+        file name's, else the writing time (when it may date an undated line). A day the
+        note's name or date line gives dates no line below a later dated heading or label:
+        the note went on to later days ("session_2026_06_01.md" with items of 06-02 above),
+        and which day an undated line is of, the text does not say."""
         for _, day in reversed(self._stack):
             if day is not None:
                 return day
         self._section = True
-        return self._fallback
+        fallback = self._fallback
+        if fallback is not None and not self._by_writing and self._latest is not None \
+                and self._latest > fallback:
+            return None
+        return fallback

@@ -113,6 +113,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "counts and labels": _repeat("Phase 4 3 more agents 8편 Atlas 10 "),
     "replacing words and names": _repeat("supersedes [[other]] and other.md, replaces `big.md` "),
     "a hook of counts": _repeat("Phase 4 3 more agents 8편 Atlas 10 ", head="- [Big](big.md) — "),
+    "negations": _repeat("Do not cancel the big node, never agents 3 "),
 }
 
 

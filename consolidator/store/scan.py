@@ -80,7 +80,7 @@ def read_regular(
 
 SYMLINK = "symbolic link, not followed"
 # A folder's own MEMORY.md: an index of its notes, not a memory, and never loaded by Claude
-# Code (only the root's is); read by nothing here, left as it is.
+# Code (only the root's is); read only to check it for secrets, and left as it is.
 NESTED_INDEX = "an index of its folder, not a memory (Claude Code loads only the root's)"
 
 
@@ -165,15 +165,13 @@ def walk(
                     continue
                 subfolders.append((Path(entry.path), rel + "/", depth + 1))
                 continue
-            if entry.name == INDEX_NAME and depth:
-                yield rel, entry, NESTED_INDEX  # there (a pointer to it is no dead link)
-                continue
-            if not entry.name.endswith(".md") or entry.name == INDEX_NAME:
+            if not entry.name.endswith(".md") or (entry.name == INDEX_NAME and not depth):
                 continue
             if not entry.is_file(follow_symlinks=False):
                 yield rel, entry, "not a regular file"
                 continue
-            yield rel, entry, None
+            # a folder's own index is there (a pointer to it is no dead link), but no memory
+            yield rel, entry, NESTED_INDEX if entry.name == INDEX_NAME else None
         stack.extend(reversed(subfolders))
 
 

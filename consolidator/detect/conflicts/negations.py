@@ -60,22 +60,32 @@ def negated_phrases(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def says_plainly(text: str, phrase: str) -> bool:
-    """Whether ``text`` writes ``phrase`` (lower case, words spaced once) with no negation
-    right before it."""
-    flat = " ".join(text.lower().split())
-    for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", flat):
-        if not _NEGATION_BEFORE.search(flat, max(0, match.start() - 14), match.start()):
+def flat(text: str) -> str:
+    """``text`` in lower case, its words spaced once (how phrases are compared)."""
+    return " ".join(text.lower().split())
+
+
+def says_plainly(flat_text: str, phrase: str) -> bool:
+    """Whether ``flat_text`` (see :func:`flat`) writes ``phrase`` with no negation right
+    before it."""
+    for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", flat_text):
+        if not _NEGATION_BEFORE.search(flat_text, max(0, match.start() - 14), match.start()):
             return True
     return False
 
 
 def negated_hook(hook: str, text: str) -> tuple[str, str] | None:
     """The phrase ``hook`` says to do and the memory's ``text`` says not to, as each writes
-    it, or None."""
+    it, or None. (The memory's whole text is read again only for a phrase the hook says.)"""
     if not hook.strip():
         return None
+    flat_hook = flat(hook)
+    candidates: dict[str, str] = {}  # each phrase once, as first written
     for phrase, said in negated_phrases(text):
-        if says_plainly(hook, phrase) and not says_plainly(text, phrase):
-            return phrase, said
-    return None
+        if phrase not in candidates and says_plainly(flat_hook, phrase):
+            candidates[phrase] = said
+    if not candidates:
+        return None
+    flat_text = flat(text)
+    return next(((phrase, said) for phrase, said in candidates.items()
+                 if not says_plainly(flat_text, phrase)), None)

@@ -67,7 +67,7 @@ def account_pairs(text: str, low: str) -> list[tuple[int, int]]:
 # An e-mail address and a password in one code span, with no account's name before them:
 # "`ana@example.org / hf0sx3eH` 로 로그인" (a login, as the pair itself shows).
 _MAIL_PAIR = re.compile(
-    r"`[^\s`/@]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,24}[ 	]{1,3}/[ 	]{1,3}"
+    r"`[^\s`/@]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,24}[ \t]{1,3}/[ \t]{1,3}"
     r"(?P<pw>[^\s`/]{4,80})`")
 
 

@@ -217,8 +217,10 @@ def test_symlinked_folder_is_not_followed(root: Path, tmp_path: Path) -> None:
 # --- special files and unreadable content -------------------------------------------------
 
 
-def test_fifo_is_reported_and_does_not_block(root: Path) -> None:
-    os.mkfifo(root / "pipe.md")
+@pytest.mark.parametrize("name", ["pipe.md", "sub/MEMORY.md"])  # a folder's own index too
+def test_fifo_is_reported_and_does_not_block(root: Path, name: str) -> None:
+    (root / name).parent.mkdir(exist_ok=True)
+    os.mkfifo(root / name)
     write(root / "fine.md", memory_bytes("fine"))
     result: list[Snapshot] = []
 
@@ -226,12 +228,12 @@ def test_fifo_is_reported_and_does_not_block(root: Path) -> None:
     worker.start()
     worker.join(timeout=5)
     if worker.is_alive():  # unblock the reader so the test run can end
-        fd = os.open(root / "pipe.md", os.O_WRONLY | os.O_NONBLOCK)
+        fd = os.open(root / name, os.O_WRONLY | os.O_NONBLOCK)
         os.close(fd)
         pytest.fail("scan blocked on a FIFO")
 
     snapshot = result[0]
-    assert unparsed(snapshot)["pipe.md"].error == "not a regular file"
+    assert unparsed(snapshot)[name].error == "not a regular file"
     assert set(memories(snapshot)) == {"fine.md"}
 
 

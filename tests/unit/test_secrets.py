@@ -211,6 +211,12 @@ def test_a_jwt_with_the_anon_role_is_a_public_client_key_and_its_twins_are_secre
         assert twin not in redact(text.format(twin))
 
 
+def test_a_jwt_whose_payload_nests_thousands_deep_is_judged_by_its_shape() -> None:
+    deep = _jwt('{"role":' + "[" * 2900)
+    for text in (f"x {deep}", f"token: {deep}"):
+        assert find(text) != [] and deep not in redact(text)
+
+
 # (shape, text holding a value, the value, the same words naming no value)
 SEPARATORS = [
     ("table cell", "| password | hunter2 |", "hunter2", "| password | see 1Password |"),

@@ -1,9 +1,10 @@
-"""Where in a memory's text a relative date may stand: prose, not code, quotes, tables or names.
+"""Where in a memory's text a relative date may stand: prose and cells, not code, quotes or names.
 
 A phrase counts only in the writer's own prose. Code (fenced blocks, inline code), quotations
-and dialogue (quoted text, blockquotes, screenplay and chat lines), table cells, headings, link
-targets and link texts, wiki links, URLs and HTML tags hold someone else's words, a name or an
-example; the relative dates in them are not the writer's dates.
+and dialogue (quoted text, blockquotes, screenplay and chat lines), headings, link targets and
+link texts, wiki links, URLs and HTML tags hold someone else's words, a name or an example; the
+relative dates in them are not the writer's dates. A table's cell is read as a line of its own
+(see :func:`table_cell`), except in a row that gives a date of its own.
 """
 
 from __future__ import annotations
@@ -73,6 +74,14 @@ def line_kind(line: str) -> str:
     if _is_dialogue(line):
         return "dialogue"
     return "text"
+
+
+def table_cell(line: str, start: int, end: int) -> tuple[int, int]:
+    """Where the cell of a table row holding columns ``start``-``end`` begins and ends. A
+    cell ("| API | fixed yesterday by a hotfix |") is the writer's words, read as a line."""
+    left = max(line.rfind("|", 0, start), line.rfind("｜", 0, start)) + 1
+    ends = [at for at in (line.find("|", end), line.find("｜", end)) if at >= 0]
+    return left, min(ends, default=len(line))
 
 
 class Layout:

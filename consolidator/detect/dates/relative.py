@@ -21,7 +21,7 @@ from datetime import date, datetime, timedelta
 from consolidator import clock
 from consolidator.detect.dates.anchors import explicit_dates, name_day, near_day
 from consolidator.detect.dates.gloss import Gloss, gloss
-from consolidator.detect.dates.layout import Layout
+from consolidator.detect.dates.layout import Layout, table_cell
 from consolidator.detect.dates.locale_sense import of_a_thing, part_of_day, states_a_rule
 from consolidator.detect.dates.locales import LocalePhrase, find_locale, written_in
 from consolidator.detect.dates.passage import Anchors
@@ -195,23 +195,30 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
         heading = layout.kinds[index] == "heading"
         if heading and headings is not None:
             headings.append(_Candidate(start, end, index, meaning, by_text))
-        if layout.kinds[index] != "text" and not heading:
+        kind = layout.kinds[index]
+        if kind not in ("text", "table") and not heading:
             continue
         column = start - layout.starts[index]
         stop = column + end - start
         line = layout.lines[index]
+        if layout.masked(index, column, stop):
+            continue  # code, a link or a quotation
+        if kind == "table":  # a cell is read alone, as a line of its own
+            left, right = table_cell(line, column, stop)
+            if explicit_dates(f"{line[:left]} {line[right:]}", slashes=True):
+                continue  # a row of a dated log ("| 05-18 | deployed yesterday |"): its own day
+            line, column, stop = line[left:right], column - left, stop - left
         # "**Done in this session:** ...": a bold label names its section as a heading does
         label = _ANY_LABEL.match(line)
         heading = heading or (label is not None and stop <= label.end() and (
             line[: label.end()].rstrip("*_ ").endswith((":", "："))
             or line[label.end() :].lstrip().startswith((":", "："))))
-        if layout.masked(index, column, stop) \
-                or (by_text and not explicit_dates(sentence(line, column, stop))) \
+        if (by_text and not explicit_dates(sentence(line, column, stop))) \
                 or (heading and explicit_dates(line, slashes=True)):
             # hidden; "today" set against no other day in its sentence; a heading that
             # gives its day itself ("## Today's checks (2026-05-14)")
             continue
-        before, after = _wrapped(layout, index)
+        before, after = _wrapped(layout, index) if kind == "text" else ("", "")
         if names_a_day(line, column, stop, meaning.category, before, after):
             out.append(_Candidate(start, end, index, meaning, by_text, heading))
     found = {c.match_start for c in out}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 
 from consolidator.detect.script import CJK_LETTERS, HAN_KANA
@@ -99,12 +100,23 @@ _WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {
 }
 
 
+_WORD = re.compile(r"\w+")
+
+
+def _fold_word(match: re.Match[str]) -> str:
+    """A word case-folded where its case says nothing: letters alone, all in one case or
+    capitalised ("Always", "FRIDAYS"). An identifier keeps its case (``NODE_ENV``, ``iOS``)."""
+    word = match.group(0)
+    if word.isalpha() and (word.islower() or word.isupper() or word.istitle()):
+        return word.casefold()
+    return word
+
+
 def _fold_outside_code(text: str) -> str:
-    """``text`` case-folded except inside inline code spans (`...`), where case is meaning."""
-    if "`" not in text:
-        return text.casefold()
+    """``text`` case-folded except inside inline code spans (`...`) and in words whose case is
+    meaning (see :func:`_fold_word`)."""
     parts = text.split("`")
-    return "`".join(p if i % 2 else p.casefold() for i, p in enumerate(parts))
+    return "`".join(p if i % 2 else _WORD.sub(_fold_word, p) for i, p in enumerate(parts))
 
 
 def exact_line(line: str) -> str:
@@ -123,16 +135,53 @@ def exact_line(line: str) -> str:
     return " ".join(text.rstrip(_SENTENCE_END).split())
 
 
+CODE_MARK, COMMENT_MARK = "\x00", "\x01"  # before lines of code and of HTML comments
+_LABEL_END = (":", "：")
+
+
 def exact_set(body: str) -> frozenset[str]:
-    """The exact forms of a body's lines; code-block lines are kept as written (right-trimmed),
-    since case, indentation and every character can matter in code."""
-    out: set[str] = set()
+    """The exact forms of a body's lines. Code-block lines are kept as written (right-trimmed),
+    since case, indentation and every character can matter in code; they and the lines of a
+    block HTML comment are marked as such (``CODE_MARK``, ``COMMENT_MARK``): a line in code
+    or a comment says nothing live, and is never the same line as one in prose."""
+    return frozenset(form for form, _lead in exact_lines(body))
+
+
+_NUMBERED = re.compile(r"\s{0,12}\d{1,3}[.)]\s")
+
+
+def numbered(body: str) -> tuple[str, ...]:
+    """The exact forms of a body's numbered items ("1. Run the migrations"), in order: the
+    order of steps is a claim of its own."""
     lines = body.splitlines()
-    for line, code in zip(lines, fence_kinds(lines), strict=True):
-        if code == "fence":
-            out.add(line.strip())
+    return tuple(exact_line(line) for line, code in zip(lines, fence_kinds(lines), strict=True)
+                 if not code and _NUMBERED.match(line))
+
+
+def exact_lines(body: str) -> Iterator[tuple[str, str]]:
+    """Each line's exact form (see :func:`exact_set`) with the exact form of what leads it
+    in: the label line its block opens with ("Ideas we rejected:"), else the heading above
+    it (not a title heading opening the body), else ``""``. A line stands for its claim only
+    under what leads it in: under "Ideas we rejected:" it says the opposite."""
+    lines = body.splitlines()
+    comment = False
+    heading = label = ""
+    title = next((i for i, line in enumerate(lines) if line.strip()), -1)
+    for at, (line, code) in enumerate(zip(lines, fence_kinds(lines), strict=True)):
+        if code:
+            yield CODE_MARK + (line.strip() if code == "fence" else line.rstrip()), ""
             continue
-        form = line.rstrip() if code else exact_line(line)
-        if form:
-            out.add(form)
-    return frozenset(out)
+        text = line.strip()
+        if comment or (text.startswith("<!--") and "-->" not in text[4:]):
+            comment = "-->" not in (text if comment else text[4:])  # open until it closes
+            yield COMMENT_MARK + text, ""
+            continue
+        form = exact_line(line)
+        if not text:
+            label = ""  # a blank line ends a block, and the label that opened it
+        elif form:
+            yield form, label or heading
+            if _EXACT_HEADING.match(text):
+                heading, label = ("" if at == title else form), ""
+            elif text.rstrip("*_ ").endswith(_LABEL_END):
+                label = form

@@ -12,6 +12,10 @@ of memories. Each candidate is then confirmed on the *exact* form
 currency, version range, emoji and strike-through: memories that differ only in ``-5``/``+5``,
 ``==``/``!=`` or ``✅``/``❌`` share every normal line but are not duplicates. They are left to
 the conflict and similarity detectors, which report them and merge nothing.
+
+A line counts as held only where the survivor says it live and as the absorbed memory says it:
+not in code or an HTML comment, not in a block a label the absorbed memory lacks leads in
+("Ideas we rejected:"), numbered steps in their order (see :meth:`_Exact.led_alike`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from consolidator.detect.overlap.postings import files_of, line_postings
-from consolidator.detect.text import exact_set, normal_set
+from consolidator.detect.text import exact_lines, exact_set, normal_set, numbered
 from consolidator.store.model import Memory
 
 MIN_TOKENS = 4  # a memory must say at least this much to be called a duplicate
@@ -68,12 +72,45 @@ class _Exact:
     def __init__(self, by_file: dict[str, Memory]) -> None:
         self._by_file = by_file
         self._sets: dict[str, frozenset[str]] = {}
+        self._leads: dict[str, dict[str, set[str]]] = {}
+        self._orders: dict[str, tuple[str, ...]] = {}
 
     def __getitem__(self, file: str) -> frozenset[str]:
         found = self._sets.get(file)
         if found is None:
             found = self._sets[file] = exact_set(self._by_file[file].body)
         return found
+
+    def led_alike(self, inner: str, outer: str) -> bool:
+        """Whether every line of ``inner`` stands in ``outer`` somewhere led in by nothing or
+        by a line ``inner`` holds too: "Always deploy on Fridays." is not held by a list
+        under "Ideas we rejected:" (see :func:`~consolidator.detect.text.exact_lines`)."""
+        leads = self._leads.get(outer)
+        if leads is None:
+            leads = self._leads[outer] = defaultdict(set)
+            for form, lead in exact_lines(self._by_file[outer].body):
+                leads[form].add(lead)
+        mine = self[inner]
+        return all(any(not lead or lead in mine for lead in leads[form]) for form in mine) \
+            and self.in_order(inner, outer)
+
+    def order(self, file: str) -> tuple[str, ...]:
+        """A memory's numbered items, in order (see :func:`~consolidator.detect.text.numbered`)."""
+        found = self._orders.get(file)
+        if found is None:
+            found = self._orders[file] = numbered(self._by_file[file].body)
+        return found
+
+    def in_order(self, inner: str, outer: str) -> bool:
+        """Whether ``inner``'s numbered items stand in ``outer`` in the same order: "1. Run
+        the migrations 2. Deploy" is not held by a memory that deploys first."""
+        steps = self.order(inner)
+        if len(steps) < 2:
+            return True
+        at = {form: i for i, (form, _lead) in reversed(list(enumerate(
+            exact_lines(self._by_file[outer].body))))}
+        places = [at.get(step, -1) for step in steps]
+        return all(a < b for a, b in zip(places, places[1:]))
 
 
 def _copies(files: Collection[str]) -> set[str]:
@@ -111,11 +148,12 @@ def find_duplicates(
     rep_of: dict[str, str] = {}
     reps: dict[str, frozenset[str]] = {}
     for (_type, lines), files in groups.items():
-        same: dict[frozenset[str], list[str]] | None = None
+        same: dict[tuple[frozenset[str], tuple[str, ...]], list[str]] | None = None
         if len(files) > 1:
             same = defaultdict(list)
-            for file in files:
-                same[exact[file]].append(file)
+            for file in files:  # equal lines, and numbered steps in one order
+                steps = exact.order(file)
+                same[exact[file], steps if len(steps) > 1 else ()].append(file)
         for equal in same.values() if same is not None else [files]:
             ordered = sorted(equal, key=lambda f: _newest_first(by_file[f]))
             if len(ordered) > 1:
@@ -141,6 +179,7 @@ def find_duplicates(
             for other in holders
             if other != rep and len(reps[other]) >= len(lines) and lines <= reps[other]
             and by_file[other].type == by_file[rep].type and exact[rep] < exact[other]
+            and exact.led_alike(rep, other)
         ]
         if containers:
             parent[rep] = max(

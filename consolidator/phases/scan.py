@@ -3,7 +3,7 @@ since the last count (from their transcripts; no memory body is read for it).
 
 A Markdown file with no frontmatter to read is no memory and is left alone, but a password
 written in a note beside the memories is still a password: each such file that is text is
-scanned for secrets, and the report says what it seems to hold."""
+scanned for secrets, and so is the index, and the report says what each seems to hold."""
 
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ from consolidator.store.scan import ReadProblem, read_regular, scan
 def run(work: Work) -> None:
     ctx = work.ctx
     snapshot = scan(ctx.root)
+    index = snapshot.index
+    if index.text and (found := tuple(find_secrets(index.text))):
+        # Claude Code loads the index into every session: a secret there is in all of them.
+        snapshot = dataclasses.replace(snapshot, index=dataclasses.replace(index, secrets=found))
     if snapshot.unparsed:
         snapshot = dataclasses.replace(snapshot, unparsed=tuple(
             _with_secrets(ctx.root, u) for u in snapshot.unparsed))

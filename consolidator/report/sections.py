@@ -163,6 +163,9 @@ def index_md(root: RootReport, mask: Mask) -> list[str]:
     if index.over_limits and index.within_limits:
         fit = "within limits after shrinking (it was over)"
     out = ["", "### Index", "", f"{index.lines} lines, {index.bytes} bytes, {fit}"]
+    if root.snapshot and root.snapshot.index.secrets:
+        out.append(f"- holds what looks like a secret ({', '.join(root.snapshot.index.secrets)})"
+                   ", never shown: Claude Code loads the index into every session")
     kept = {f for f, _state in index.unlinked}
     for label, items in (
         ("added", index.added),

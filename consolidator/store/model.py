@@ -128,6 +128,7 @@ class IndexFile:
     error: str | None = None
     bom: bool = False
     name: str = INDEX_NAME
+    secrets: tuple[str, ...] = ()  # kinds of credential its text seems to hold
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,8 @@ def test_a_cell_is_dated_by_its_passage(text: str, name: str,
     "# Log 2026-05-20\n\n| Note | Date |\n|---|---|\n| deployed yesterday | 05-18 |\n",
     "# Log 2026-05-20\n\n| 日期 | 记录 |\n|---|---|\n| 5月18日 | 昨天上线了 |\n",
     # A routine's table: "yesterday" is whichever day it runs on.
-    "# Routine 2026-05-20\n\n| When | What |\n|---|---|\n| Every morning | check yesterday's logs |\n",
+    "# Routine 2026-05-20\n\n| When | What |\n|---|---|\n"
+    "| Every morning | check yesterday's logs |\n",
     # Code in a cell.
     "# Status 2026-05-20\n\n| Flag | Use |\n|---|---|\n| `--since yesterday` | filter |\n",
     # A label standing alone in a cell.

@@ -113,6 +113,16 @@ TWINS = [
     ("private key header alone", "-----BEGIN OPENSSH PRIVATE KEY-----\n"
      "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
      "The file must start with `-----BEGIN OPENSSH PRIVATE KEY-----`."),
+    # A word before the next label of an inline list is the whole value; a word before prose
+    # may be the start of a sentence about the password.
+    ("labelled list", "PostgreSQL (usuario: app, contraseña: orchid, base: shop)",
+     "PostgreSQL (usuario: app, contraseña: requerida, ver el vault)"),
+    # A property path names where a token is read, even in quotes and made-up in shape.
+    ("property path", "- CSRF token: `Zx81kQ0pLm29vB7n` (XSRF)",
+     "- CSRF token: `window.WIZ_global_data.SNlM0e` (XSRF)"),
+    ("named lookup in quotes", "- token: `Zx81kQ0pLm2.9vB7n`", "- token: `process.env.API_T0KEN`"),
+    ("address and password in two code spans", "signs in with `qa@example.org` / `Hq7vX2p9!`",
+     "signs in with `qa@example.org` / `see-the-vault`"),
 ]
 
 
@@ -477,3 +487,31 @@ def test_a_password_in_a_note_with_no_frontmatter_is_reported_and_the_note_left_
     for out in (markdown, json.dumps(doc, ensure_ascii=False)):
         assert secret not in out and other not in out
     assert (root / "server-notes.md").read_text(encoding="utf-8") == note
+
+
+def test_a_password_in_the_index_is_reported_and_never_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Claude Code loads MEMORY.md into every session, so a password written there is in all
+    of them: the report says the index seems to hold one, never the value, and a clean index
+    says nothing of the kind."""
+    secret = _made_up(5)
+    index = ("# Memory\n\n- [Tea](tea.md) — the user likes tea\n"
+             f"- Admin: `admin` / senha: `{secret}`\n")
+    root = _root(tmp_path, {
+        "tea.md": "---\nname: tea\ndescription: Tea\ntype: user\n---\nThe user likes tea.\n",
+    }, index)
+    common = ("--memory-dir", str(root), "--state-dir", str(tmp_path / "state"))
+
+    markdown = _cli(capsys, "report", *common)
+    doc = json.loads(_cli(capsys, "report", "--format", "json", *common))
+
+    assert doc["roots"][0]["index"]["secrets"] == ["password"]
+    assert "holds what looks like a secret (password), never shown" in markdown
+    assert secret not in markdown and secret not in json.dumps(doc, ensure_ascii=False)
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == index
+
+    (root / "MEMORY.md").write_text("# Memory\n\n- [Tea](tea.md) — the user likes tea\n",
+                                    encoding="utf-8")
+    doc = json.loads(_cli(capsys, "report", "--format", "json", *common))
+    assert doc["roots"][0]["index"]["secrets"] == []

@@ -64,11 +64,12 @@ def account_pairs(text: str, low: str) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-# An e-mail address and a password in one code span, with no account's name before them:
-# "`ana@example.org / hf0sx3eH` 로 로그인" (a login, as the pair itself shows).
+# An e-mail address and a password in one code span, or in two joined by a slash, with no
+# account's name before them: "`ana@example.org / hf0sx3eH` 로 로그인", "using
+# `ana@example.org` / `hf0sx3eH`" (a login, as the pair itself shows).
 _MAIL_PAIR = re.compile(
-    r"`[^\s`/@]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,24}[ \t]{1,3}/[ \t]{1,3}"
-    r"(?P<pw>[^\s`/]{4,80})`")
+    r"`[^\s`/@]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,24}(?:`[ \t]{1,3}/[ \t]{1,3}`"
+    r"|[ \t]{1,3}/[ \t]{1,3})(?P<pw>[^\s`/]{4,80})`")
 
 
 def _mail_pairs(text: str) -> list[tuple[int, int]]:

@@ -144,6 +144,21 @@ def is_reference(value: str) -> bool:
     return bool(FAMILY.intersection(parts(value))) and not strong(value)
 
 
+_NAMED_START = tuple(p for p in _REFERENCE_START if p[0].isalpha()) + ("window.",)
+
+
+def named_path(value: str) -> bool:
+    """Whether ``value`` names where a value is read, even in quotes and made-up in shape: a
+    lookup by a named root (``process.env.API_TOKEN``, ``os.environ[...]``) or a property
+    path of three or more names from a lower-case word (``window.WIZ_global_data.SNlM0e``);
+    a token's own dotted parts (a JWT's) start with no such word."""
+    if value.startswith(_NAMED_START):
+        return True
+    names = value.split(".")
+    return len(names) >= 3 and _DOTTED.fullmatch(value) is not None \
+        and names[0].isalpha() and names[0].islower() and len(names[0]) >= 3
+
+
 def _names_settings(parts: list[str]) -> bool:
     """Whether the parts of a value split at ``/`` are names and plain words, one of them an
     environment variable's name (``GOOGLE_CLIENT_IDS/restart``), nothing made up."""
@@ -233,7 +248,7 @@ def is_literal(value: str, *, quoted: bool, strict: bool, password: bool) -> boo
         return False
     if is_number(value):
         return password and value.isdigit() and len(value) >= 4
-    if is_reference(value) and not (quoted and strong(value)):
+    if is_reference(value) and not (quoted and strong(value) and not named_path(value)):
         return False
     if strong(value):
         return True
@@ -253,6 +268,9 @@ def is_passphrase(value: str, least: int = 4) -> bool:
         return False
     return all(_PASSPHRASE_WORD.fullmatch(w) and w not in STOPWORDS and w not in NON_VALUES
                and w not in FAMILY for w in words)
+
+
+_NEXT_LABEL = re.compile(r"\s{1,3}[^\W\d][\w.-]{0,24}(?: [\w.-]{1,24})?[ \t]?[:：=]")
 
 
 def secret_span(value: str, *, quoted: bool, strict: bool, password: bool,
@@ -278,8 +296,12 @@ def secret_span(value: str, *, quoted: bool, strict: bool, password: bool,
         return offset, offset + len(text)
     if not phrase or quoted:
         return None
-    first = clean(text.split()[0])
-    if first and is_literal(first, quoted=False, strict=True, password=password):
+    head = text.split()[0]
+    first = clean(head)
+    # A list of labelled values ("usuario: postgres, contraseña: postgres, base: app"): the
+    # word before the next label is the whole value, judged as one standing alone.
+    listed = head.endswith((",", ";")) and _NEXT_LABEL.match(text, len(head)) is not None
+    if first and is_literal(first, quoted=False, strict=not listed, password=password):
         start = offset + text.find(first)
         return start, start + len(first)
     return None

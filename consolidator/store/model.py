@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from consolidator.clock import epoch_ns
+from consolidator.clock import epoch_ns, now_ns
 from consolidator.store.frontmatter import Document
 
 INDEX_NAME = "MEMORY.md"
@@ -24,6 +24,18 @@ def modified_ns(value: str | None) -> int | None:
     except ValueError:
         return None
     return epoch_ns(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+
+
+_DAY_NS = 86_400 * 10**9
+_EPOCH_NS = 365 * _DAY_NS  # 1971: a date can be counted back from any time after it
+
+
+def plausible_stamp(stamped: int | None) -> bool:
+    """Whether a ``modified`` stamp can be the time of a write: not in the future (a day of
+    clock skew aside) and after 1970. A stamp ahead of the clock, or one a hand typed
+    (``9999-12-31``), dates nothing; the file's mtime does. A stamp newer than the mtime is
+    no sign of either: a checkout or a sync may leave older mtimes."""
+    return stamped is not None and _EPOCH_NS <= stamped <= now_ns() + _DAY_NS
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +99,10 @@ class Memory:
     def modified_ns(self) -> int | None:
         """Claude Code's own ``modified`` stamp (every memory write since 2.1.214, at the
         top of the frontmatter or under ``metadata:``), or ``None`` where the frontmatter has
-        none or not an ISO 8601 time."""
-        return modified_ns(self.doc.fields.get(self.doc.key_of(MODIFIED)))
+        none, not an ISO 8601 time, or one no write can have stamped (see
+        :func:`plausible_stamp`)."""
+        stamped = modified_ns(self.doc.fields.get(self.doc.key_of(MODIFIED)))
+        return stamped if plausible_stamp(stamped) else None
 
     @property
     def written_ns(self) -> int:

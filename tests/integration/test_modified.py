@@ -99,6 +99,24 @@ def test_a_relative_date_counts_from_the_stamp(
     assert day_before in rewrite["reason"], rewrite["reason"]
 
 
+@pytest.mark.parametrize("modified", ["2099-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
+                                      "0001-01-01T00:00:00Z"])
+def test_a_stamp_no_write_can_have_made_dates_nothing_and_the_mtime_stands(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], modified: str
+) -> None:
+    """A stamp ahead of the clock, or one a hand typed, is no time of a write: the mtime is
+    the memory's age and the day its relative dates count from, and nothing fails."""
+    put(root, "project_logger.md", "We moved the logger yesterday, and deploy tomorrow.\n",
+        mtime_days=3.5, modified=modified)
+
+    found = report(root, tmp_path, capsys)
+
+    assert ages(found) == {"project_logger.md": 3}
+    (rewrite,) = [a for a in found["actions"] if a["op"] == "rewrite"]
+    written = datetime.now(UTC) - timedelta(days=3.5)
+    assert (written - timedelta(days=1)).astimezone().date().isoformat() in rewrite["reason"]
+
+
 def test_the_newest_copy_by_its_stamp_survives_a_merge(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

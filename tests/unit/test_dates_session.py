@@ -14,6 +14,7 @@ from datetime import datetime
 import pytest
 
 from consolidator.detect.dates.relative import find_relative, relative_in, rewrite_relative
+from consolidator.detect.dates.undated import long_sessions
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
 
@@ -93,3 +94,29 @@ def test_a_glossed_session_is_not_glossed_again(body: str) -> None:
     once = rewrite_relative(body, find_relative(body, WRITTEN, "status.md", False))
     assert once != body
     assert find_relative(once, WRITTEN, "status.md", False) == []
+
+
+def stamped(file: str, body: str, modified: str, session: str = "s-1") -> Memory:
+    data = (f"---\nname: {file[:-3]}\ndescription: status\ntype: project\n"
+            f"originSessionId: {session}\nmodified: {modified}\n---\n{body}").encode()
+    stat = FileStat(rel=file, size=len(data), mode=0o644,
+                    mtime_ns=int(WRITTEN.timestamp() * 1_000_000_000),
+                    sha256=hashlib.sha256(data).hexdigest())
+    return Memory(stat, parse(data))
+
+
+def test_a_session_over_several_days_dates_neither_this_session_nor_an_undated_line() -> None:
+    """The memories one session wrote carry stamps on two days: "this session" names no one
+    day, and the day a memory was last saved is not the day its undated lines were written.
+    The same memory in a session of one day is dated by its stamp."""
+    body = "Built the sortition chamber from scratch this session.\nDeployed it yesterday.\n"
+    lot = stamped("project_lot2.md", body, "2026-08-16T10:00:00Z")
+    earlier = stamped("project_lot1.md", "Lot 1 merged.\n", "2026-08-14T18:00:00Z")
+    other = stamped("project_other.md", "Lot 1 merged.\n", "2026-08-14T18:00:00Z", "s-2")
+
+    long = long_sessions([lot, earlier, other])
+
+    assert long == {"project_lot2.md", "project_lot1.md"}
+    assert relative_in(lot, long_session=True) == []
+    assert [f.phrase for f in relative_in(lot)] == ["this session", "yesterday"]
+    assert long_sessions([lot, other]) == frozenset()

@@ -10,6 +10,8 @@ whole may still say which day it is of: its description, where the text bears it
 from __future__ import annotations
 
 import re
+from collections import defaultdict
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 
 from consolidator import clock
@@ -25,6 +27,26 @@ from consolidator.store.model import Memory
 RECORD_LINES = 80  # longer than this, a memory has been added to over many days
 _RECORD_TYPES = frozenset({None, "project"})  # feedback is a rule, user a profile, reference a
 # definition: their undated lines are not a record of the day they were last saved
+
+
+SESSION_KEY = "originSessionId"  # the session Claude Code wrote a memory in
+
+
+def long_sessions(memories: Iterable[Memory]) -> frozenset[str]:
+    """The memories written in a session that went on over more than one day: the
+    ``modified`` stamps of the memories sharing its ``originSessionId`` fall on different
+    days. "This session" there names no one day, and the day a memory was last saved is
+    not the day its undated lines were written."""
+    days: dict[str, set[date]] = defaultdict(set)
+    files: dict[str, list[str]] = defaultdict(list)
+    for memory in memories:
+        session = memory.doc.fields.get(memory.doc.key_of(SESSION_KEY), "").strip()
+        if session:
+            files[session].append(memory.file)
+            if memory.modified_ns is not None:
+                days[session].add(clock.local(memory.modified_ns).date())
+    return frozenset(f for session, found in files.items() if len(days[session]) > 1
+                     for f in found)
 
 
 def records_a_day(memory: Memory) -> bool:

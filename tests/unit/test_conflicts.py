@@ -372,3 +372,25 @@ def test_one_folder_written_from_its_parent_and_in_full_is_no_conflict() -> None
     right = ('Start the server with `Start-Process $py -WorkingDirectory '
              '"warehouse_v2\\test"` before the eval.\n')
     assert find_conflicts(pair(left, right)) == []
+
+
+def test_a_value_each_file_name_carries_names_a_thing_of_a_series_not_a_claim() -> None:
+    """project_polity_v5_lot4 and project_polity_v6a_lot4 are two records of one series:
+    "Polity v5 Lot 4 merged" and "Polity v6a Lot 4 merged" each name their own lot. Two
+    memories named for no version that give two current versions disagree."""
+    series = [
+        memory("project_polity_v5_lot4_reaction.md",
+               "Polity v5 Lot 4 merged to develop after review, squash commit on main.\n"),
+        memory("project_polity_v6a_lot4_acceptance.md",
+               "Polity v6a Lot 4 merged to develop after review, squash commit on main.\n",
+               written=NEW),
+    ]
+    assert find_conflicts(series) == []
+    current = [
+        memory("project_polity_status.md",
+               "The current Polity release is v5, deployed to the demo server.\n"),
+        memory("project_polity_notes.md",
+               "The current Polity release is v6a, deployed to the demo server.\n", written=NEW),
+    ]
+    (conflict,) = find_conflicts(current)
+    assert "'v5'" in conflict.reason and "'v6a'" in conflict.reason

@@ -36,6 +36,9 @@ class Written:
     heading: str
 
 
+_LETTERED_NUMBER = re.compile(r"[^\W\d_]{1,4}\d{1,4}[^\W\d_]{0,2}")
+
+
 class Subjects:
     """Per-memory context, computed on first use and kept for the run of one detector."""
 
@@ -125,6 +128,10 @@ class Subjects:
             for y, m, d in _DATE_IN_NAME.findall(text):
                 found.add(f"{int(y)}-{int(m)}-{int(d)}")
             found |= {t.value for t in tokens(text) if t.kind in ("id", "code")}
+            # A part of the name with a letter and a digit names a thing of a series: "v5" and
+            # "lot4" of project_polity_v5_lot4, "v6a" of project_polity_v6a_lot4.
+            found |= {part for part in re.split(r"[\W_]+", text.casefold())
+                      if _LETTERED_NUMBER.fullmatch(part)}
             self._own[file] = found
         return found
 

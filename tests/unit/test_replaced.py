@@ -56,6 +56,13 @@ def test_a_newer_memory_that_says_it_replaces_another_names_it(body: str) -> Non
     assert replaced(OLD, new) == {"deploy_notes_v1.md": ["deploy_notes_v2.md"]}
 
 
+def test_a_sentence_followed_into_its_next_line_still_names_the_memory_it_replaces() -> None:
+    body = ("- For deploys, open the PR against `staging`. This SUPERSEDES\n"
+            "  [[deploy_notes_v1]] — deploys now run in CI.")
+    assert replaced(OLD, mem("deploy_notes_v2.md", body, days=2)) == {
+        "deploy_notes_v1.md": ["deploy_notes_v2.md"]}
+
+
 def test_the_description_may_say_it() -> None:
     new = mem("deploy_notes_v2.md", "Deploys run in CI.", days=2,
               description="Where deploys run now (replaces deploy_notes_v1)")
@@ -83,6 +90,11 @@ def test_the_description_may_say_it() -> None:
     "We replaced the shell script; background in [[deploy_notes_v1]].",
     # code
     "```\nreplaces deploy_notes_v1\n```",
+    # limited to a case, in the sentence's next line: the named memory still holds the rest
+    "- For the staging worker, open the PR against `staging`. This SUPERSEDES\n"
+    "  [[deploy_notes_v1]] for staging branches specifically — its CI fact still holds.",
+    "- This supersedes [[deploy_notes_v1]] only for the nightly job.",
+    "- Esta nota sustituye a deploy_notes_v1 solo para el entorno de pruebas.",
 ])
 def test_sentences_that_do_not_say_a_memory_is_replaced_name_none(body: str) -> None:
     assert replaced(OLD, mem("deploy_notes_v2.md", body, days=2)) == {}

@@ -53,8 +53,11 @@ _LIMITED = re.compile(
     r"(?<!\w)(?:part\w*|partial\w*|en parte|teilweise|parzialmente|parcialmente|частично"
     r"|częściowo|gedeeltelijk|částečně|temporar\w*|temporal\w*|tempor[áa]ri\w*|provisional\w*"
     r"|provisoire\w*|for now|for the moment|por ahora|por enquanto|pour l'instant"
-    r"|pour le moment|vorerst|vorläufig|per ora|пока|временно|fase|phase\w*)(?!\w)"
-    r"|部分|一部|暂时|暫時|一時|임시|당분간",
+    r"|pour le moment|vorerst|vorläufig|per ora|пока|временно|fase|phase\w*"
+    # ... or to a case: "for polity branches specifically", "only for", "still holds"
+    r"|specifically|only|solely|still holds?|still applies|sólo|solo|solamente|únicamente"
+    r"|apenas|somente|nur|seulement|uniquement|soltanto|только|wyłącznie|pouze)(?!\w)"
+    r"|部分|一部|暂时|暫時|一時|임시|당분간|仅|僅|只|のみ|だけ",
     re.IGNORECASE,
 )
 _PASSIVE = re.compile(r"被|(?<!\w)(?:by|par|por|durch|da|door|przez)(?!\w)", re.IGNORECASE)
@@ -62,6 +65,9 @@ _CLAUSE_END = re.compile(r"[.;!?]\s|[。！？，、；]")
 _BARE = re.compile(r"[\w.-]+")  # a file name or stem written out
 _ID_LIKE = re.compile(r".*[_\d-].*")  # a stem that cannot be an ordinary word
 MAX_REFERENCES = 32  # references weighed per line
+WRAPPED = 3  # lines a hard-wrapped sentence is followed into
+_CONTINUES = re.compile(r"[a-z(—–\[`\"'«“]")  # a line going on with the sentence above it
+_SENTENCE_ENDS = (".", "!", "?", ":", "。", "！", "？", "：")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +118,21 @@ def _stems(memories: Iterable[Memory]) -> dict[str, str]:
 
 
 def _lines(memory: Memory) -> Iterable[str]:
-    """The memory's description and its lines of prose (a code block names code)."""
+    """The memory's description and its lines of prose (a code block names code), each with
+    the lines a hard-wrapped sentence goes on to (what follows "supersedes [[x]] for" says
+    for what)."""
     if memory.description:
         yield memory.description
-    for line in outline(memory.body):
-        if line.kind != "code":
-            yield line.text
+    lines = [line for line in outline(memory.body) if line.kind != "code"]
+    for at, line in enumerate(lines):
+        text = line.text
+        for after in lines[at + 1:at + 1 + WRAPPED]:
+            if after.number != line.number + len(text.split("\n")) \
+                    or text.rstrip("*_ ").endswith(_SENTENCE_ENDS) \
+                    or _CONTINUES.match(after.text) is None:
+                break
+            text += "\n" + after.text
+        yield text.replace("\n", " ")
 
 
 def _named(line: str, memory: Memory, names: Mapping[str, Memory],

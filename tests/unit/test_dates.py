@@ -77,6 +77,28 @@ def test_the_same_word_in_prose_after_a_code_block_is_a_date() -> None:
     assert found.line == "The cleanup ran yesterday." and found.resolved == "2026-11-17"
 
 
+@pytest.mark.parametrize("text", [
+    "Build log:\n\n    Build failed: the signing cert expired yesterday\n    retry 3\n",
+    "    We deployed the fix yesterday.\n",
+    "Log:\n\n\tThe cleanup ran yesterday.\n",
+])
+def test_a_relative_word_in_an_indented_code_block_is_not_a_date(text: str) -> None:
+    assert_not_a_date(text)
+
+
+@pytest.mark.parametrize("text", [
+    # a list item's own lines are indented as much as a code block's
+    "- Deploys\n\n    The cleanup ran yesterday.\n",
+    "- Deploys\n    - The cleanup ran yesterday.\n",
+    # an indented line cannot break into a paragraph
+    "Deploys:\n    The cleanup ran yesterday.\n",
+    # after the block, prose again
+    "Log:\n\n    exit 1\n\nThe cleanup ran yesterday.\n",
+])
+def test_the_same_words_indented_in_a_list_or_a_paragraph_are_a_date(text: str) -> None:
+    assert [f.phrase for f in find_relative(text, WRITTEN)] == ["yesterday"]
+
+
 # --- quotations and dialogue -------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", [

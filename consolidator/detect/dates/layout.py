@@ -84,6 +84,25 @@ def table_cell(line: str, start: int, end: int) -> tuple[int, int]:
     return left, min(ends, default=len(line))
 
 
+_INDENTED = re.compile(r"(?: {4}|\t| {0,3}\t)")
+_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")
+
+
+def _indented_code(line: str, kinds: list[str], lines: list[str]) -> bool:
+    """Whether ``line`` (the next after ``kinds``) is a line of an indented code block: four
+    spaces or a tab in, after a blank line or another such line, outside any list (a list
+    item's own lines are indented as much: they stay prose) and no list item itself."""
+    if not _INDENTED.match(line) or not line.strip() or _ITEM.match(line):
+        return False
+    at = len(kinds)
+    if at and kinds[-1] == "code" and _INDENTED.match(lines[at - 1]):
+        return True  # an indented block goes on
+    if at and kinds[-1] != "blank":
+        return False  # an indented line cannot break into a paragraph
+    before = next((i for i in range(at - 1, -1, -1) if kinds[i] != "blank"), -1)
+    return before < 0 or not (_ITEM.match(lines[before]) or lines[before][:1] in " \t")
+
+
 class Layout:
     """A text split into lines, each with its kind (code-fence state taken into account)."""
 
@@ -100,12 +119,15 @@ class Layout:
         self._spans: dict[int, list[tuple[int, int]]] = {}
 
     def _kinds(self) -> list[str]:
-        """Every line's kind; lines in a fenced block (or an unclosed one) are code."""
+        """Every line's kind; lines in a fenced block (or an unclosed one) are code, and so
+        are those of an indented block (see :func:`_indented_code`)."""
         kinds: list[str] = []
         fence = ""
         for line in self.lines:
             opener = _FENCE.match(line)
-            if fence:
+            if not fence and _indented_code(line, kinds, self.lines):
+                kinds.append("code")
+            elif fence:
                 kinds.append("code")
                 closer = opener.group(1) if opener else ""
                 if closer[:1] == fence[0] and len(closer) >= len(fence) \

@@ -39,6 +39,7 @@ from consolidator.detect.findings import Conflict, Duplicate, Similar, Stale
 from consolidator.detect.links import is_topic, linked_from, linking_to, links_of, name_table
 from consolidator.detect.overlap.duplicates import Cluster
 from consolidator.detect.perfile import Findings
+from consolidator.detect.text import dead_kinds
 from consolidator.index.window import Limits
 from consolidator.llm.base import Answer
 from consolidator.plan import (
@@ -316,7 +317,8 @@ def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
     """For each conflict, the older memory brought up to the newer one's value: its line
     says what the newer memory says, and the line as it was stays below it, dated and marked
     superseded (never deleted). A claim already struck through, a memory another action
-    changes, or a line no longer found as written is left for the report."""
+    changes, a line in code or an HTML comment, or a line no longer found as written is
+    left for the report."""
     out: list[Rewrite] = []
     done = set(taken)
     for conflict in conflicts:
@@ -330,8 +332,8 @@ def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
         memory, newer = by_file[older], by_file[conflict.newer]
         lines = memory.body.split("\n")
         at = next((i for i, line in enumerate(lines) if line.rstrip("\r") == old_line), None)
-        if at is None:
-            continue
+        if at is None or list(dead_kinds(lines))[at]:
+            continue  # gone, or in code or a comment: an example, not a claim to bring up
         lead = old_line[: mark_end(old_line)]
         stated = new_line[mark_end(new_line):]
         was = old_line[len(lead):]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from consolidator.detect.script import CJK_LETTERS, HAN_KANA
@@ -158,24 +158,36 @@ def numbered(body: str) -> tuple[str, ...]:
                  if not code and _NUMBERED.match(line))
 
 
+def dead_kinds(lines: Sequence[str]) -> Iterator[str]:
+    """Per line, what of it says nothing live: ``"fence"`` or ``"code"`` (see
+    :func:`~consolidator.store.codespans.fence_kinds`), ``"comment"`` in a block HTML comment
+    (``<!--`` opening a line, to its ``-->``), ``""`` for a live line."""
+    comment = False
+    for line, code in zip(lines, fence_kinds(lines), strict=True):
+        text = line.strip()
+        if code:
+            yield code
+        elif comment or (text.startswith("<!--") and "-->" not in text[4:]):
+            comment = "-->" not in (text if comment else text[4:])  # open until it closes
+            yield "comment"
+        else:
+            yield ""
+
+
 def exact_lines(body: str) -> Iterator[tuple[str, str]]:
     """Each line's exact form (see :func:`exact_set`) with the exact form of what leads it
     in: the label line its block opens with ("Ideas we rejected:"), else the heading above
     it (not a title heading opening the body), else ``""``. A line stands for its claim only
     under what leads it in: under "Ideas we rejected:" it says the opposite."""
     lines = body.splitlines()
-    comment = False
     heading = label = ""
     title = next((i for i, line in enumerate(lines) if line.strip()), -1)
-    for at, (line, code) in enumerate(zip(lines, fence_kinds(lines), strict=True)):
+    for at, (line, code) in enumerate(zip(lines, dead_kinds(lines), strict=True)):
         if code:
-            yield CODE_MARK + (line.strip() if code == "fence" else line.rstrip()), ""
+            yield (COMMENT_MARK + line.strip() if code == "comment" else
+                   CODE_MARK + (line.strip() if code == "fence" else line.rstrip())), ""
             continue
         text = line.strip()
-        if comment or (text.startswith("<!--") and "-->" not in text[4:]):
-            comment = "-->" not in (text if comment else text[4:])  # open until it closes
-            yield COMMENT_MARK + text, ""
-            continue
         form = exact_line(line)
         if not text:
             label = ""  # a blank line ends a block, and the label that opened it

@@ -18,6 +18,7 @@ import dataclasses
 
 from consolidator.context import REVIEWED_KINDS
 from consolidator.decide import not_declined
+from consolidator.decide.bodies import closed
 from consolidator.decide.follow import moves
 from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
 from consolidator.index.topic import UNLISTED
@@ -78,9 +79,7 @@ def actions(snapshot: Snapshot, index: IndexPlan, now_ns: int,
     for file, lines in index.notes.items():
         memory = by_file[file]
         newline = memory.doc.newline
-        body = memory.body
-        if body and not body.endswith(("\n", "\r")):
-            body += newline
+        body = closed(memory.body, newline)
         if body.strip() and body.splitlines()[-1].strip():
             # A paragraph of its own: right after a list item or a line of text, Markdown
             # would read the note as more of that item or paragraph.

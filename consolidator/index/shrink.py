@@ -258,7 +258,7 @@ class Fitter(IndexLines):
         out: list[IndexLine] = []
         going = set(taking)
         heading = -1  # the heading the lines stand under
-        copied = -1
+        copied = previous = -1
         for i in range(first, taking[-1] + 1 if taking else first):
             line = self.lines[i]
             if line.kind == "heading":
@@ -269,7 +269,8 @@ class Fitter(IndexLines):
                     and copied != heading:
                 out.append(self.lines[heading])
                 copied = heading
-            out.append(line)
+            out += self.gapped([i], previous)
+            previous = i
         return out
 
     def _lines(self, marks: list[Worth]) -> bool:

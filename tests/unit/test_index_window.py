@@ -124,6 +124,20 @@ def test_the_safe_scope_moves_only_unloaded_lines_as_one_topic_per_section() -> 
     assert moved.over() == (1, 0)
 
 
+def test_a_blank_line_between_two_moved_lines_moves_with_them() -> None:
+    """A table after a list item stays a table in the topic memory: moved glued to the item,
+    Markdown would read its rows as more of that item. Runs of blank lines close up."""
+    lines = ["# Memory"] + [f"- fact {i}" for i in range(198)]
+    lines += ["## Journal", "- entry 1", "- entry 2", "", "", "| key | value |", "|---|---|",
+              "| port | 5432 |", "- entry 3"]
+    text = "\n".join(lines) + "\n"
+
+    [topic] = unloaded_moved(text).creates
+
+    assert "- entry 2\n\n| key | value |\n|---|---|\n| port | 5432 |\n- entry 3" in topic.text
+    assert "- entry 1\n- entry 2\n" in topic.text
+
+
 def test_the_safe_scope_leaves_an_index_within_its_limits_alone() -> None:
     text, memories = _log_index(20)
 

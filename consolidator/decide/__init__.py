@@ -8,7 +8,9 @@ below takes values and returns actions, so a test can reach it on its own:
 2. :func:`merges` - duplicates one memory holds line for line: safe;
 3. :func:`archives` - stale memories, on evidence about the memory as a whole: judgments;
 4. :func:`answered` - what the model decided (merges, supersessions, archives): judgments;
-5. :func:`keep_linked` - no archive breaks a link from a memory that stays;
+5. :func:`~consolidator.decide.linked.keep_linked` - no archive breaks a link from a memory
+   that stays, and :func:`~consolidator.decide.linked.held_by_indexes` no merge or archive
+   one from a folder's own index;
 6. :func:`date_rewrites` - relative dates made absolute: judgments, each after any merge of
    its file;
 7. :func:`not_declined` - a judgment a person declined is not proposed again while its
@@ -28,6 +30,7 @@ from consolidator import clock
 from consolidator.clock import MINUTE_NS, epoch_ns
 from consolidator.config import Config
 from consolidator.decide.bodies import appended, changed_lines, merged_body, newest_stamp, with_body
+from consolidator.decide.linked import held_by_indexes, keep_linked
 from consolidator.decide.room import costly_merges
 from consolidator.detect.conflicts.age import last_recorded
 from consolidator.detect.dates.anchors import mark_end
@@ -36,7 +39,7 @@ from consolidator.detect.dates.relative import relative_in, rewrite_relative
 from consolidator.detect.dates.undated import long_sessions
 from consolidator.detect.describe import describe
 from consolidator.detect.findings import Conflict, Duplicate, Similar, Stale
-from consolidator.detect.links import is_topic, linked_from, linking_to, links_of, name_table
+from consolidator.detect.links import is_topic, linked_from, links_of, name_table
 from consolidator.detect.overlap.duplicates import Cluster
 from consolidator.detect.perfile import Findings
 from consolidator.detect.text import dead_kinds
@@ -112,6 +115,8 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
     actions, kept = keep_linked(snapshot, actions)
     notes += [f"{file} not archived: {', '.join(sources)} link to it"
               for file, sources in kept.items()]
+    actions, held = held_by_indexes(snapshot, actions)
+    notes += held
     if cfg.consolidate.resolve_conflicts:
         actions += superseded(by_file, found.conflicts,
                               hot | {f for a in actions for f in a.touches()})
@@ -258,21 +263,6 @@ def _answer_actions(answer: Answer, by_file: Mapping[str, Memory]) -> list[Actio
                         reason=f"stale, confirmed by the model: {answer.question.evidence}; "
                                f"{answer.reason}")]
     return []
-
-
-def keep_linked(
-    snapshot: Snapshot, actions: list[Action]
-) -> tuple[list[Action], dict[str, list[str]]]:
-    """Drop the archive of a memory (with no successor) that memories staying behind link
-    to: archiving it would break their links. Returns the actions and what was kept."""
-    gone = set(leaving(actions))
-    candidates = {a.file for a in actions if isinstance(a, Archive) and not a.successor}
-    bodies = {a.file: parse(a.data).body for a in actions if isinstance(a, (Merge, Rewrite))}
-    inbound = linking_to(snapshot, candidates, gone, bodies)
-    if not inbound:
-        return actions, {}
-    kept = [a for a in actions if not (isinstance(a, Archive) and a.file in inbound)]
-    return kept, {file: sorted(sources) for file, sources in sorted(inbound.items())}
 
 
 def date_rewrites(

@@ -8,13 +8,15 @@ scanned for secrets, and so is the index, and the report says what each seems to
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 from pathlib import Path
 
 from consolidator.detect.secrets.scan import find as find_secrets
 from consolidator.phases.context import Work
 from consolidator.state import usage
+from consolidator.store.links import link_matches, resolve_link
 from consolidator.store.model import Unparsed
-from consolidator.store.scan import ReadProblem, read_regular, scan
+from consolidator.store.scan import NESTED_INDEX, ReadProblem, read_regular, scan
 
 
 def run(work: Work) -> None:
@@ -44,4 +46,9 @@ def _with_secrets(root: Path, file: Unparsed) -> Unparsed:
     if "\0" in text:
         return file  # binary
     found = tuple(find_secrets(text))
-    return dataclasses.replace(file, secrets=found) if found else file
+    links: tuple[str, ...] = ()
+    if file.error == NESTED_INDEX:  # a folder's own index: where its links point
+        folder = posixpath.dirname(file.rel)
+        links = tuple(sorted({target for match in link_matches(text)
+                              if (target := resolve_link(match.group(2), folder))}))
+    return dataclasses.replace(file, secrets=found, links=links) if found or links else file

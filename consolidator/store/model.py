@@ -120,12 +120,15 @@ class Memory:
 @dataclass(frozen=True, slots=True)
 class Unparsed:
     """A file that is reported and left byte for byte alone (``secrets``: the kinds of
-    credential its text seems to hold, as the scan phase found them)."""
+    credential its text seems to hold, as the scan phase found them; ``links``: for a
+    folder's own index, the files its links point to, which must not move out from under it).
+    """
 
     rel: str
     error: str
     stat: FileStat | None = None
     secrets: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

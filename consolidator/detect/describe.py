@@ -44,6 +44,8 @@ def memory_warnings(
         warnings.append("no type in frontmatter")
     elif memory.type not in MEMORY_TYPES:
         warnings.append(f"unknown type {memory.type!r}")
+    if not memory.doc.fields.get("name", "").strip():
+        warnings.append(f"no name in frontmatter (its file name, {memory.stem!r}, stands in)")
     if not memory.description:
         warnings.append("no description in frontmatter")
     if memory.doc.reader == "lenient":

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,10 +18,17 @@ from typing import Any
 
 import freezegun
 import pytest
+from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 # A frozen clock is the tests' clock, never pytest's own: `pytest --durations` and the
 # timings in the summary keep measuring real time.
 freezegun.configure(extend_ignore_list=["_pytest"])
+# Hypothesis keeps no example database, and its cache lives in the system's temporary
+# folder: a run writes nothing into the checkout.
+settings.register_profile("no-database", database=None)
+settings.load_profile("no-database")
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "consolidator-tests-hypothesis")
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

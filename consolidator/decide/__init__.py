@@ -321,9 +321,9 @@ def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
                               for f in (older, conflict.newer))
         memory, newer = by_file[older], by_file[conflict.newer]
         lines = memory.body.split("\n")
-        at = next((i for i, line in enumerate(lines) if line.rstrip("\r") == old_line), None)
-        if at is None or list(dead_kinds(lines))[at]:
-            continue  # gone, or in code or a comment: an example, not a claim to bring up
+        at = _live_at(lines, old_line)
+        if at is None or _live_at(newer.body.split("\n"), new_line) is None:
+            continue  # gone, or in code or a comment: an example, not a claim either way
         lead = old_line[: mark_end(old_line)]
         stated = new_line[mark_end(new_line):]
         was = old_line[len(lead):]
@@ -342,6 +342,13 @@ def superseded(by_file: Mapping[str, Memory], conflicts: Iterable[Conflict],
         ))
         done.add(older)
     return out
+
+
+def _live_at(lines: list[str], wanted: str) -> int | None:
+    """Where ``wanted`` stands in ``lines`` as a live line (not in code or a comment)."""
+    kinds = list(dead_kinds(lines))
+    return next((i for i, line in enumerate(lines)
+                 if line.rstrip("\r") == wanted and not kinds[i]), None)
 
 
 def not_declined(

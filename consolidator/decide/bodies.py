@@ -8,8 +8,8 @@ import re
 from collections.abc import Iterable, Mapping
 
 from consolidator.detect.overlap.duplicates import Cluster
-from consolidator.detect.text import dead_kinds, exact_line, exact_set
-from consolidator.store.codespans import closes_fence, opens_fence
+from consolidator.detect.text import exact_line, exact_set
+from consolidator.store.codespans import dead_lines
 from consolidator.store.frontmatter import ParseError
 from consolidator.store.model import MODIFIED, Memory
 
@@ -46,29 +46,26 @@ def newest_stamp(keep: Memory, merged: Iterable[Memory]) -> Memory | None:
 
 
 def appended(body: str, lines: list[str], newline: str) -> str:
+    """``body`` with ``lines`` after it, as a block of their own (see :func:`closed`)."""
     return closed(body, newline) + newline.join(lines) + newline
 
 
 def closed(body: str, newline: str) -> str:
-    """``body`` ready for lines after it: ending in a line end, and a code block or an HTML
-    comment it leaves open closed (as Markdown reads it, an open one runs to the end of the
-    text: closed there, what it holds reads as before, and what comes after is text)."""
+    """``body`` ready for a block after it: ending in a line end and a blank line, and a
+    code block or an HTML comment it leaves open closed (as Markdown reads it, an open one
+    runs to the end of the text: closed there, what it holds reads as before, and what comes
+    after is text)."""
     if body and not body.endswith(("\n", "\r")):
         body += newline
-    fence = ""
+    closer = ""
     lines = body.splitlines()
-    for line in lines:
-        text = line.strip()
-        if fence:
-            fence = "" if closes_fence(text, fence) else fence
-        elif line[:1] not in (" ", "\t"):  # in a list item, the item's end closes it
-            fence = opens_fence(text)
-    if fence:
-        return body + fence + newline
-    kinds = list(dead_kinds(lines)) if "<!--" in body else []
-    if kinds and kinds[-1] == "comment" and "-->" not in lines[-1]:
-        return body + "-->" + newline
-    return body
+    for _kind, closer in dead_lines(lines):
+        pass
+    if closer:
+        body += closer + newline
+    # A block of its own: right after a list item or a line of text, Markdown would read
+    # what follows as more of that item or paragraph.
+    return body + newline if closer or (lines and lines[-1].strip()) else body
 
 
 def said_in(phrase: str, text: str) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from consolidator.detect.script import CJK_LETTERS, HAN_KANA
-from consolidator.store.codespans import fence_kinds
+from consolidator.store.codespans import dead_lines, fence_kinds
 
 _BULLET = re.compile(r"^\s*(?:[-*+•·]|\d+[.)]|[a-z][.)])\s+", re.IGNORECASE)
 _TOKEN = re.compile(rf"[{CJK_LETTERS}]|[^\W_{CJK_LETTERS}]+")
@@ -159,19 +159,9 @@ def numbered(body: str) -> tuple[str, ...]:
 
 
 def dead_kinds(lines: Sequence[str]) -> Iterator[str]:
-    """Per line, what of it says nothing live: ``"fence"`` or ``"code"`` (see
-    :func:`~consolidator.store.codespans.fence_kinds`), ``"comment"`` in a block HTML comment
-    (``<!--`` opening a line, to its ``-->``), ``""`` for a live line."""
-    comment = False
-    for line, code in zip(lines, fence_kinds(lines), strict=True):
-        text = line.strip()
-        if code:
-            yield code
-        elif comment or (text.startswith("<!--") and "-->" not in text[4:]):
-            comment = "-->" not in (text if comment else text[4:])  # open until it closes
-            yield "comment"
-        else:
-            yield ""
+    """Per line, what of it says nothing live: ``"fence"``, ``"code"``, ``"comment"`` or
+    ``""`` (see :func:`~consolidator.store.codespans.dead_lines`)."""
+    return (kind for kind, _closer in dead_lines(lines))
 
 
 def exact_lines(body: str) -> Iterator[tuple[str, str]]:

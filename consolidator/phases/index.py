@@ -79,12 +79,7 @@ def actions(snapshot: Snapshot, index: IndexPlan, now_ns: int,
     for file, lines in index.notes.items():
         memory = by_file[file]
         newline = memory.doc.newline
-        body = closed(memory.body, newline)
-        if body.strip() and body.splitlines()[-1].strip():
-            # A paragraph of its own: right after a list item or a line of text, Markdown
-            # would read the note as more of that item or paragraph.
-            body += newline
-        body += (newline * 2).join(lines) + newline
+        body = closed(memory.body, newline) + (newline * 2).join(lines) + newline
         out.append(Rewrite(file=file, kind=kind, data=memory.doc.with_body(body).to_bytes(),
                            mtime_ns=memory.stat.mtime_ns, before=(memory.stat,),
                            reason=f"index detail moved in: {len(lines)} line(s)",

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
+from collections.abc import Mapping
 from pathlib import Path
 
+from consolidator.detect.links import name_table, wiki_target
 from consolidator.detect.secrets.scan import find as find_secrets
 from consolidator.phases.context import Work
 from consolidator.state import usage
-from consolidator.store.links import link_matches, resolve_link
-from consolidator.store.model import Unparsed
+from consolidator.store.links import link_matches, resolve_link, wiki_matches
+from consolidator.store.model import Memory, Unparsed
 from consolidator.store.scan import NESTED_INDEX, ReadProblem, read_regular, scan
 
 
@@ -27,15 +29,17 @@ def run(work: Work) -> None:
         # Claude Code loads the index into every session: a secret there is in all of them.
         snapshot = dataclasses.replace(snapshot, index=dataclasses.replace(index, secrets=found))
     if snapshot.unparsed:
+        names = name_table(list(snapshot.memories))
         snapshot = dataclasses.replace(snapshot, unparsed=tuple(
-            _with_secrets(ctx.root, u) for u in snapshot.unparsed))
+            _with_secrets(ctx.root, u, names) for u in snapshot.unparsed))
     work.snapshot = snapshot
     work.usage = usage.counted(usage.load(ctx.state), ctx.session_folders, ctx.root)
 
 
-def _with_secrets(root: Path, file: Unparsed) -> Unparsed:
+def _with_secrets(root: Path, file: Unparsed, names: Mapping[str, Memory]) -> Unparsed:
     """``file`` with the secrets its text holds, if it is text (read as the scan read it:
-    never through a symlink, never past the size limit)."""
+    never through a symlink, never past the size limit), and for a folder's own index the
+    memories its links name (by path, or by ``[[name]]`` as ``names`` resolves it)."""
     if file.stat is None:
         return file  # unreadable, a symlink, too large: nothing was read
     try:
@@ -50,5 +54,7 @@ def _with_secrets(root: Path, file: Unparsed) -> Unparsed:
     if file.error == NESTED_INDEX:  # a folder's own index: where its links point
         folder = posixpath.dirname(file.rel)
         links = tuple(sorted({target for match in link_matches(text)
-                              if (target := resolve_link(match.group(2), folder))}))
+                              if (target := resolve_link(match.group(2), folder))}
+                             | {target for match in wiki_matches(text)
+                                if (target := wiki_target(match.group(1), names))}))
     return dataclasses.replace(file, secrets=found, links=links) if found or links else file

@@ -67,6 +67,42 @@ def fence_kinds(lines: Iterable[str]) -> Iterator[str]:
             yield ""
 
 
+_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")
+
+
+def dead_lines(lines: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """Per line, what of it says nothing live, and what would close the block left open after
+    it. The kind is ``"fence"`` or ``"code"`` (as :func:`fence_kinds` reads fences),
+    ``"comment"`` for a line of an HTML comment (one opening a line runs to its ``-->``; a
+    line that is one whole comment is one too), ``""`` for a live line. The closer is the
+    fence or ``-->`` that ends the block open after the line, ``""`` where none is open or
+    where Markdown ends it on its own: a fence opened inside a list item ends with the item.
+    Inside a comment a fence is text, as Markdown reads it."""
+    fence = closer = ""
+    comment = listed = False
+    for line in lines:
+        text = line.strip()
+        if comment:
+            comment = "-->" not in text
+            yield "comment", "-->" if comment else ""
+        elif fence:
+            if closes_fence(text, fence):
+                fence = closer = ""
+                yield "fence", ""
+            else:
+                yield "code", closer
+        elif text.startswith("<!--") and ("-->" not in text[4:] or text.endswith("-->")):
+            comment = "-->" not in text[4:]
+            yield "comment", "-->" if comment else ""
+        elif (fence := opens_fence(text)):
+            closer = "" if listed and line[:1] in " \t" else fence  # a list item's own
+            yield "fence", closer
+        else:
+            if text:
+                listed = _ITEM.match(line) is not None or (listed and line[:1] in " \t")
+            yield "", ""
+
+
 def closable(lines: Sequence[str]) -> Callable[[int, str], bool]:
     """For ``lines``, whether a fence opened at line ``i`` is closed by a line after it: one
     never closed (a list item's, say, that the list's end closes) is read as a plain line,

@@ -27,16 +27,20 @@ def memory(name: str, body: str) -> str:
     return f"---\nname: {name}\ndescription: deploy rules\ntype: feedback\n---\n{body}"
 
 
-@pytest.mark.parametrize("nested", [True, False])
+@pytest.mark.parametrize(("nested", "link"), [
+    (True, "[The deploy rule](../deploy_rule.md)"),
+    (True, "[[deploy_rule]]"),
+    (False, ""),
+])
 def test_a_memory_a_folders_own_index_links_to_stays(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], nested: bool
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], nested: bool, link: str
 ) -> None:
     root = tmp_path / "memory"
     put(root / "MEMORY.md", "# Memory\n\n- [Deploys](deploys.md) — deploy rules\n", 3)
     put(root / "deploys.md", memory("deploys", RULE + "Tag every release.\n"), 3)
     put(root / "deploy_rule.md", memory("deploy_rule", RULE), 2)
     if nested:
-        put(root / "ops" / "MEMORY.md", "- [The deploy rule](../deploy_rule.md)\n", 2)
+        put(root / "ops" / "MEMORY.md", f"- {link}\n", 2)
     index_before = (root / "ops" / "MEMORY.md").read_bytes() if nested else b""
 
     assert main(["run", "--force", "--json", "--memory-dir", str(root),

@@ -207,20 +207,26 @@ def test_of_two_memories_of_one_age_the_dates_in_their_text_tell_which_is_newer(
         assert (root / newer).read_bytes() == before[0 if newer == "project_db.md" else 1]
 
 
-@pytest.mark.parametrize("held", [
-    "The old README said:\n\n```\nAlways use pnpm for installs, never npm.\n```\n",
-    "Kept for the record:\n<!--\nAlways use pnpm for installs, never npm.\n-->\n",
+LIVE_OLD = "Always use pnpm for installs, never npm.\n"
+LIVE_NEW = "Always use npm for installs, never pnpm.\n"
+
+
+@pytest.mark.parametrize(("held", "said"), [
+    (f"The old README said:\n\n```\n{LIVE_OLD}```\n", LIVE_NEW),
+    (f"Kept for the record:\n<!--\n{LIVE_OLD}-->\n", LIVE_NEW),
+    (f"<!-- {LIVE_OLD.strip()} -->\n", LIVE_NEW),
+    (LIVE_OLD, f"The old README said:\n\n```\n{LIVE_NEW}```\n"),
+    (LIVE_OLD, f"Kept for the record:\n<!--\n{LIVE_NEW}-->\n"),
 ])
-def test_a_line_in_code_or_a_comment_is_reported_and_never_brought_up(
-    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], held: str
+def test_a_line_in_code_or_a_comment_is_never_brought_up_nor_brings_one_up(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], held: str, said: str
 ) -> None:
     """A claim quoted in a code block or kept in an HTML comment is an example or a record,
-    not a live claim to bring up to date: the conflict is reported, the file left alone."""
+    on either side: not a live claim to bring up to date, nor a value to bring one up to."""
     older = put(root, "project_pm.md", held, days=40)
-    put(root, "project_pm_choice.md", "Always use npm for installs, never pnpm.\n", days=1)
+    put(root, "project_pm_choice.md", said, days=1)
     before = older.read_bytes()
     found = report(root, tmp_path, capsys, resolve=True)
-    assert [c["files"] for c in found["conflicts"]] == [["project_pm.md", "project_pm_choice.md"]]
     assert not [a for a in found["actions"] if a["reason"].startswith("conflict")]
     run(root, tmp_path, resolve=True)
     assert older.read_bytes() == before

@@ -81,6 +81,7 @@ def test_the_same_word_in_prose_after_a_code_block_is_a_date() -> None:
     "Build log:\n\n    Build failed: the signing cert expired yesterday\n    retry 3\n",
     "    We deployed the fix yesterday.\n",
     "Log:\n\n\tThe cleanup ran yesterday.\n",
+    "Log:\n\n    $ make deploy\n\n    deploy broke yesterday\n",  # a blank line inside it
 ])
 def test_a_relative_word_in_an_indented_code_block_is_not_a_date(text: str) -> None:
     assert_not_a_date(text)

@@ -73,3 +73,13 @@ def test_an_identifier_keeps_its_case_and_a_plain_word_does_not() -> None:
                       "Set NODE_ENV=production before the build.\nUse tags.\n")
     assert exact_line("Set nodeEnv first") != exact_line("set nodeenv first")
     assert exact_line("ALWAYS deploy on Fridays") == exact_line("always deploy on fridays")
+
+
+def test_the_same_lines_under_swapped_labels_are_two_memories() -> None:
+    """Each line must stand under the label its memory gives it, not under any label the
+    memory holds: "Decided: A / Rejected: B" is not "Decided: B / Rejected: A"."""
+    one = "Decided:\n- Always deploy on Fridays.\nRejected:\n- Use Redis for sessions.\n"
+    other = "Decided:\n- Use Redis for sessions.\nRejected:\n- Always deploy on Fridays.\n"
+    assert not merged(one, other)
+    assert not merged(one, other + "Also: tag every release.\n")
+    assert merged(one, one + "\nTag every release.\n")

@@ -121,6 +121,10 @@ TWINS = [
     ("property path", "- CSRF token: `Zx81kQ0pLm29vB7n` (XSRF)",
      "- CSRF token: `window.WIZ_global_data.SNlM0e` (XSRF)"),
     ("named lookup in quotes", "- token: `Zx81kQ0pLm2.9vB7n`", "- token: `process.env.API_T0KEN`"),
+    ("dotted token in quotes", 'session_token = "live.A9fK2mQ7xR4tV8bN3cL6.p1Z5wE0yU2"',
+     'session_token = "config.auth.sessionToken2"'),
+    ("prefixed value in quotes", 'password = "secret:Xk9vQ2mLp7aB4rTz"',
+     'password = "secret:prod/db/password"'),
     ("address and password in two code spans", "signs in with `qa@example.org` / `Hq7vX2p9!`",
      "signs in with `qa@example.org` / `see-the-vault`"),
 ]

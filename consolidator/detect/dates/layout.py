@@ -100,6 +100,8 @@ def _indented_code(line: str, kinds: list[str], lines: list[str]) -> bool:
     if at and kinds[-1] != "blank":
         return False  # an indented line cannot break into a paragraph
     before = next((i for i in range(at - 1, -1, -1) if kinds[i] != "blank"), -1)
+    if before >= 0 and kinds[before] == "code" and _INDENTED.match(lines[before]):
+        return True  # a blank line inside an indented block: the block goes on
     return before < 0 or not (_ITEM.match(lines[before]) or lines[before][:1] in " \t")
 
 

@@ -67,12 +67,14 @@ def line_sets(memories: Iterable[Memory]) -> dict[str, frozenset[str]]:
 
 
 class _Exact:
-    """Each memory's exact-form lines, computed only for the memories that need a check."""
+    """Each memory's exact-form lines, what leads each in, and its numbered steps, worked out
+    once and only for the memories that need a check."""
 
     def __init__(self, by_file: dict[str, Memory]) -> None:
         self._by_file = by_file
         self._sets: dict[str, frozenset[str]] = {}
         self._leads: dict[str, dict[str, set[str]]] = {}
+        self._places: dict[str, dict[str, int]] = {}
         self._orders: dict[str, tuple[str, ...]] = {}
 
     def __getitem__(self, file: str) -> frozenset[str]:
@@ -81,18 +83,37 @@ class _Exact:
             found = self._sets[file] = exact_set(self._by_file[file].body)
         return found
 
+    def leads(self, file: str) -> dict[str, set[str]]:
+        """Each exact line of a memory with what leads it in, wherever it stands (see
+        :func:`~consolidator.detect.text.exact_lines`)."""
+        found = self._leads.get(file)
+        if found is None:
+            found = self._leads[file] = defaultdict(set)
+            places = self._places[file] = {}
+            for at, (form, lead) in enumerate(exact_lines(self._by_file[file].body)):
+                found[form].add(lead)
+                places.setdefault(form, at)
+        return found
+
+    def key(self, file: str) -> tuple[frozenset[tuple[str, str]], tuple[str, ...]]:
+        """What two memories must share to be equal: each line with what leads it in, and
+        their numbered steps in order."""
+        steps = self.order(file)
+        return (frozenset((form, lead) for form, leads in self.leads(file).items()
+                          for lead in leads), steps if len(steps) > 1 else ())
+
     def led_alike(self, inner: str, outer: str) -> bool:
-        """Whether every line of ``inner`` stands in ``outer`` somewhere led in by nothing or
-        by a line ``inner`` holds too: "Always deploy on Fridays." is not held by a list
-        under "Ideas we rejected:" (see :func:`~consolidator.detect.text.exact_lines`)."""
-        leads = self._leads.get(outer)
-        if leads is None:
-            leads = self._leads[outer] = defaultdict(set)
-            for form, lead in exact_lines(self._by_file[outer].body):
-                leads[form].add(lead)
-        mine = self[inner]
-        return all(any(not lead or lead in mine for lead in leads[form]) for form in mine) \
-            and self.in_order(inner, outer)
+        """Whether every line of ``inner`` stands in ``outer`` led in as ``inner`` leads it in:
+        under the same label or heading, or, for a line ``inner`` gives none, under none or
+        one ``inner`` holds too. "Always deploy on Fridays." is not held by a list under
+        "Ideas we rejected:", nor a decision by the same words under "Rejected:"."""
+        mine, theirs = self[inner], self.leads(outer)
+        for form, leads in self.leads(inner).items():
+            held = theirs.get(form, set())
+            for lead in leads:
+                if not (lead in held if lead else any(not o or o in mine for o in held)):
+                    return False
+        return self.in_order(inner, outer)
 
     def order(self, file: str) -> tuple[str, ...]:
         """A memory's numbered items, in order (see :func:`~consolidator.detect.text.numbered`)."""
@@ -107,9 +128,8 @@ class _Exact:
         steps = self.order(inner)
         if len(steps) < 2:
             return True
-        at = {form: i for i, (form, _lead) in reversed(list(enumerate(
-            exact_lines(self._by_file[outer].body))))}
-        places = [at.get(step, -1) for step in steps]
+        self.leads(outer)  # works out where each of its lines first stands
+        places = [self._places[outer].get(step, -1) for step in steps]
         return all(a < b for a, b in zip(places, places[1:]))
 
 
@@ -148,12 +168,11 @@ def find_duplicates(
     rep_of: dict[str, str] = {}
     reps: dict[str, frozenset[str]] = {}
     for (_type, lines), files in groups.items():
-        same: dict[tuple[frozenset[str], tuple[str, ...]], list[str]] | None = None
+        same: dict[tuple[frozenset[tuple[str, str]], tuple[str, ...]], list[str]] | None = None
         if len(files) > 1:
             same = defaultdict(list)
-            for file in files:  # equal lines, and numbered steps in one order
-                steps = exact.order(file)
-                same[exact[file], steps if len(steps) > 1 else ()].append(file)
+            for file in files:  # equal lines, each led in alike, and steps in one order
+                same[exact.key(file)].append(file)
         for equal in same.values() if same is not None else [files]:
             ordered = sorted(equal, key=lambda f: _newest_first(by_file[f]))
             if len(ordered) > 1:

@@ -144,19 +144,24 @@ def is_reference(value: str) -> bool:
     return bool(FAMILY.intersection(parts(value))) and not strong(value)
 
 
-_NAMED_START = tuple(p for p in _REFERENCE_START if p[0].isalpha()) + ("window.",)
+# Where a program reads a value by name, quoted or not: a lookup, never the value itself.
+_NAMED_START = ("process.env.", "os.environ", "import.meta.env", "window.", "globalThis.",
+                "document.", "self.", "this.")
+_PATH_NAME = re.compile(r"[A-Za-z_]{1,64}")  # a property's name, with no digit in it
 
 
 def named_path(value: str) -> bool:
     """Whether ``value`` names where a value is read, even in quotes and made-up in shape: a
-    lookup by a named root (``process.env.API_TOKEN``, ``os.environ[...]``) or a property
-    path of three or more names from a lower-case word (``window.WIZ_global_data.SNlM0e``);
-    a token's own dotted parts (a JWT's) start with no such word."""
+    lookup by a named root (``process.env.API_TOKEN``, ``window.WIZ_global_data.SNlM0e``)
+    or a property path of three or more names from a lower-case word, none but the last
+    with a digit in it (``config.auth.tokenV2``); a token's own dotted parts (a JWT's,
+    ``live.A9fK2mQ7….p1Z5…``) are not names."""
     if value.startswith(_NAMED_START):
         return True
     names = value.split(".")
     return len(names) >= 3 and _DOTTED.fullmatch(value) is not None \
-        and names[0].isalpha() and names[0].islower() and len(names[0]) >= 3
+        and names[0].isalpha() and names[0].islower() and len(names[0]) >= 3 \
+        and all(_PATH_NAME.fullmatch(name) for name in names[1:-1])
 
 
 def _names_settings(parts: list[str]) -> bool:

@@ -27,6 +27,7 @@ from consolidator.index.pointers import pointer_line
 from consolidator.index.said import says
 from consolidator.index.sections import (
     QUIET,
+    gapped,
     pointers_to,
     section_of,
     spaced,
@@ -374,7 +375,7 @@ class IndexLines:
                 title = self.lines[start].heading_text or MORE_TITLE
             else:
                 title = MORE_TITLE
-            moved = self.gapped(taking)
+            moved = gapped(self.lines, taking)
             pointers = self.topics(title, moved, "notes")
             self._remove(taking)
             self._insert(taking[0], pointers)
@@ -382,20 +383,6 @@ class IndexLines:
             self.moved.append(f"{len(moved)} line(s) of {title!r} past Claude Code's window "
                               f"-> {files}")
         self._collapse_blanks()
-
-    def gapped(self, taking: Sequence[int], first: int = -1) -> list[IndexLine]:
-        """The lines at ``taking`` (sorted) as they move, one blank line kept where only blank
-        lines part two of them in the index (a table moved glued to the list item before it
-        would read as more of that item); ``first``: the line moved just before them, if any."""
-        out: list[IndexLine] = []
-        before = first
-        for i in taking:
-            if before >= 0 and i > before + 1 \
-                    and all(self.lines[j].kind == "blank" for j in range(before + 1, i)):
-                out.append(IndexLine("", "blank"))
-            out.append(self.lines[i])
-            before = i
-        return out
 
     def _frees(self, taking: list[int]) -> bool:
         """Whether moving the lines at ``taking`` behind one pointer frees a line or bytes:

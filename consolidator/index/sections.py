@@ -118,6 +118,21 @@ def with_details(taking: list[int], children: Mapping[int, list[int]],
 _UNDERLINE = re.compile(r" {0,3}(?:=+|-{2,})[ \t]*$")  # underlines the text above: a heading
 
 
+def gapped(lines: Sequence[IndexLine], taking: Sequence[int], first: int = -1) -> list[IndexLine]:
+    """The lines at ``taking`` (sorted) as they move, one blank line kept where only blank
+    lines part two of them (a table moved glued to the list item before it would read as
+    more of that item); ``first``: the line moved just before them, if any."""
+    out: list[IndexLine] = []
+    before = first
+    for i in taking:
+        if before >= 0 and i > before + 1 \
+                and all(lines[j].kind == "blank" for j in range(before + 1, i)):
+            out.append(IndexLine("", "blank"))
+        out.append(lines[i])
+        before = i
+    return out
+
+
 def spaced(lines: Sequence[IndexLine]) -> list[str]:
     """The texts of ``lines`` as a topic memory holds them: a blank line kept before a rule
     (``---``) or a row of ``=`` that follows text, which moved without the blank line

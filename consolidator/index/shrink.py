@@ -26,6 +26,7 @@ from consolidator.index.pointers import shorten
 from consolidator.index.sections import (
     QUIET,
     blocks,
+    gapped,
     top_sections,
     with_details,
 )
@@ -269,7 +270,7 @@ class Fitter(IndexLines):
                     and copied != heading:
                 out.append(self.lines[heading])
                 copied = heading
-            out += self.gapped([i], previous)
+            out += gapped(self.lines, [i], previous)
             previous = i
         return out
 

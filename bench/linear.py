@@ -114,6 +114,10 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "replacing words and names": _repeat("supersedes [[other]] and other.md, replaces `big.md` "),
     "a hook of counts": _repeat("Phase 4 3 more agents 8편 Atlas 10 ", head="- [Big](big.md) — "),
     "negations": _repeat("Do not cancel the big node, never agents 3 "),
+    "comment openers <!--": _repeat("<!-- a\nb --> c\n<!--\n"),
+    "labels over lists": _repeat("Decided:\n- Always deploy on Fridays.\n1. Step one\n"),
+    "table cells of days": _repeat("| API | fixed yesterday by Bob |\n", head="# 2026-05-20\n"),
+    "indented blocks": _repeat("\n    deploy broke yesterday\n"),
 }
 
 

@@ -96,11 +96,14 @@ def test_a_glossed_session_is_not_glossed_again(body: str) -> None:
     assert find_relative(once, WRITTEN, "status.md", False) == []
 
 
-def stamped(file: str, body: str, modified: str, session: str = "s-1") -> Memory:
+def stamped(file: str, body: str, modified: str, session: str = "s-1",
+            saved: datetime = WRITTEN) -> Memory:
+    """A memory of ``session``: its ``modified`` stamp (none if empty), saved at ``saved``."""
+    stamp = f"modified: {modified}\n" if modified else ""
     data = (f"---\nname: {file[:-3]}\ndescription: status\ntype: project\n"
-            f"originSessionId: {session}\nmodified: {modified}\n---\n{body}").encode()
+            f"originSessionId: {session}\n{stamp}---\n{body}").encode()
     stat = FileStat(rel=file, size=len(data), mode=0o644,
-                    mtime_ns=int(WRITTEN.timestamp() * 1_000_000_000),
+                    mtime_ns=int(saved.timestamp() * 1_000_000_000),
                     sha256=hashlib.sha256(data).hexdigest())
     return Memory(stat, parse(data))
 
@@ -120,3 +123,13 @@ def test_a_session_over_several_days_dates_neither_this_session_nor_an_undated_l
     assert relative_in(lot, long_session=True) == []
     assert [f.phrase for f in relative_in(lot)] == ["this session", "yesterday"]
     assert long_sessions([lot, other]) == frozenset()
+
+
+def test_without_stamps_the_files_times_tell_a_session_of_several_days() -> None:
+    body = "Built the chamber this session.\n"
+    one = stamped("project_a.md", body, "", saved=datetime(2026, 7, 8, 12, 0))
+    other = stamped("project_b.md", "Lot 1 merged.\n", "", saved=datetime(2026, 7, 5, 12, 0))
+    same_day = stamped("project_c.md", "Lot 1 merged.\n", "", "s-2",
+                       saved=datetime(2026, 7, 8, 9, 0))
+    assert long_sessions([one, other]) == {"project_a.md", "project_b.md"}
+    assert long_sessions([one, same_day]) == frozenset()

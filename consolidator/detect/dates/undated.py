@@ -33,18 +33,17 @@ SESSION_KEY = "originSessionId"  # the session Claude Code wrote a memory in
 
 
 def long_sessions(memories: Iterable[Memory]) -> frozenset[str]:
-    """The memories written in a session that went on over more than one day: the
-    ``modified`` stamps of the memories sharing its ``originSessionId`` fall on different
-    days. "This session" there names no one day, and the day a memory was last saved is
-    not the day its undated lines were written."""
+    """The memories written in a session that went on over more than one day: the memories
+    sharing its ``originSessionId`` were last written (by their ``modified`` stamps, else
+    their files' times) on different days. "This session" there names no one day, and the
+    day a memory was last saved is not the day its undated lines were written."""
     days: dict[str, set[date]] = defaultdict(set)
     files: dict[str, list[str]] = defaultdict(list)
     for memory in memories:
         session = memory.doc.fields.get(memory.doc.key_of(SESSION_KEY), "").strip()
         if session:
             files[session].append(memory.file)
-            if memory.modified_ns is not None:
-                days[session].add(clock.local(memory.modified_ns).date())
+            days[session].add(clock.local(memory.written_ns).date())
     return frozenset(f for session, found in files.items() if len(days[session]) > 1
                      for f in found)
 

@@ -67,7 +67,7 @@ def fence_kinds(lines: Iterable[str]) -> Iterator[str]:
             yield ""
 
 
-_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")
+LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")  # a list item's first line
 
 
 def dead_lines(lines: Iterable[str]) -> Iterator[tuple[str, str]]:
@@ -99,7 +99,7 @@ def dead_lines(lines: Iterable[str]) -> Iterator[tuple[str, str]]:
             yield "fence", closer
         else:
             if text:
-                listed = _ITEM.match(line) is not None or (listed and line[:1] in " \t")
+                listed = LIST_ITEM.match(line) is not None or (listed and line[:1] in " \t")
             yield "", ""
 
 

@@ -13,6 +13,7 @@ import re
 from bisect import bisect_right
 
 from consolidator.detect.script import HAN
+from consolidator.store.codespans import LIST_ITEM
 
 INDEX_NOTE = "Index note (moved from MEMORY.md):"
 
@@ -85,14 +86,13 @@ def table_cell(line: str, start: int, end: int) -> tuple[int, int]:
 
 
 _INDENTED = re.compile(r"(?: {4}|\t| {0,3}\t)")
-_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")
 
 
 def _indented_code(line: str, kinds: list[str], lines: list[str]) -> bool:
     """Whether ``line`` (the next after ``kinds``) is a line of an indented code block: four
     spaces or a tab in, after a blank line or another such line, outside any list (a list
     item's own lines are indented as much: they stay prose) and no list item itself."""
-    if not _INDENTED.match(line) or not line.strip() or _ITEM.match(line):
+    if not _INDENTED.match(line) or not line.strip() or LIST_ITEM.match(line):
         return False
     at = len(kinds)
     if at and kinds[-1] == "code" and _INDENTED.match(lines[at - 1]):
@@ -102,7 +102,7 @@ def _indented_code(line: str, kinds: list[str], lines: list[str]) -> bool:
     before = next((i for i in range(at - 1, -1, -1) if kinds[i] != "blank"), -1)
     if before >= 0 and kinds[before] == "code" and _INDENTED.match(lines[before]):
         return True  # a blank line inside an indented block: the block goes on
-    return before < 0 or not (_ITEM.match(lines[before]) or lines[before][:1] in " \t")
+    return before < 0 or not (LIST_ITEM.match(lines[before]) or lines[before][:1] in " \t")
 
 
 class Layout:

@@ -12,7 +12,7 @@ memory the index points to, when that pointer fits with that room left too, else
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 
 from consolidator.detect.links import is_topic, name_table
 from consolidator.index.parse import IndexLine, classify
@@ -45,7 +45,7 @@ def add_missing(
                         | _named(lines, live, root_name), live) | set(reached)
     return add_within(lines, [m for m in live.values()
                               if m.file not in linked and not set_aside(m.file)],
-                      limits, newline, names=names)
+                      limits, newline, names=names, known=live)
 
 
 # Folders a person keeps old or day-by-day notes in, in the languages the tool reads: a note
@@ -68,17 +68,19 @@ def set_aside(file: str) -> bool:
 def add_within(
     lines: Sequence[IndexLine], memories: Iterable[Memory], limits: Limits, newline: str,
     spare: int = 1, names: Mapping[str, Memory] | None = None,
+    known: Container[str] | None = None,
 ) -> tuple[list[IndexLine], list[str], list[Memory]]:
     """``lines`` with pointers to as many of ``memories`` as fit within ``limits`` with room
     left for ``spare`` more pointer lines (Claude Code's next memory write adds one, and
     since 2.1.210 a write that leaves the index over its limits fails) and, when not all fit
     and there is room for it, for one more pointer, to the rest; the files added, and the
-    memories left over."""
+    memories left over. ``known``: the folder's memories (see
+    :func:`~consolidator.index.placing.add_pointers`)."""
     missing = sorted(memories, key=_room_order)
     room = leaving(limits, spare, newline)
     if not missing or not within(lines, room, newline):
         return list(lines), [], missing
-    full = add_pointers(list(lines), missing, limits.max_line_chars, names)
+    full = add_pointers(list(lines), missing, limits.max_line_chars, names, known)
     if within(full, room, newline):
         return full, sorted(m.file for m in missing), []
     # ... and a blank line and the pointer to the rest, where the index has room for them;
@@ -88,13 +90,14 @@ def add_within(
     low, high = 0, len(missing) - 1  # the most that fit within the target
     while low < high:
         mid = (low + high + 1) // 2
-        if within(add_pointers(list(lines), missing[:mid], limits.max_line_chars, names), target,
-                  newline):
+        if within(add_pointers(list(lines), missing[:mid], limits.max_line_chars, names, known),
+                  target, newline):
             low = mid
         else:
             high = mid - 1
     kept = missing[:low]
-    out = add_pointers(list(lines), kept, limits.max_line_chars, names) if kept else list(lines)
+    out = (add_pointers(list(lines), kept, limits.max_line_chars, names, known) if kept
+           else list(lines))
     return out, sorted(m.file for m in kept), missing[low:]
 
 
@@ -138,7 +141,7 @@ def list_unlisted(fitter: Fitter, unlisted: Sequence[Memory], keep_room: bool = 
         return [], []
     room = int(keep_room)  # pointer lines left free for Claude Code
     lines, _added, rest = add_within(fitter.lines, unlisted, fitter.limits, fitter.newline,
-                                     room)
+                                     room, known=fitter.live)
     fitter.replace(lines)
     if not rest:
         return [], []

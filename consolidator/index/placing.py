@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 
 from consolidator.detect.text import normal_line
 from consolidator.detect.words import line_features
@@ -83,31 +83,33 @@ def type_heading(lines: list[IndexLine], mtype: str) -> int | None:
     return best[1] if best else None
 
 
-def _sections(lines: list[IndexLine]) -> dict[int, list[str]]:
-    """Heading -> the memory files its pointer lines link (headings over pointers only)."""
+def _sections(lines: list[IndexLine], known: Container[str] | None = None
+              ) -> dict[int, list[str]]:
+    """Heading -> the memory files its pointer lines link (headings over pointers only;
+    ``known``: as for :func:`~consolidator.index.tables.row_files`)."""
     out: dict[int, list[str]] = {}
     current = None
     for i, line in enumerate(lines):
         if line.kind == "heading":
             current = i
-        elif current is not None and _entry(line):
-            out.setdefault(current, []).append(row_files(line)[0])
+        elif current is not None and _entry(line, known):
+            out.setdefault(current, []).append(row_files(line, known)[0])
     return out
 
 
-def _entry(line: IndexLine) -> bool:
+def _entry(line: IndexLine, known: Container[str] | None = None) -> bool:
     """Whether a line lists a memory: a pointer line, or a table's row that links or names
     one."""
-    return bool(line.target) or (line.kind == "table" and bool(row_files(line)))
+    return bool(line.target) or (line.kind == "table" and bool(row_files(line, known)))
 
 
-def list_heading(lines: list[IndexLine]) -> int | None:
+def list_heading(lines: list[IndexLine], known: Container[str] | None = None) -> int | None:
     """The index's own list heading: one named like a list ("## Index", "## Memories",
     "## 目次") that holds pointers, else the heading over most of the pointer lines (more
     than all the others hold together). None when the pointers stand under several headings
     none of which is the list: those are the user's own categories, and a memory that none
     of them is shown to hold is not filed under one."""
-    counts = {i: len(targets) for i, targets in _sections(lines).items()}
+    counts = {i: len(targets) for i, targets in _sections(lines, known).items()}
     named = [i for i in counts if _LIST_HEADING.search(lines[i].heading_text)]
     if named:
         return named[0]
@@ -258,11 +260,11 @@ def section_end(lines: list[IndexLine], start: int) -> int:
     return end
 
 
-def _place_in(lines: list[IndexLine], start: int) -> int:
+def _place_in(lines: list[IndexLine], start: int, known: Container[str] | None = None) -> int:
     """Where a new pointer goes in the section whose heading is at ``start``: at its end, or
     after its table, when a table's row is the last line in it to list a memory."""
     end = section_end(lines, start)
-    last = max((i for i in range(start + 1, end) if _entry(lines[i])), default=None)
+    last = max((i for i in range(start + 1, end) if _entry(lines[i], known)), default=None)
     if last is not None and lines[last].kind == "table":
         return item_end(lines, last)
     return end
@@ -297,7 +299,7 @@ def item_end(lines: list[IndexLine], at: int) -> int:
 
 def add_pointers(
     lines: list[IndexLine], memories: list[Memory], limit: int,
-    names: Mapping[str, Memory] | None = None,
+    names: Mapping[str, Memory] | None = None, known: Container[str] | None = None,
 ) -> list[IndexLine]:
     """``lines`` with a pointer to each of ``memories`` where a person would put it: beside
     its namesake (the pointer whose file shares the most first words with its file, two at
@@ -306,17 +308,19 @@ def add_pointers(
     heading, or the heading its siblings stand under (:func:`sibling_heading`). ``names``:
     what the index's wiki links name (name, stem or file -> memory); where the index links
     its memories so, a new pointer does too when its key names that memory alone
-    (:func:`~consolidator.detect.links.name_table`), else it is a Markdown link."""
+    (:func:`~consolidator.detect.links.name_table`), else it is a Markdown link.
+    ``known``: the folder's memories, of which a file a table's row names in code must be
+    one for the row to list a memory (:func:`~consolidator.index.tables.row_files`)."""
     style = style_of(lines)
     fresh = not any(line.kind != "blank" for line in lines)
     by_place: dict[int | None, list[IndexLine]] = {}
     headings: dict[str, int] = {}  # type -> heading this call created (index in ``appended``)
     appended: list[IndexLine] = []
-    last_pointer = max((i for i, l in enumerate(lines) if _entry(l)), default=None)
-    listed = list_heading(lines)
+    last_pointer = max((i for i, l in enumerate(lines) if _entry(l, known)), default=None)
+    listed = list_heading(lines, known)
     # Pointers under several headings, none the list: the user's categories. A memory none
     # of them is shown to hold goes under a heading of its type at the end.
-    sections = _sections(lines)
+    sections = _sections(lines, known)
     words = _kin(sections)
     sorted_in = not fresh and listed is None and len(sections) > 1
     level = min((lines[i].level for i in sections), default=2)
@@ -332,19 +336,19 @@ def add_pointers(
             at = type_heading(lines, mtype)
             if at is None and not fresh:
                 at = listed
-            places[mtype] = None if at is None else _place_in(lines, at)
+            places[mtype] = None if at is None else _place_in(lines, at, known)
         kin = None if fresh else _namesake(memory.file, words)
-        end = places[mtype] if kin is None else _place_in(lines, kin)
+        end = places[mtype] if kin is None else _place_in(lines, kin, known)
         if end is None and not fresh:
             sibling = sibling_heading(lines, memory.file, memory.type, sections)
             if sibling is None and sorted_in:
                 subjects = subjects or section_words(lines, sections)
                 sibling = subject_heading(memory, subjects)
-            end = None if sibling is None else _place_in(lines, sibling)
+            end = None if sibling is None else _place_in(lines, sibling, known)
         if end is None and last_pointer is not None and not fresh and not sorted_in:
             end = item_end(lines, last_pointer)
         if end is not None:
-            table = table_above(lines, end)
+            table = table_above(lines, end, known)
             if table is not None:
                 title, hook = own or (None, None)
                 line = classify(table_row(table, memory, limit, title, hook,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Container
 from dataclasses import dataclass
 
 from consolidator.index.parse import LINK_RE, SEPARATOR_ROW, WIKI_RE, IndexLine, link_title
@@ -28,6 +29,7 @@ _TYPE_HEADER = re.compile(r"^(type|kind|category|tipo|typ|type de|тип|tür|lo
 _EXTERNAL = re.compile(r"<?(?:[a-z][a-z0-9+.-]*:|#)", re.IGNORECASE)  # a URL, mailto:, #anchor
 # A memory file named in code, relative to the folder: `user_profile.md`, `notes/x.md`.
 _CODE_PATH = re.compile(r"`(?:\./)?([\w.-]+(?:/[\w.-]+)*\.md)`")
+_IN_CODE_OR_LINK = re.compile(r"`[^`]*`|\[[^\]]*\]\([^)]*\)|\[\[[^\]]*\]\]")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Table:
     bold: bool = False  # links in bold
     note: int | None = None  # the column a row's description goes in
     code: bool = False  # rows name their files in code, not by a link
+    label: int | None = None  # a column before the link's naming each row's memory in words
 
 
 def cells(text: str) -> list[str]:
@@ -62,12 +65,15 @@ def cells(text: str) -> list[str]:
     return [cell.strip() for cell in out]
 
 
-def row_files(line: IndexLine) -> tuple[str, ...]:
+def row_files(line: IndexLine, known: Container[str] | None = None) -> tuple[str, ...]:
     """The memory files a line lists: its links' targets; for a table's row that links
-    none, the files its cells name in code."""
+    none, the files its cells name in code (``known``: the folder's memories, when given, of
+    which a file named in code must be one: a table of the project's own documents,
+    `docs/ARCHITECTURE.md`, lists no memory)."""
     if line.targets or line.kind != "table" or "`" not in line.text:
         return line.targets
-    return tuple(match.group(1) for match in _CODE_PATH.finditer(line.text))
+    return tuple(match.group(1) for match in _CODE_PATH.finditer(line.text)
+                 if known is None or match.group(1) in known)
 
 
 def _links_a_memory(cell: str) -> bool:
@@ -83,9 +89,11 @@ def _in_code(cell: str) -> str | None:
     return None if match is None else match.group(1)
 
 
-def table_above(lines: list[IndexLine], end: int) -> Table | None:
+def table_above(lines: list[IndexLine], end: int, known: Container[str] | None = None
+                ) -> Table | None:
     """The table whose last row is ``lines[end - 1]``, when a header, a separator row and
-    rows that link memories from one column (most of them) make it a table of pointers."""
+    rows that link memories from one column (most of them) make it a table of pointers
+    (``known``: as for :func:`row_files`)."""
     if end < 3 or lines[end - 1].kind != "table":
         return None
     start = end - 1
@@ -94,14 +102,15 @@ def table_above(lines: list[IndexLine], end: int) -> Table | None:
     if end - start < 3 or not SEPARATOR_ROW.match(lines[start + 1].text):
         return None
     header = cells(lines[start].text)
-    linked = [line for line in lines[start + 2:end] if row_files(line)]
+    linked = [line for line in lines[start + 2:end] if row_files(line, known)]
     rows = [cells(line.text) for line in linked]
     columns = Counter(next((i for i, cell in enumerate(row) if _links_a_memory(cell)), -1)
                       for row in rows)
     link, count = columns.most_common(1)[0] if columns else (-1, 0)
     if link < 0 or link >= len(header) or 2 * count <= len(rows):
         return None
-    linking = [(row[link], row_files(line)[0]) for row, line in zip(rows, linked, strict=True)
+    linking = [(row[link], row_files(line, known)[0])
+               for row, line in zip(rows, linked, strict=True)
                if len(row) > link]
     coded = sum(_in_code(cell) is not None for cell, _target in linking)
     named, times = Counter(_named_by(_in_code(cell) or link_title(cell), target)
@@ -116,11 +125,22 @@ def table_above(lines: list[IndexLine], end: int) -> Table | None:
     note = next((i for i in range(link + 1, len(header)) if i not in (kind, number)
                  and not all(row[i].isdigit() for row in rows if i < len(row) and row[i])),
                 None)
+    named = named if 2 * times > len(rows) else ""
+    code = 2 * coded > len(linking)
+    # Where the link names only its file (by path, or in code), the title's column: the
+    # first before the link's that holds words in most rows ("| Architecture | `a.md` |").
+    label = None if not (code or named) else next(
+        (i for i in range(link) if i not in (kind, number)
+         and 2 * sum(1 for row in rows if i < len(row) and _words(row[i])) > len(rows)), None)
     return Table(
-        len(header), link, kind, named if 2 * times > len(rows) else "",
-        last.rstrip().endswith("|"), number, every[-1][number] if number is not None else "",
-        last[:len(last) - len(last.lstrip())], 2 * bold > len(linking), note,
-        2 * coded > len(linking))
+        len(header), link, kind, named, last.rstrip().endswith("|"), number,
+        every[-1][number] if number is not None else "", last[:len(last) - len(last.lstrip())],
+        2 * bold > len(linking), note, code, label)
+
+
+def _words(cell: str) -> bool:
+    """Whether a cell holds words: a letter outside code and links."""
+    return any(ch.isalpha() for ch in _IN_CODE_OR_LINK.sub("", cell))
 
 
 def _kind_column(header: list[str], rows: list[list[str]], link: int) -> int | None:
@@ -182,6 +202,9 @@ def table_row(table: Table, memory: Memory, limit: int, title: str | None = None
     if table.number is not None:
         number = int(table.last) + after + 1
         row[table.number] = str(number).zfill(len(table.last))
+    if table.label is not None:  # the title in words, where the link names only a file
+        words = pointer_parts(memory, limit // 2 - len(_joined(row, table)), title)[0]
+        row[table.label] = _cell(link_title(words))
     wrap = "**" if table.bold else ""
     room = limit - len(_joined(row, table)) - 2 * len(wrap) - 2  # (the title's brackets)
     link, hook = pointer_parts(memory, room, _title(table, memory) or title, hook)

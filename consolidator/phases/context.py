@@ -120,6 +120,12 @@ def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
     ended: see ``RootContext.settled``; an ``apply`` only re-checks the file as it writes).
     Either way no memory may leave the root, or the index would point at a file that is gone."""
     index = snapshot.index
+    if index.stat is None and index.error is None:
+        kept = index_elsewhere(snapshot)
+        if kept is not None:
+            return (f"there is no {index.name}, and {kept} links most of the memories: the "
+                    "folder's index under another name, never duplicated here",
+                    f"rename it {index.name} for Claude Code to load it, or link it from one")
     if index.error is not None:
         mend = ("replace the link with a copy of the file it points at"
                 if index.error == SYMLINK else "mend it")
@@ -135,3 +141,15 @@ def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
                 "the next run, once it has rested, does it")
     return None
 
+
+
+def index_elsewhere(snapshot: Snapshot) -> str | None:
+    """The note at the root, when there is no index, that links half the memories or more
+    (two at least): the folder's index under another name ("INDICE.md"), which a new
+    ``MEMORY.md`` would duplicate, and would load what its owner may keep out of sessions."""
+    files = {m.file for m in snapshot.memories}
+    best = max(((len(files.intersection(u.links)), u.rel) for u in snapshot.unparsed
+                if "/" not in u.rel and u.links), default=None)
+    if best is None or best[0] < 2 or 2 * best[0] < len(files):
+        return None
+    return best[1]

@@ -30,16 +30,28 @@ def run(work: Work) -> None:
         snapshot = dataclasses.replace(snapshot, index=dataclasses.replace(index, secrets=found))
     if snapshot.unparsed:
         names = name_table(list(snapshot.memories))
+        # With no index at the root, a note there may be one under another name
+        # ("INDICE.md", "README.md"): where its links point is read as for a folder's own.
+        unindexed = index.stat is None and index.error is None
         snapshot = dataclasses.replace(snapshot, unparsed=tuple(
-            _with_secrets(ctx.root, u, names) for u in snapshot.unparsed))
+            _with_secrets(ctx.root, u, names,
+                          u.error == NESTED_INDEX or (unindexed and _at_top(u.rel)))
+            for u in snapshot.unparsed))
     work.snapshot = snapshot
     work.usage = usage.counted(usage.load(ctx.state), ctx.session_folders, ctx.root)
 
 
-def _with_secrets(root: Path, file: Unparsed, names: Mapping[str, Memory]) -> Unparsed:
+def _at_top(rel: str) -> bool:
+    """Whether ``rel`` is a Markdown file at the root itself, not in a sub-folder."""
+    return "/" not in rel and rel.casefold().endswith(".md")
+
+
+def _with_secrets(root: Path, file: Unparsed, names: Mapping[str, Memory],
+                  indexing: bool) -> Unparsed:
     """``file`` with the secrets its text holds, if it is text (read as the scan read it:
-    never through a symlink, never past the size limit), and for a folder's own index the
-    memories its links name (by path, or by ``[[name]]`` as ``names`` resolves it)."""
+    never through a symlink, never past the size limit), and for a file that may be an index
+    (``indexing``) the memories its links name (by path, or by ``[[name]]`` as ``names``
+    resolves it)."""
     if file.stat is None:
         return file  # unreadable, a symlink, too large: nothing was read
     try:
@@ -51,7 +63,7 @@ def _with_secrets(root: Path, file: Unparsed, names: Mapping[str, Memory]) -> Un
         return file  # binary
     found = tuple(find_secrets(text))
     links: tuple[str, ...] = ()
-    if file.error == NESTED_INDEX:  # a folder's own index: where its links point
+    if indexing:  # a folder's own index: where its links point
         folder = posixpath.dirname(file.rel)
         links = tuple(sorted({target for match in link_matches(text)
                               if (target := resolve_link(match.group(2), folder))}

@@ -158,6 +158,49 @@ def test_a_table_naming_its_files_in_code_takes_a_row_naming_the_new_one_so() ->
     assert rebuild("\n".join(out) + "\n", memories).text == "\n".join(out) + "\n"
 
 
+DOCUMENTS = """# Project memory
+
+## Documents to read when needed
+
+| Document | When | Path |
+|---|---|---|
+| Architecture | before changing the pipeline | `docs/ARCHITECTURE.md` |
+| UI guide | before screen work | `docs/UI_GUIDE.md` |
+| Troubleshooting | when an issue comes back | `docs/memory/troubleshooting.md` |
+"""
+
+
+def test_a_table_naming_project_documents_in_code_takes_no_row_for_a_memory() -> None:
+    """A table whose rows name the project's documents in code, none of them a memory of
+    the folder, lists no memory: a new pointer is a list item after it, never a row with
+    only its path filled in."""
+    out = lines_of(rebuild(DOCUMENTS, [*OLD, NEW]).text)
+
+    assert out[:len(lines_of(DOCUMENTS))] == lines_of(DOCUMENTS)
+    added = out[len(lines_of(DOCUMENTS)):]
+    assert added[0] == ""
+    assert "- [New thing](project_new-thing.md) — A new thing" in added
+    assert not any(line.startswith("|") for line in added)
+
+
+def test_the_same_table_naming_memories_of_the_folder_in_code_takes_a_row() -> None:
+    text = DOCUMENTS.replace("docs/ARCHITECTURE.md", "a.md").replace("docs/UI_GUIDE.md",
+                                                                     "b.md")
+    out = lines_of(rebuild(text, [*OLD, NEW]).text)
+
+    assert out == lines_of(text) + ["| New thing |  | `project_new-thing.md` |"]
+
+
+def test_a_row_whose_link_names_its_file_gets_the_title_in_the_column_before() -> None:
+    text = ("# Memory\n\n| Topic | File |\n|---|---|\n| Alpha | [a.md](a.md) |\n"
+            "| Beta | [b.md](b.md) |\n")
+
+    out = lines_of(rebuild(text, [*OLD, NEW]).text)
+
+    assert out == lines_of(text) + [
+        "| New thing | [project_new-thing.md](project_new-thing.md) |"]
+
+
 def test_a_table_naming_files_in_code_in_a_few_rows_only_is_no_list_of_pointers() -> None:
     text = "# Memory\n\n| Topic | Notes |\n|---|---|\n| deploys | see `a.md` and `b.md` |\n"
 

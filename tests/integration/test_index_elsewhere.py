@@ -1,0 +1,58 @@
+"""A folder with no MEMORY.md may keep its index under another name ("INDICE.md", a note
+with no frontmatter linking its memories): a run makes no second index, which would load
+into every session what that index's owner may keep out of them, and moves no memory it
+links. A note linking only a few of the memories is no index, and one is made."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from consolidator.cli import main
+
+RULE = "Deploys go through the release branch, never from a laptop.\n"
+
+
+def put(path: Path, text: str, days: float = 3) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    when = time.time() - days * 86400
+    os.utime(path, (when, when))
+
+
+def memory(name: str, body: str) -> str:
+    return f"---\nname: {name}\ndescription: {name} notes\ntype: project\n---\n{body}"
+
+
+def run(root: Path, state: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    assert main(["run", "--force", "--json", "--memory-dir", str(root),
+                 "--state-dir", str(state)]) == 0
+    return json.loads(capsys.readouterr().out)["roots"][0]
+
+
+@pytest.mark.parametrize("linked", [3, 1])
+def test_an_index_under_another_name_is_never_duplicated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], linked: int
+) -> None:
+    root = tmp_path / "memory"
+    put(root / "deploys.md", memory("deploys", RULE + "Tag every release.\n"))
+    put(root / "deploy_rule.md", memory("deploy_rule", RULE), 2)
+    put(root / "history.md", memory("history", "The first version ran on one server.\n"))
+    files = ["deploys.md", "deploy_rule.md", "history.md"][:linked]
+    own = ("# Notes from before\n\n> These stay out of live memory.\n\n"
+           + "".join(f"- [{f[:-3]}]({f}) — old notes\n" for f in files))
+    put(root / "INDICE.md", own)
+
+    doc = run(root, tmp_path / "state", capsys)
+
+    assert (root / "INDICE.md").read_text(encoding="utf-8") == own
+    if linked == 3:
+        assert not (root / "MEMORY.md").exists()
+        assert (root / "deploy_rule.md").exists()  # the merge waits: its link could not follow
+        assert any("INDICE.md links most of the memories" in n for n in doc["notes"])
+    else:
+        assert "history.md" in (root / "MEMORY.md").read_text(encoding="utf-8")

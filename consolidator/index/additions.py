@@ -4,9 +4,10 @@ shrinking.
 A memory counts as reached when a line of the index links it, or names its path without a
 link (`_archived/old-plan.md` in code, as lists of archived memories are often written), or a
 memory a line links does (a user's own list of memories, a "dormant" list, a topic memory;
-topic memories are followed further). New pointers go in only while the index stays within its limits with room
-left for Claude Code's own next pointer; the memories left over are listed in one topic
-memory the index points to, when that pointer fits with that room left too, else named.
+topic memories are followed further). New pointers go in only while the index stays within
+its limits with room left for Claude Code's own next pointer; the memories left over are
+listed in one topic memory the index points to, when that pointer fits with that room left
+too, else named.
 """
 
 from __future__ import annotations

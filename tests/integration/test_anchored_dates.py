@@ -363,6 +363,11 @@ TITLED = {
            "2026-05-11"),
     "ko": ("배포 현황 (2026-05-10 기준)", "## 완료\n\n- 수정 세 건 배포 (2026-05-08 시작).\n\n"
            "## 남은 일\n\n- 어제 찾은 버그를 고친다.\n", "2026-05-09"),
+    # A time after the title's date ends no range; a range of amounts ("$12-25k") is no
+    # later date in the text.
+    "en, a time": ("Current state (2026-05-10 ~04:00 UTC)", "# Shipped\n\n- Three fixes "
+                   "are live, tested since 2026-05-08; ~$12-25k at risk.\n\n# Still to do"
+                   "\n\n- Tomorrow we rework the slicing.\n", "2026-05-11"),
 }
 UNTITLED = re.compile(r"\s*[(（]2026-05-10[^)）]*[)）]")
 

@@ -9,6 +9,7 @@ from datetime import datetime
 
 import pytest
 
+from consolidator.detect.dates.anchors import explicit_dates
 from consolidator.detect.dates.relative import find_relative, rewrite_relative
 
 WRITTEN = datetime(2026, 11, 18, 12, 0)  # a Wednesday; "yesterday" is 2026-11-17
@@ -385,6 +386,19 @@ def test_a_passage_dated_by_a_range_of_days_has_no_one_writing_day() -> None:
     assert find_relative(text, WRITTEN, "", False) == []
     one_day = text.replace("2026-06-18/19", "2026-06-18")
     assert [f.resolved for f in find_relative(one_day, WRITTEN, "", False)] == ["2026-06-19"]
+
+
+@pytest.mark.parametrize("text", ["~$12-25k at risk", "12-25% of the runs", "part A12-25"])
+def test_a_range_of_amounts_or_a_code_is_no_date(text: str) -> None:
+    assert explicit_dates(text) == []
+    assert [(d.month, d.day) for d in explicit_dates(f"{text}, shipped 12-25.")] == [(12, 25)]
+
+
+def test_a_heading_dated_with_a_time_after_its_date_dates_its_section() -> None:
+    text = "## Sessions (as of 2026-04-11 ~03:30 UTC)\n\n- The new model shipped tonight.\n"
+    assert [f.resolved for f in find_relative(text, WRITTEN, "", False)] == ["2026-04-11"]
+    ranged = text.replace("~03:30 UTC", "~ 14")  # a range of days: no one day
+    assert find_relative(ranged, WRITTEN, "", False) == []
 
 
 @pytest.mark.parametrize("text", [

@@ -43,9 +43,11 @@ _FULL = (
     re.compile(rf"(?<![\w-])(?P<d>\d{{1,2}})-(?P<mon>{_MON})-(?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),
     re.compile(r"(?P<y>(?:19|20)\d\d)\s?년\s?(?P<m>\d{1,2})\s?월\s?(?P<d>\d{1,2})\s?일"),
 )
-# Dates without a year. "08-19" needs two digits each side: "steps 1-2" is not a date.
+# Dates without a year. "08-19" needs two digits each side: "steps 1-2" is not a date, nor
+# is a range of amounts or a code ("$12-25k", "12-25%", "A12-25").
 _PARTIAL = (
-    re.compile(r"(?<![\d./-])(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])(?![\d/-])"),
+    re.compile(r"(?<![\d./$€£¥₩A-Za-z_-])(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])"
+               r"(?![\d/%A-Za-z-])"),
     re.compile(r"(?<![\d年])(?P<m>\d{1,2})\s?月\s?(?P<d>\d{1,2})\s?[日号]"),
     re.compile(r"(?<![\d년])(?P<m>\d{1,2})\s?월\s?(?P<d>\d{1,2})\s?일"),
     re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)", re.IGNORECASE),
@@ -226,7 +228,8 @@ def mark_end(line: str) -> int:
 # A date that is one end of a range: "11–15 April 2026", "2026-04-11..15", "2026-04-11 ~ 18",
 # "2026-06-18/19": a passage of several days, no one day it was written on.
 RANGE_BEFORE = re.compile(r"\d\s*(?:[-–—~]|\.\.)\s*$")
-RANGE_AFTER = re.compile(r"\s*(?:[-–—~]|\.\.)\s*\d|/\d{1,2}(?![\d/])")
+# (A time after the date is no end of a range: "Apr 11 2026 ~04:00 UTC".)
+RANGE_AFTER = re.compile(r"\s*(?:[-–—~]|\.\.)\s*\d(?!\d?[:h]\d)|/\d{1,2}(?![\d/])")
 
 
 def _days(text: str) -> list[Explicit]:

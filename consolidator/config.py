@@ -159,7 +159,8 @@ def _check_value(path: str, value: Any, hint: Any, meta: typing.Mapping[str, Any
                 f"got {value}"]
     if meta.get("choices") and value not in meta["choices"]:
         allowed = ", ".join(meta["choices"])
-        return [f"{path}: must be one of {allowed}, got {value!r}{_suggest(value, meta['choices'])}"]
+        hint = _suggest(value, meta["choices"])
+        return [f"{path}: must be one of {allowed}, got {value!r}{hint}"]
     return []
 
 

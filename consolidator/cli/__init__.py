@@ -1,9 +1,9 @@
 """The command line: the only place that exits, and the map from errors to exit codes.
 
 Each command lives in the module that owns its subject (:mod:`.passes`: report, run, hook;
-:mod:`.serve`: serve; :mod:`.review`: proposals, apply, reject; :mod:`.state`: status, history, undo;
-:mod:`.settings`: config check) and is imported only when it runs, so ``--help`` and a
-closed-gate pass stay cheap. See :mod:`.codes` for the exit codes.
+:mod:`.serve`: serve; :mod:`.review`: proposals, apply, reject; :mod:`.state`: status,
+history, undo; :mod:`.settings`: config check) and is imported only when it runs, so
+``--help`` and a closed-gate pass stay cheap. See :mod:`.codes` for the exit codes.
 """
 
 from __future__ import annotations

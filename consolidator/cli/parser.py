@@ -141,7 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = command(sub, "run", help="one pass over every root: gates, then phases")
     run.add_argument("--force", action="store_true", help="skip gates G1-G6 (never the lock)")
-    run.add_argument("--dry-run", action="store_true", help="plan and report; change no memory (the run is recorded in history)")
+    run.add_argument("--dry-run", action="store_true",
+                     help="plan and report; change no memory (the run is recorded in history)")
     run.add_argument("--json", action="store_true", help="print the JSON report")
     run.add_argument("--ended-session", metavar="SESSION_ID", type=_session_id,
                      help="a session that just ended (as the SessionEnd hook passes it): its "

@@ -2,8 +2,9 @@
 
 Only a memory's head speaks for all of it: its title (the first line) and the lead paragraph
 right under the title (or the first paragraph, when there is no title). A first line that is a
-sub-heading with sibling sections after it is one section's heading, not a title. A sub-heading, a table
-row, a list item further down, a quotation or a code block speaks for a part only.
+sub-heading with sibling sections after it is one section's heading, not a title. A
+sub-heading, a table row, a list item further down, a quotation or a code block speaks for a
+part only.
 """
 
 from __future__ import annotations

@@ -220,11 +220,11 @@ def other_script(lines: list[IndexLine]) -> bool:
 
 def titled_like(memory: Memory) -> tuple[str, str] | None:
     """(title, hook) in the script of an index titled in a script other than Latin for a
-    memory whose title would read in Latin letters from its slug but whose description is written in the index's
-    script: the description's head (up to its first dash, colon, semicolon or full stop,
-    within 40 characters) is the title and the rest its hook, else a short description is
-    the title whole. None when the title is already in that script, or the description has
-    no such head (a slug's words read better than half a sentence)."""
+    memory whose title would read in Latin letters from its slug but whose description is
+    written in the index's script: the description's head (up to its first dash, colon,
+    semicolon or full stop, within 40 characters) is the title and the rest its hook, else a
+    short description is the title whole. None when the title is already in that script, or
+    the description has no such head (a slug's words read better than half a sentence)."""
     description = memory.description.strip()
     if _SCRIPT.search(title_of(memory)) or not _SCRIPT.search(description):
         return None

@@ -67,7 +67,8 @@ def actions(snapshot: Snapshot, index: IndexPlan, now_ns: int,
     """What the index plan writes: topic memories, details moved into memories, the index."""
     by_file = snapshot.by_file()
     current = snapshot.index
-    mode = current.stat.mode if current.stat else root_mode([m.stat.mode for m in snapshot.memories])
+    mode = (current.stat.mode if current.stat
+            else root_mode([m.stat.mode for m in snapshot.memories]))
     why = _why(index)
     out: list[Action] = [
         Create(file=t.file, kind=kind, data=t.text.encode("utf-8"), mtime_ns=t.mtime_ns,
@@ -180,7 +181,8 @@ def _propose(work: Work, snapshot: Snapshot, steps: list[Action], full: IndexPla
 def _same(full: IndexPlan, safe: IndexPlan) -> bool:
     """Whether the whole plan does no more than the safe one."""
     return (full.text == safe.text and dict(full.notes) == dict(safe.notes)
-            and [(t.file, t.text) for t in full.creates] == [(t.file, t.text) for t in safe.creates])
+            and [(t.file, t.text) for t in full.creates]
+            == [(t.file, t.text) for t in safe.creates])
 
 
 def _apply(work: Work, snapshot: Snapshot, index: IndexPlan, kind: str,

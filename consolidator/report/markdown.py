@@ -63,7 +63,8 @@ _CHANGES: dict[str, tuple[str, str]] = {
     "topic": ("{n} topic memory created", "{n} topic memories created"),
     "rewrite": ("{n} rewrite", "{n} rewrites"),
     "index": ("index rebuilt", "index rebuilt"),
-    "loaded index": ("index lines Claude Code loads changed", "index lines Claude Code loads changed"),
+    "loaded index": ("index lines Claude Code loads changed",
+                     "index lines Claude Code loads changed"),
     "new index": ("index created", "index created"),
 }
 

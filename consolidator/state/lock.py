@@ -232,7 +232,8 @@ class RootLock:
 
     def _write(self, body: bytes, mtime_ns: int | None) -> None:
         path = self.marker
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, flags, 0o644)
         try:
             os.write(fd, body)
             os.fsync(fd)

@@ -58,7 +58,8 @@ def load(state: Path) -> Usage:
 
 def save(state: Path, usage: Usage) -> None:
     data = {"sessions": usage.sessions, "seen": usage.seen, "opened": usage.opened}
-    statefiles.replace(statedir.usage(state), (json.dumps(data, ensure_ascii=False) + "\n").encode())
+    statefiles.replace(statedir.usage(state),
+                       (json.dumps(data, ensure_ascii=False) + "\n").encode())
 
 
 def counted(usage: Usage, folders: Iterable[Path], root: Path) -> Usage:

@@ -129,8 +129,9 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every stretch of ``text`` that is code, in order: each fenced block
     (its fences included; a fence never closed is read as a plain line: see
     :func:`closable`) and each inline code span. A run of backticks opens a span that the
-    next run of as many closes (a backslash before a backtick keeps it from opening one). Markdown pairs them within a paragraph, which a
-    heading, a rule or an HTML block may end where this reading does not see it: text counts
+    next run of as many closes (a backslash before a backtick keeps it from opening one).
+    Markdown pairs them within a paragraph, which a heading, a rule or an HTML block may end
+    where this reading does not see it: text counts
     as inline code only where pairing within its paragraph and pairing within its line both
     say so (a link taken for code would never follow a merge; an example taken for a link
     is only rewritten)."""

@@ -158,7 +158,8 @@ def read_yaml(inner: str) -> Fields | None:
 
 
 def _is_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool)) or hasattr(value, "isoformat")
+    return (value is None or isinstance(value, (str, int, float, bool))
+            or hasattr(value, "isoformat"))
 
 
 def _scalar_text(value: Any) -> str:

@@ -86,7 +86,8 @@ class Journal:
         self._append({"closed": outcome})
 
     def _append(self, record: dict[str, Any]) -> None:
-        statefiles.append(self.path, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        statefiles.append(self.path, line.encode("utf-8"))
         if self._after_record is not None:
             self._after_record()
 

@@ -245,7 +245,10 @@ def scan(root: Path) -> Snapshot:
             unparsed.append(Unparsed(rel, problem))
             continue
         result = read_memory(root, rel)
-        (memories if isinstance(result, Memory) else unparsed).append(result)  # type: ignore[arg-type]
+        if isinstance(result, Memory):
+            memories.append(result)
+        else:
+            unparsed.append(result)
     return Snapshot(root, tuple(memories), tuple(unparsed), index, _top_names(root),
                     _apart(root))
 

@@ -14,8 +14,8 @@ a folder or symbolic link is never moved.
 
 What an undo will do is checked and planned first (:mod:`consolidator.store.undo_plan`); this
 module makes the steps, moving files in and out of the run's folder with
-:mod:`consolidator.store.runfolder`. :func:`undo_run` is the entry point for ``consolidator undo``: it
-holds the root's locks.
+:mod:`consolidator.store.runfolder`. :func:`undo_run` is the entry point for
+``consolidator undo``: it holds the root's locks.
 Crash recovery calls :func:`undo` under the lock its run already holds.
 """
 

@@ -40,7 +40,8 @@ _FULL = (
                re.IGNORECASE),
     re.compile(rf"\b(?P<d>\d{{1,2}}) (?P<mon>{_MON})\.?,? (?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),
     # "21-Jul-2026", as logs and some locales write it.
-    re.compile(rf"(?<![\w-])(?P<d>\d{{1,2}})-(?P<mon>{_MON})-(?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),
+    re.compile(rf"(?<![\w-])(?P<d>\d{{1,2}})-(?P<mon>{_MON})-(?P<y>(?:19|20)\d\d)\b",
+               re.IGNORECASE),
     re.compile(r"(?P<y>(?:19|20)\d\d)\s?년\s?(?P<m>\d{1,2})\s?월\s?(?P<d>\d{1,2})\s?일"),
 )
 # Dates without a year. "08-19" needs two digits each side: "steps 1-2" is not a date, nor

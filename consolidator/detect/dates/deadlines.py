@@ -40,8 +40,8 @@ _SHAPES = (
     re.compile(r"(?<![\d.])(?P<d>\d{1,2})\. ?(?P<m>\d{1,2})\. ?(?P<y>\d{4})(?!\d|\.\d)"),
     re.compile(rf"\b(?P<mon>{_MON})\.? {{1,2}}(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])"
                rf"(?:,? (?P<y>\d{{4}})(?!\d))?", re.IGNORECASE),
-    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)? (?P<mon>{_MON})\b\.?(?:,? (?P<y>\d{{4}})(?!\d))?",
-               re.IGNORECASE),
+    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)? (?P<mon>{_MON})\b\.?"
+               rf"(?:,? (?P<y>\d{{4}})(?!\d))?", re.IGNORECASE),
     # A month: "October 2026", "end of October", 2026年10月, 10月末.
     re.compile(rf"\b(?P<mon>{_MON})\.?,? (?P<y>\d{{4}})(?!\d)", re.IGNORECASE),
     re.compile(rf"(?<=end of )(?P<mon>{_MON})\b", re.IGNORECASE),

@@ -9,7 +9,8 @@ Three kinds are reported, each with the lines that match (as written, one from e
 - *more detail*: one memory's content nearly all stands in a longer one ("more detail than X");
 - *a point restated*: a claim of one memory made again, in its own words, by a line of another
   (a status file repeating a rule, two notes stating one fact), found line by line among
-  memories that share rare words, and reported with the lines (at most :data:`~consolidator.detect.overlap.claims.MAX_LINES`);
+  memories that share rare words, and reported with the lines (at most
+  :data:`~consolidator.detect.overlap.claims.MAX_LINES`);
 - *a line of each sharing rare words*: a line of one and a line of the other that share
   ``RARE_LINE_WORDS`` content words no third memory uses, in memories that share some of
   their weighted words as wholes (``RARE_WHOLE``). Weaker evidence than the others (on real

@@ -13,8 +13,8 @@ knowledge with it: no finding. A line saying the file was removed, renamed or is
 created is no evidence at all. A symbol named beside a cited file that is there, found
 nowhere in the project, a branch named in code that git merged and no ref names now, and a
 command in code that runs a package script or a make target no file of the project defines
-now, are each about a part. One gone citation is about a part; most of a memory's citations gone (two
-or more, over half of those checked) is about the whole memory. Where the project has git
+now, are each about a part. One gone citation is about a part; most of a memory's citations
+gone (two or more, over half of those checked) is about the whole memory. Where the project has git
 history, a gone path counts only where that history says what became of it (removed, moved):
 a path it never held is no evidence of change. Without git history, a gone path counts only
 where its folder is still in the project (a folder gone too fits another tree, or one never

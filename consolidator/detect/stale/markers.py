@@ -70,7 +70,8 @@ _PART_CJK = (r"已过时|已過時|过时|過時|已作废|已作廢|作废|作�
              r"|置き換え済み|置換済み|置換済")
 
 # What may follow a marker word: the end, a separator, a bracket, a date, or "by ..." / "in ...".
-_AFTER = (r"(?=$|\s*[\])）】〕>,;:：，、。.!|/—–-]|\s+(?:by|in|on|since|as of|at|via|per|and|por|par|durch|da|door|przez"
+_AFTER = (r"(?=$|\s*[\])）】〕>,;:：，、。.!|/—–-]"
+          r"|\s+(?:by|in|on|since|as of|at|via|per|and|por|par|durch|da|door|przez"
           r"|depuis|desde|seit|dal|sinds)\b"
           r"|\s*\d|\s*[✅✔☑])")
 _AFTER_CJK = r"(?![予待中前後后率的度])"

@@ -159,8 +159,8 @@ def _check_value(path: str, value: Any, hint: Any, meta: typing.Mapping[str, Any
                 f"got {value}"]
     if meta.get("choices") and value not in meta["choices"]:
         allowed = ", ".join(meta["choices"])
-        hint = _suggest(value, meta["choices"])
-        return [f"{path}: must be one of {allowed}, got {value!r}{hint}"]
+        suggestion = _suggest(value, meta["choices"])
+        return [f"{path}: must be one of {allowed}, got {value!r}{suggestion}"]
     return []
 
 

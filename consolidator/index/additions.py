@@ -46,7 +46,7 @@ def add_missing(
                         | _named(lines, live, root_name), live) | set(reached)
     return add_within(lines, [m for m in live.values()
                               if m.file not in linked and not set_aside(m.file)],
-                      limits, newline, names=names, known=live)
+                      limits, newline, names=names, known=_Known(live, root_name))
 
 
 # Folders a person keeps old or day-by-day notes in, in the languages the tool reads: a note
@@ -113,18 +113,38 @@ def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory], root_name: st
     memories in code; "→ see `memory/x.md`", from the project's folder, through the root's
     own name): the line reaches them, and a pointer of ours would list them twice."""
     out: set[str] = set()
-    through = f"{root_name}/" if root_name else ""
     for line in lines:
         if ".md" not in line.text:
             continue
         for match in _PATH.finditer(line.text):
-            path = match.group(1)
-            at = path.rfind(through) if through else -1
-            if path not in live and at >= 0 and (at == 0 or path[at - 1] == "/"):
-                path = path[at + len(through):]
-            if path in live:
+            path = as_memory(match.group(1), live, root_name)
+            if path is not None:
                 out.add(path)
     return out
+
+
+def as_memory(path: str, live: Container[str], root_name: str = "") -> str | None:
+    """The memory ``path`` names: itself, or the rest of a path through the root's own
+    folder (``memory/x.md`` from the project's folder, when the root is named ``memory``);
+    None when it names none."""
+    if path in live:
+        return path
+    through = f"{root_name}/" if root_name else ""
+    at = path.rfind(through) if through else -1
+    if at >= 0 and (at == 0 or path[at - 1] == "/") and path[at + len(through):] in live:
+        return path[at + len(through):]
+    return None
+
+
+class _Known:
+    """The memories of the folder as an index may name them: by their path, or by one through
+    the root's own folder (see :func:`as_memory`)."""
+
+    def __init__(self, live: Container[str], root_name: str) -> None:
+        self._live, self._root_name = live, root_name
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and as_memory(path, self._live, self._root_name) is not None
 
 
 def _room_order(memory: Memory) -> tuple[int, int, str]:

@@ -29,7 +29,6 @@ _TYPE_HEADER = re.compile(r"^(type|kind|category|tipo|typ|type de|тип|tür|lo
 _EXTERNAL = re.compile(r"<?(?:[a-z][a-z0-9+.-]*:|#)", re.IGNORECASE)  # a URL, mailto:, #anchor
 # A memory file named in code, relative to the folder: `user_profile.md`, `notes/x.md`.
 _CODE_PATH = re.compile(r"`(?:\./)?([\w.-]+(?:/[\w.-]+)*\.md)`")
-_IN_CODE_OR_LINK = re.compile(r"`[^`]*`|\[[^\]]*\]\([^)]*\)|\[\[[^\]]*\]\]")
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,6 @@ class Table:
     bold: bool = False  # links in bold
     note: int | None = None  # the column a row's description goes in
     code: bool = False  # rows name their files in code, not by a link
-    label: int | None = None  # a column before the link's naming each row's memory in words
 
 
 def cells(text: str) -> list[str]:
@@ -125,22 +123,11 @@ def table_above(lines: list[IndexLine], end: int, known: Container[str] | None =
     note = next((i for i in range(link + 1, len(header)) if i not in (kind, number)
                  and not all(row[i].isdigit() for row in rows if i < len(row) and row[i])),
                 None)
-    named = named if 2 * times > len(rows) else ""
-    code = 2 * coded > len(linking)
-    # Where the link names only its file (by path, or in code), the title's column: the
-    # first before the link's that holds words in most rows ("| Architecture | `a.md` |").
-    label = None if not (code or named) else next(
-        (i for i in range(link) if i not in (kind, number)
-         and 2 * sum(1 for row in rows if i < len(row) and _words(row[i])) > len(rows)), None)
     return Table(
-        len(header), link, kind, named, last.rstrip().endswith("|"), number,
-        every[-1][number] if number is not None else "", last[:len(last) - len(last.lstrip())],
-        2 * bold > len(linking), note, code, label)
-
-
-def _words(cell: str) -> bool:
-    """Whether a cell holds words: a letter outside code and links."""
-    return any(ch.isalpha() for ch in _IN_CODE_OR_LINK.sub("", cell))
+        len(header), link, kind, named if 2 * times > len(rows) else "",
+        last.rstrip().endswith("|"), number, every[-1][number] if number is not None else "",
+        last[:len(last) - len(last.lstrip())], 2 * bold > len(linking), note,
+        2 * coded > len(linking))
 
 
 def _kind_column(header: list[str], rows: list[list[str]], link: int) -> int | None:
@@ -202,9 +189,6 @@ def table_row(table: Table, memory: Memory, limit: int, title: str | None = None
     if table.number is not None:
         number = int(table.last) + after + 1
         row[table.number] = str(number).zfill(len(table.last))
-    if table.label is not None:  # the title in words, where the link names only a file
-        words = pointer_parts(memory, limit // 2 - len(_joined(row, table)), title)[0]
-        row[table.label] = _cell(link_title(words))
     wrap = "**" if table.bold else ""
     room = limit - len(_joined(row, table)) - 2 * len(wrap) - 2  # (the title's brackets)
     link, hook = pointer_parts(memory, room, _title(table, memory) or title, hook)

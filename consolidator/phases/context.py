@@ -11,6 +11,7 @@ from consolidator.detect.findings import LlmUsage
 from consolidator.detect.links import named_anywhere
 from consolidator.execute import Executor
 from consolidator.gates.checks import busy_index
+from consolidator.index.additions import set_aside
 from consolidator.plan import SAFE, Action, Declined, Plan
 from consolidator.session import Session
 from consolidator.state import runs
@@ -123,8 +124,8 @@ def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
     if index.stat is None and index.error is None:
         kept = index_elsewhere(snapshot)
         if kept is not None:
-            return (f"there is no {index.name}, and {kept} links most of the memories: the "
-                    "folder's index under another name, never duplicated here",
+            return (f"there is no {index.name}, and {kept} links most of the memories (the "
+                    "folder's index under another name, never duplicated here)",
                     f"rename it {index.name} for Claude Code to load it, or link it from one")
     if index.error is not None:
         mend = ("replace the link with a copy of the file it points at"
@@ -144,12 +145,13 @@ def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
 
 
 def index_elsewhere(snapshot: Snapshot) -> str | None:
-    """The note at the root, when there is no index, that links half the memories or more
-    (two at least): the folder's index under another name ("INDICE.md"), which a new
+    """The note at the root, when there is no index, that links most of the memories an
+    index would list (two at least; not those kept in folders of old notes, which no index
+    points to): the folder's index under another name ("INDICE.md"), which a new
     ``MEMORY.md`` would duplicate, and would load what its owner may keep out of sessions."""
-    files = {m.file for m in snapshot.memories}
+    files = {m.file for m in snapshot.memories if not set_aside(m.file)}
     best = max(((len(files.intersection(u.links)), u.rel) for u in snapshot.unparsed
                 if "/" not in u.rel and u.links), default=None)
-    if best is None or best[0] < 2 or 2 * best[0] < len(files):
+    if best is None or best[0] < 2 or 2 * best[0] <= len(files):
         return None
     return best[1]

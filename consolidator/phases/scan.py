@@ -14,7 +14,7 @@ from pathlib import Path
 
 from consolidator.detect.links import name_table, wiki_target
 from consolidator.detect.secrets.scan import find as find_secrets
-from consolidator.phases.context import Work
+from consolidator.phases.context import Work, index_elsewhere
 from consolidator.state import usage
 from consolidator.store.links import link_matches, resolve_link, wiki_matches
 from consolidator.store.model import Memory, Unparsed
@@ -37,6 +37,11 @@ def run(work: Work) -> None:
             _with_secrets(ctx.root, u, names,
                           u.error == NESTED_INDEX or (unindexed and _at_top(u.rel)))
             for u in snapshot.unparsed))
+        if unindexed:  # only the one that is the index keeps where its links point
+            kept = index_elsewhere(snapshot)
+            snapshot = dataclasses.replace(snapshot, unparsed=tuple(
+                u if u.error == NESTED_INDEX or u.rel == kept or not u.links
+                else dataclasses.replace(u, links=()) for u in snapshot.unparsed))
     work.snapshot = snapshot
     work.usage = usage.counted(usage.load(ctx.state), ctx.session_folders, ctx.root)
 

@@ -623,6 +623,22 @@ def test_a_status_word_inside_a_sentence_is_no_marker(marker: str) -> None:
     assert find_stale(m, NOW, None) is None
 
 
+@pytest.mark.parametrize(("description", "retired"), [
+    # Korean spaces its words and puts the verb last: a status word closing a clause with a
+    # subject of its own is that clause's verb, about the files it names.
+    ("평가 파일은 `new.json` (3455 rows) — 이전 `full.json` / `dense.json` 은 모두 폐기됨",
+     False),
+    ("평가 파일 메모 — 폐기됨", True),  # a tag after a separator
+    ("평가 파일 메모 (폐기됨)", True),
+])
+def test_a_korean_status_word_closing_a_clause_is_its_verb(description: str,
+                                                           retired: bool) -> None:
+    m = memory("eval_file.md", lines("The shared evaluation file and where it lives."),
+               name="eval-file", description=description)
+    finding = find_stale(m, NOW, None)
+    assert (finding is not None and finding.archivable) is retired
+
+
 @pytest.mark.parametrize("where", ["first line", "name and description", "body"])
 def test_no_longer_as_a_current_fact_is_no_evidence(where: str) -> None:
     body = ["Caching notes.", "Sessions are stored in Postgres."]

@@ -188,17 +188,15 @@ def test_the_same_table_naming_memories_of_the_folder_in_code_takes_a_row() -> N
                                                                      "b.md")
     out = lines_of(rebuild(text, [*OLD, NEW]).text)
 
-    assert out == lines_of(text) + ["| New thing |  | `project_new-thing.md` |"]
+    assert out == lines_of(text) + ["|  |  | `project_new-thing.md` |"]
 
 
-def test_a_row_whose_link_names_its_file_gets_the_title_in_the_column_before() -> None:
-    text = ("# Memory\n\n| Topic | File |\n|---|---|\n| Alpha | [a.md](a.md) |\n"
-            "| Beta | [b.md](b.md) |\n")
+def test_a_table_naming_memories_by_a_path_through_the_roots_own_folder_takes_a_row() -> None:
+    text = DOCUMENTS.replace("docs/ARCHITECTURE.md", "memory/a.md").replace("docs/UI_GUIDE.md",
+                                                                            "memory/b.md")
+    out = lines_of(rebuild(text, [*OLD, NEW], root_name="memory").text)
 
-    out = lines_of(rebuild(text, [*OLD, NEW]).text)
-
-    assert out == lines_of(text) + [
-        "| New thing | [project_new-thing.md](project_new-thing.md) |"]
+    assert out == lines_of(text) + ["|  |  | `project_new-thing.md` |"]
 
 
 def test_a_table_naming_files_in_code_in_a_few_rows_only_is_no_list_of_pointers() -> None:

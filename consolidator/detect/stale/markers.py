@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from consolidator.detect.scope import Line, bare, unquoted
+from consolidator.detect.script import HANGUL
 from consolidator.store.model import Memory
 
 _PROGRESS_EN = r"done|resolved|completed|complete|closed|finished"
@@ -154,6 +155,7 @@ _NAME_RETIRE = frozenset(("superseded", "obsolete", "outdated", "deprecated", "a
 _NAME_PROGRESS = frozenset(("DONE", "RESOLVED", "COMPLETED", "COMPLETE", "CLOSED", "FINISHED"))
 _NAME_WORDS = frozenset(word.casefold() for word in _NAME_PROGRESS)
 _LEAD_IN = re.compile(r"^[\W_]{0,6}")  # emoji, bullets, emphasis before the first word
+_HANGUL = re.compile(f"[{HANGUL}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +202,15 @@ def tag(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
             continue  # "(… has silently 失效 since v170)": the aside's verb, no tag
         # A lowercase English word opening or closing a text without a separator is prose
         # ("done with the docs", "the bug is fixed"); in capitals it is a tag ("DONE the docs").
-        if i in (_START, _END) and word.upper() != word.lower() and not word.isupper():
+        # So is a Korean word that would retire the memory closing a text (Korean spaces its
+        # words and puts the verb last) without a separator before it: it is its clause's
+        # verb ("이전 `a.json` 은 모두 폐기됨", the old files are all discarded), about what
+        # the clause names. (A word of finished work there only ever makes a note.)
+        caseless = word.upper() == word.lower()
+        if i == _END and _HANGUL.match(word) and not _PROGRESS.fullmatch(word) \
+                and text[: found.start("w")].rstrip()[-1:] not in _SEPARATORS:
+            continue
+        if i in (_START, _END) and not caseless and not word.isupper():
             if i == _START:
                 rest = core[found.end():].lstrip()
                 if not (rest == "" or rest[:1] in ":：-—–|([" or rest.lower().startswith("by ")):

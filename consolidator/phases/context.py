@@ -124,9 +124,9 @@ def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
     if index.stat is None and index.error is None:
         kept = index_elsewhere(snapshot)
         if kept is not None:
-            return (f"there is no {index.name}, and {kept} links most of the memories (the "
-                    "folder's index under another name, never duplicated here)",
-                    f"rename it {index.name} for Claude Code to load it, or link it from one")
+            why = (f"there is no {index.name}, and {kept} links most of the memories (the "
+                   "folder's index under another name, never duplicated here)")
+            return why, f"rename it {index.name} for Claude Code to load it, or link it from one"
     if index.error is not None:
         mend = ("replace the link with a copy of the file it points at"
                 if index.error == SYMLINK else "mend it")
@@ -141,7 +141,6 @@ def index_held(ctx: RootContext, snapshot: Snapshot) -> tuple[str, str] | None:
         return (f"{busy}: a live session may be writing it",
                 "the next run, once it has rested, does it")
     return None
-
 
 
 def index_elsewhere(snapshot: Snapshot) -> str | None:

@@ -388,7 +388,8 @@ def test_a_passage_dated_by_a_range_of_days_has_no_one_writing_day() -> None:
     assert [f.resolved for f in find_relative(one_day, WRITTEN, "", False)] == ["2026-06-19"]
 
 
-@pytest.mark.parametrize("text", ["~$12-25k at risk", "12-25% of the runs", "part A12-25"])
+@pytest.mark.parametrize("text", ["~$12-25k at risk", "12-25% of the runs", "part A12-25",
+                                  "costs 10-20 € a month", "10-12°C inside", "￥10-12万 budget"])
 def test_a_range_of_amounts_or_a_code_is_no_date(text: str) -> None:
     assert explicit_dates(text) == []
     assert [(d.month, d.day) for d in explicit_dates(f"{text}, shipped 12-25.")] == [(12, 25)]

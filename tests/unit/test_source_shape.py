@@ -1,5 +1,6 @@
 """The package reads as its style asks: no module over 400 lines, no line over 100
-characters (the width ruff is set to), so each module is one subject a reader can hold."""
+characters (counted as characters: a line of CJK text may still look wider), so each module
+is one subject a reader can hold."""
 
 from __future__ import annotations
 

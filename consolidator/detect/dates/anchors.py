@@ -45,10 +45,11 @@ _FULL = (
     re.compile(r"(?P<y>(?:19|20)\d\d)\s?년\s?(?P<m>\d{1,2})\s?월\s?(?P<d>\d{1,2})\s?일"),
 )
 # Dates without a year. "08-19" needs two digits each side: "steps 1-2" is not a date, nor
-# is a range of amounts or a code ("$12-25k", "12-25%", "A12-25").
+# is a range of amounts or a code ("$12-25k", "12-25%", "10-20 €", "10-12°C", "￥10-12万",
+# "A12-25").
 _PARTIAL = (
-    re.compile(r"(?<![\d./$€£¥₩A-Za-z_-])(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])"
-               r"(?![\d/%A-Za-z-])"),
+    re.compile(r"(?<![\d./$€£¥₩￥＄A-Za-z_-])(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])"
+               r"(?![\d/%A-Za-z°℃-]| ?[€$£¥₩￥%°℃]|[万千億亿元円원])"),
     re.compile(r"(?<![\d年])(?P<m>\d{1,2})\s?月\s?(?P<d>\d{1,2})\s?[日号]"),
     re.compile(r"(?<![\d년])(?P<m>\d{1,2})\s?월\s?(?P<d>\d{1,2})\s?일"),
     re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)", re.IGNORECASE),

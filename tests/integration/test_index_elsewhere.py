@@ -6,22 +6,14 @@ links. A note linking only a few of the memories is no index, and one is made.""
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 import pytest
 
 from consolidator.cli import main
+from tests.integration.test_nested_index_links import put
 
 RULE = "Deploys go through the release branch, never from a laptop.\n"
-
-
-def put(path: Path, text: str, days: float = 3) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    when = time.time() - days * 86400
-    os.utime(path, (when, when))
 
 
 def memory(name: str, body: str) -> str:

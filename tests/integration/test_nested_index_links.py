@@ -16,7 +16,7 @@ from consolidator.cli import main
 RULE = "Deploys go through the release branch, never from a laptop.\n"
 
 
-def put(path: Path, text: str, days: float) -> None:
+def put(path: Path, text: str, days: float = 3) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     when = time.time() - days * 86400

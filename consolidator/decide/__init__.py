@@ -36,7 +36,7 @@ from consolidator.detect.conflicts.age import last_recorded
 from consolidator.detect.dates.anchors import mark_end
 from consolidator.detect.dates.freshness import age_days
 from consolidator.detect.dates.relative import relative_in, rewrite_relative
-from consolidator.detect.dates.undated import long_sessions
+from consolidator.detect.dates.undated import copied_together, long_sessions
 from consolidator.detect.describe import describe
 from consolidator.detect.findings import Conflict, Duplicate, Similar, Stale
 from consolidator.detect.links import is_topic, linked_from, links_of, name_table
@@ -276,7 +276,7 @@ def date_rewrites(
     gone = set(leaving(actions))
     earlier = {a.file: a for a in actions if isinstance(a, (Merge, Rewrite))}
     out = []
-    long = long_sessions(snapshot.memories)
+    long, copied = long_sessions(snapshot.memories), copied_together(snapshot.memories)
     for memory in snapshot.memories:
         if memory.file in gone or memory.file in hot or is_topic(memory.file):
             continue  # a topic memory holds index lines: its mtime does not date them
@@ -288,7 +288,8 @@ def date_rewrites(
             except ParseError:
                 continue
         found = (per_file[memory.file].relative if prior is None and memory.file in per_file
-                 else relative_in(memory, doc.body, memory.file in long))
+                 else relative_in(memory, doc.body, memory.file in long,
+                                      memory.file in copied))
         if not found:
             continue
         body = rewrite_relative(doc.body, found)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from consolidator.detect.dates.relative import RelativeDate, relative_in
-from consolidator.detect.dates.undated import long_sessions
+from consolidator.detect.dates.undated import copied_together, long_sessions
 from consolidator.detect.links import is_topic
 from consolidator.detect.secrets.scan import find as find_secrets
 from consolidator.detect.stale.evidence import StaleFinding, study_stale
@@ -32,10 +32,11 @@ class Findings:
 
 
 def study(memory: Memory, now: datetime, project: Project | None,
-          long_session: bool = False) -> Findings:
+          long_session: bool = False, copied: bool = False) -> Findings:
     """``long_session``: whether the memory's session went on over several days (see
-    :func:`~consolidator.detect.dates.undated.long_sessions`)."""
-    relative = relative_in(memory, long_session=long_session)
+    :func:`~consolidator.detect.dates.undated.long_sessions`); ``copied``: whether its
+    file's time is a copy's (:func:`~consolidator.detect.dates.undated.copied_together`)."""
+    relative = relative_in(memory, long_session=long_session, copied=copied)
     # A topic memory holds lines moved out of the index, named after their heading: a status
     # in that name or those lines was the index's, which no run judges stale either.
     stale, finished = (None, None) if is_topic(memory.file) else study_stale(memory, now,
@@ -60,9 +61,10 @@ def study_all(
     ``check`` is called every ``CHECK_EVERY`` memories and may raise to stop (a signal).
     """
     found = {}
-    long = long_sessions(memories)
+    long, copied = long_sessions(memories), copied_together(memories)
     for n, memory in enumerate(memories):
         if n % CHECK_EVERY == 0:
             check()
-        found[memory.file] = study(memory, now, project, memory.file in long)
+        found[memory.file] = study(memory, now, project, memory.file in long,
+                                   memory.file in copied)
     return found

@@ -99,6 +99,37 @@ def test_a_relative_date_counts_from_the_stamp(
     assert day_before in rewrite["reason"], rewrite["reason"]
 
 
+@pytest.mark.parametrize("copied", [True, False])
+def test_files_written_at_one_go_date_no_relative_day_and_a_stamp_still_does(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], copied: bool
+) -> None:
+    """A checkout, a copy or a restore gives every file of a folder one time: that time is
+    no day a memory was written, so a session note's "yesterday" is left as written. A
+    memory Claude Code stamped is dated by its stamp. Its twin, the same folder saved file
+    by file over days, dates the note by its file's time."""
+    for n in range(5):
+        put(root, f"project_topic{n}.md", f"Topic {n} notes: owner team {n}.\n",
+            mtime_days=0.05 if copied else 3.5 + 2 * n)
+    put(root, "project_shipped.md", "Yesterday we shipped the hotfix for the login loop.\n",
+        mtime_days=0.05 if copied else 1.5)
+    written = datetime.now(UTC) - timedelta(days=12)
+    put(root, "project_stamped.md", "We moved the logger yesterday.\n", mtime_days=0.05,
+        modified=written.strftime("%Y-%m-%dT12:00:00Z"))
+
+    found = report(root, tmp_path, capsys)
+
+    rewritten = {a["file"]: a["reason"] for a in found["actions"] if a["op"] == "rewrite"}
+    day_before = (written - timedelta(days=1)).date().isoformat()
+    assert day_before in rewritten.pop("project_stamped.md")
+    if copied:
+        assert rewritten == {}
+    else:
+        saved = datetime.now(UTC) - timedelta(days=1.5)
+        assert (saved - timedelta(days=1)).astimezone().date().isoformat() in \
+            rewritten.pop("project_shipped.md")
+        assert rewritten == {}
+
+
 @pytest.mark.parametrize("modified", ["2099-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
                                       "0001-01-01T00:00:00Z"])
 def test_a_stamp_no_write_can_have_made_dates_nothing_and_the_mtime_stands(

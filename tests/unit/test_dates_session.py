@@ -9,12 +9,12 @@ is whichever session reads it: a feedback, user or reference memory, a condition
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
 from consolidator.detect.dates.relative import find_relative, relative_in, rewrite_relative
-from consolidator.detect.dates.undated import long_sessions
+from consolidator.detect.dates.undated import copied_together, long_sessions
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
 
@@ -133,3 +133,26 @@ def test_without_stamps_the_files_times_tell_a_session_of_several_days() -> None
                        saved=datetime(2026, 7, 8, 9, 0))
     assert long_sessions([one, other]) == {"project_a.md", "project_b.md"}
     assert long_sessions([one, same_day]) == frozenset()
+
+
+def test_a_folder_written_at_one_go_has_file_times_that_date_nothing() -> None:
+    """A checkout or a copy writes a folder's files within seconds of each other: five or
+    more memories, each saved within a minute of the next, have a copy's times, which date
+    no undated line; a date the text gives still dates its passage. A memory Claude Code
+    stamped keeps its stamp; one saved apart from the run keeps its time."""
+    at = datetime(2026, 7, 8, 12, 0)
+    run = [stamped(f"project_{n}.md", "Lot merged.\n", "", f"s-{n}",
+                   saved=at + timedelta(seconds=20 * n)) for n in range(5)]
+    apart = stamped("project_apart.md", "Deployed it yesterday.\n", "", "s-9",
+                    saved=at + timedelta(seconds=20 * 4 + 61))
+    stamped_one = stamped("project_stamped.md", "Deployed it yesterday.\n",
+                          "2026-07-01T10:00:00Z", "s-8", saved=at)
+    headed = stamped("project_headed.md", "## 2026-07-02\nDeployed it this session.\n", "",
+                     "s-7", saved=at)
+
+    assert copied_together([*run, apart, stamped_one]) == {m.file for m in run}
+    assert copied_together([*run[:4], apart]) == frozenset()  # four: a session may save so
+    assert relative_in(apart, copied=True) == []
+    assert [f.resolved for f in relative_in(apart)] == ["2026-07-07"]
+    assert [f.resolved for f in relative_in(stamped_one)] == ["2026-06-30"]
+    assert [f.resolved for f in relative_in(headed, copied=True)] == ["2026-07-02"]

@@ -274,15 +274,16 @@ def _wrapped(layout: Layout, index: int) -> tuple[str, str]:
 
 
 def relative_in(memory: Memory, body: str | None = None,
-                long_session: bool = False) -> list[RelativeDate]:
+                long_session: bool = False, copied: bool = False) -> list[RelativeDate]:
     """The relative dates of a memory (or of ``body``, its text as a plan rewrote it),
     counted from the dates its text gives, else from the day its description says the text
     is of (:func:`described_day`), else from its writing time where that may date them
-    (:func:`dated_by_writing`; never in a ``long_session``: see :func:`long_sessions`)."""
+    (:func:`dated_by_writing`; never in a ``long_session``, see :func:`long_sessions`, nor
+    where the file's time is a ``copied`` one, see :func:`copied_together`)."""
     return find_relative(memory.body if body is None else body,
                          clock.local(memory.written_ns), memory.file,
                          lambda: described_day(memory) or titled_day(memory)
-                         or (not long_session and dated_by_writing(memory)),
+                         or (not (long_session or copied) and dated_by_writing(memory)),
                          sessions=records_a_day(memory) and not long_session)
 
 

@@ -48,6 +48,33 @@ def long_sessions(memories: Iterable[Memory]) -> frozenset[str]:
                      for f in found)
 
 
+COPIED_LEAST = 5  # memories whose files' times say they were all written at one go
+COPY_GAP_NS = clock.MINUTE_NS  # ... each within this of the next
+
+
+def copied_together(memories: Iterable[Memory]) -> frozenset[str]:
+    """The memories whose files' times are a copy's, not their writing's: with no stamp by
+    Claude Code, and written in one run of at least COPIED_LEAST files, each within a
+    minute of the next. A checkout, a restore or a copy writes a whole folder at one go;
+    Claude Code saves a memory when a session learns something. Such a file's time dates
+    none of its undated lines (a memory saved in the same minute as four others may be a
+    session's own, and is then left as written: a day not given is no day lost). The dates
+    its text and its name give still date their passages."""
+    unstamped = sorted((memory.stat.mtime_ns, memory.file) for memory in memories
+                       if memory.modified_ns is None)
+    out: list[str] = []
+    run: list[str] = []
+    last = None
+    for mtime_ns, file in unstamped:
+        if last is not None and mtime_ns - last >= COPY_GAP_NS:
+            out.extend(run if len(run) >= COPIED_LEAST else ())
+            run = []
+        run.append(file)
+        last = mtime_ns
+    out.extend(run if len(run) >= COPIED_LEAST else ())
+    return frozenset(out)
+
+
 def records_a_day(memory: Memory) -> bool:
     """Whether a memory's type is one whose text records work done (a project memory, or an
     untyped one), not a rule, a profile or a definition."""

@@ -294,6 +294,7 @@ def plan_index(
     used: Iterable[str] = (),
     named: Iterable[Memory] = (),
     root_name: str = "",
+    listed_below: Iterable[str] = (),
 ) -> IndexPlan:
     """Plan the rebuilt index.
 
@@ -311,6 +312,9 @@ def plan_index(
     this run merged away or archived).
     ``root_name``: the name of the root's folder (the index may name a memory by a path from
     the project's folder: "`memory/x.md`").
+    ``listed_below``: memories a sub-folder's own index lists (its ``MEMORY.md``: a store of
+    its own, as each agent's folder under ``agent-memory/``, or the user's index of that
+    folder): listed there, they get no second pointer here.
     """
     limits = limits or Limits()
     redirected = dict(redirects or {})
@@ -319,11 +323,11 @@ def plan_index(
     original = hide(parse_index(text or "", names))
     relinked = relink_lines(original, Targets(live, present, redirected,
                                               set(archived) - set(redirected), scope == ALL, names))
-    claimed: set[str] = set()
+    claimed: set[str] = set(listed_below)
     if scope != ALL:  # renames wait for review: their memories get no second pointer meanwhile
         _lines, moves = repoint(original, Targets(live, present, redirected, set(archived),
                                                   True, names))
-        claimed = {new for old, new in moves if old not in redirected}
+        claimed |= {new for old, new in moves if old not in redirected}
     lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed,
                                          names, root_name)
     endings = line_endings(text or "")

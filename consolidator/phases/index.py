@@ -15,6 +15,7 @@ loads today) is a judgment, applied under ``apply = "all"`` and otherwise propos
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 
 from consolidator.context import REVIEWED_KINDS
 from consolidator.decide import not_declined
@@ -28,6 +29,7 @@ from consolidator.plan import JUDGMENT, SAFE, Action, Create, Rewrite
 from consolidator.report.summary import command
 from consolidator.store.frontmatter import BOM
 from consolidator.store.model import Snapshot
+from consolidator.store.scan import NESTED_INDEX
 from consolidator.store.transaction import root_mode
 
 
@@ -54,7 +56,14 @@ def plan(work: Work, snapshot: Snapshot, scope: str = ALL) -> IndexPlan:
         used={f for f, (count, _last) in work.usage.opened.items() if count}
         if work.usage is not None else (),
         named=work.snapshot.memories if work.snapshot is not None else (),
+        listed_below=listed_below(snapshot),
     )
+
+
+def listed_below(snapshot: Snapshot) -> set[str]:
+    """The memories a sub-folder's own index lists, in that folder or below it."""
+    return {target for u in snapshot.unparsed if u.error == NESTED_INDEX
+            for target in u.links if target.startswith(posixpath.dirname(u.rel) + "/")}
 
 
 def _more(reason: str) -> str:

@@ -51,3 +51,30 @@ def test_a_memory_a_folders_own_index_links_to_stays(
     if nested:
         assert any("ops/MEMORY.md links to deploy_rule.md" in n for n in doc["notes"])
         assert (root / "ops" / "MEMORY.md").read_bytes() == index_before
+
+
+@pytest.mark.parametrize("own_index", [True, False])
+def test_a_memory_its_folders_own_index_lists_gets_no_second_pointer_at_the_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], own_index: bool
+) -> None:
+    """A sub-folder with its own MEMORY.md (each agent's folder under agent-memory/, or a
+    user's index of that folder) lists its memories there: the root's index gets no second
+    pointer to them. A memory that index does not list, and its twin in a folder with no
+    index of its own, get one."""
+    root = tmp_path / "memory"
+    put(root / "MEMORY.md", "# Memory\n\n- [Deploys](deploys.md) — deploy rules\n", 3)
+    put(root / "deploys.md", memory("deploys", RULE), 3)
+    put(root / "reviewer" / "style.md", memory("style", "Review for naming first.\n"), 3)
+    put(root / "reviewer" / "extra.md", memory("extra", "Flag any TODO left in a diff.\n"), 3)
+    if own_index:
+        put(root / "reviewer" / "MEMORY.md", "- [Style](style.md) — what to review first\n", 3)
+
+    assert main(["run", "--force", "--json", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    doc = json.loads(capsys.readouterr().out)["roots"][0]
+
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "](reviewer/extra.md)" in index
+    assert ("](reviewer/style.md)" in index) != own_index
+    assert sorted(doc["index"]["added"]) == (
+        ["reviewer/extra.md"] if own_index else ["reviewer/extra.md", "reviewer/style.md"])

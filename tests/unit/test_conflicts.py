@@ -280,6 +280,21 @@ def test_lines_that_differ_only_in_form_are_no_conflict(left: str, right: str) -
     assert find_conflicts(pair(left + "\n", right + "\n")) == []
 
 
+@pytest.mark.parametrize(("right", "reason"), [
+    ("The landing page is built with Tailwind CSS 4 and GSAP for its animations.", None),
+    ("The landing page is built with Tailwind CSS V4 and GSAP for its animations.", None),
+    ("The landing page is built with Tailwind CSS v3 and GSAP for its animations.",
+     "a.md says 'v4' where b.md says 'v3'"),
+])
+def test_a_version_with_its_mark_and_without_is_one_version(
+    right: str, reason: str | None
+) -> None:
+    found = find_conflicts(pair(
+        "The landing page is built with Tailwind CSS v4 and GSAP for its animations.\n",
+        right + "\n"))
+    assert [c.reason for c in found] == ([reason] if reason else [])
+
+
 @pytest.mark.parametrize(("text", "kinds"), [
     ("ticket TESSERA-1671", ["word", "id"]),
     ("in UTC-0300", ["word", "word", "number"]),

@@ -352,6 +352,22 @@ def test_services_the_verb_pass_before_code_or_a_pass_verdict_is_no_secret(text:
 
 
 @pytest.mark.parametrize(("text", "secret"), [
+    ("判据（PASS = AUC≥0.93 且 尺寸比 ≤ 1.2）", False),
+    ("- PASS = recall>=0.85, FAIL below", False),
+    ("- pass = Xq7≥Lm0vR2", True),
+    ("2. **Plaintext password reset token** - `modules/Auth/ForgotController.php:65` - raw",
+     False),
+    ("Session token at `src/auth/session.ts:42:7`, never logged", False),
+    ("token: Xk9.pQ7:1234", True),
+], ids=["a threshold", "a threshold in ascii", "a value with a sign in it", "a line of a file",
+        "a line and column", "a value shaped otherwise"])
+def test_a_threshold_or_a_line_of_a_file_is_no_value(text: str, secret: bool) -> None:
+    """``PASS = AUC≥0.93`` is the bar a test must clear, and ``Controller.php:65`` the line
+    a finding is about: neither is a credential's value."""
+    assert flagged(text) == secret
+
+
+@pytest.mark.parametrize(("text", "secret"), [
     ("- OPA_SUITE_TOKEN: credencial `9f2c4e1a7b3d5f6e8a0c2b4d`", True),
     ("API key: production `sk9Xq2LmP0vR7tY4wZ1bN6cH`", True),
     ("token: see `docs/auth_setup_for_the_team.md`", False),

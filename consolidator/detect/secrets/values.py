@@ -172,6 +172,10 @@ def _names_settings(parts: list[str]) -> bool:
 
 
 _SCHEME_PARTS = re.compile(r"[-_+/]")
+_CODE_PLACE = re.compile(r"[\w./\\-]{1,200}\.[a-z][a-z0-9]{0,5}:\d{1,6}(?::\d{1,4})?")
+# A measure, a comparison and a number: `AUC≥0.93`, `p<0.05`, `latency<=200ms`.
+_CONDITION = re.compile(r"[^\W\d_][\w.]{0,40}[ \t]?(?:[≥≤≠⩾⩽<>]=?|[!=]=)[ \t]?[-+]?\d[\d.,]{0,12}"
+                        r"(?:%|[^\W\d_]{1,4})?")
 
 
 def is_setting(value: str) -> bool:
@@ -186,6 +190,10 @@ def is_setting(value: str) -> bool:
         return True
     if _URL.match(low) or _EMAIL.fullmatch(value) or _PATH.match(value):
         return True
+    if _CONDITION.fullmatch(value):
+        return True  # a threshold a test is held to: `PASS = AUC≥0.93`
+    if _CODE_PLACE.fullmatch(value):
+        return True  # a line of a file: `ForgotPasswordController.php:65`
     # `secrets/.env`, `config/keys.json`, `.env.local`: a file, not its content.
     return ("/" in value or value.startswith(".")) and _FILE_EXT.fullmatch(value) is not None
 

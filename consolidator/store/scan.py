@@ -79,9 +79,10 @@ def read_regular(
 
 
 SYMLINK = "symbolic link, not followed"
-# A folder's own MEMORY.md: an index of its notes, not a memory, and never loaded by Claude
-# Code (only the root's is); read only to check it for secrets, and left as it is.
-NESTED_INDEX = "an index of its folder, not a memory (Claude Code loads only the root's)"
+# A folder's own MEMORY.md: an index of its notes, not a memory: the user's index of that
+# folder, or the index of a store of its own (each agent's folder under `agent-memory/`,
+# which Claude Code loads for that agent). Read for its links and secrets, left as it is.
+NESTED_INDEX = "an index of its folder, not a memory (left as it is)"
 
 
 def _why(exc: OSError) -> str:

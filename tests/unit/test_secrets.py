@@ -57,6 +57,8 @@ TWINS = [
      "there is no static token `shpat_` any more"),
     ("password in another language", "senha: Tr0ub4dor3", "a resenha: Tr0ub4dor3"),
     ("account pair", "login: ana@example.org / hf0sx3eHylM8", "See the login / logout flow"),
+    ("account pair in one code span", "- SSH: `root / Hq9tLm2xW`",
+     "- login: `/api/login / POST`"),
     ("pw before code", "credentials.json (plaintext pw `gymbox2031`)",
      "run the suite with pw `test` first"),
     ("account pair of names", "account: deploy / Qm7vT2kx9LpZ", "account: prod / staging"),
@@ -159,6 +161,8 @@ CJK_TWINS = [
     ("ja no separator", "パスワード Tr0ub4dor3 でログイン", "パスワード 8文字以上"),
     ("zh account pair with a remark", "用户登录 (`/login`)：`ana@example.org` / `Hq9tZ2kLm`",
      "用户 (`/admin`)：`root` / `admin`"),
+    ("zh account pair in one code span", "- 登录：`geoclaude / 1234rewq` 正常。",
+     "- 登录：`GET / POST` 两个接口。"),
 ]
 
 

@@ -289,7 +289,7 @@ def date_rewrites(
                 continue
         found = (per_file[memory.file].relative if prior is None and memory.file in per_file
                  else relative_in(memory, doc.body, memory.file in long,
-                                      memory.file in copied))
+                                  memory.file in copied))
         if not found:
             continue
         body = rewrite_relative(doc.body, found)

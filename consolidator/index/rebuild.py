@@ -25,7 +25,7 @@ values: :func:`~consolidator.index.relink.relink_lines` (:mod:`consolidator.inde
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from consolidator.detect.links import name_table
@@ -294,7 +294,8 @@ def plan_index(
     used: Iterable[str] = (),
     named: Iterable[Memory] = (),
     root_name: str = "",
-    listed_below: Iterable[str] = (),
+    listed_below: Mapping[str, Collection[str]] | None = None,
+    stores_below: bool = False,
 ) -> IndexPlan:
     """Plan the rebuilt index.
 
@@ -312,9 +313,11 @@ def plan_index(
     this run merged away or archived).
     ``root_name``: the name of the root's folder (the index may name a memory by a path from
     the project's folder: "`memory/x.md`").
-    ``listed_below``: memories a sub-folder's own index lists (its ``MEMORY.md``: a store of
-    its own, as each agent's folder under ``agent-memory/``, or the user's index of that
-    folder): listed there, they get no second pointer here.
+    ``listed_below``: each sub-folder's own index (its ``MEMORY.md``) and the memories it
+    lists: where this index links that one, or the sub-folders are stores of their own
+    (``stores_below``: each agent's folder under ``agent-memory/``), they are listed there
+    and get no second pointer here; otherwise Claude Code, which loads only this index,
+    would not reach them, and they get one.
     """
     limits = limits or Limits()
     redirected = dict(redirects or {})
@@ -323,7 +326,9 @@ def plan_index(
     original = hide(parse_index(text or "", names))
     relinked = relink_lines(original, Targets(live, present, redirected,
                                               set(archived) - set(redirected), scope == ALL, names))
-    claimed: set[str] = set(listed_below)
+    linked = {target for line in original for target in line.targets}
+    claimed: set[str] = {file for rel, files in (listed_below or {}).items()
+                         if stores_below or rel in linked for file in files}
     if scope != ALL:  # renames wait for review: their memories get no second pointer meanwhile
         _lines, moves = repoint(original, Targets(live, present, redirected, set(archived),
                                                   True, names))

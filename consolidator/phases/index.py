@@ -21,10 +21,12 @@ from consolidator.context import REVIEWED_KINDS
 from consolidator.decide import not_declined
 from consolidator.decide.bodies import closed
 from consolidator.decide.follow import moves
+from consolidator.detect.links import name_table
 from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
 from consolidator.index.topic import UNLISTED
 from consolidator.index.window import Limits, newline_of
 from consolidator.phases.context import Work
+from consolidator.phases.scan import index_links
 from consolidator.plan import JUDGMENT, SAFE, Action, Create, Rewrite
 from consolidator.report.summary import command
 from consolidator.store.frontmatter import BOM
@@ -57,13 +59,20 @@ def plan(work: Work, snapshot: Snapshot, scope: str = ALL) -> IndexPlan:
         if work.usage is not None else (),
         named=work.snapshot.memories if work.snapshot is not None else (),
         listed_below=listed_below(snapshot),
+        stores_below=snapshot.root.name in AGENT_FOLDERS,
     )
 
 
-def listed_below(snapshot: Snapshot) -> set[str]:
-    """The memories a sub-folder's own index lists, in that folder or below it."""
-    return {target for u in snapshot.unparsed if u.error == NESTED_INDEX
-            for target in u.links if target.startswith(posixpath.dirname(u.rel) + "/")}
+# Folders each of whose sub-folders is one agent's memory, with its own index.
+AGENT_FOLDERS = frozenset({"agent-memory", "agent-memory-local"})
+
+
+def listed_below(snapshot: Snapshot) -> dict[str, frozenset[str]]:
+    """Each sub-folder's own index, with the memories it lists in its folder or below it."""
+    names = name_table(list(snapshot.memories))
+    return {u.rel: frozenset(target for target in index_links(snapshot.root, u, names)
+                             if target.startswith(posixpath.dirname(u.rel) + "/"))
+            for u in snapshot.unparsed if u.error == NESTED_INDEX}
 
 
 def _more(reason: str) -> str:

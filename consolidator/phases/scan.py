@@ -57,21 +57,39 @@ def _with_secrets(root: Path, file: Unparsed, names: Mapping[str, Memory],
     never through a symlink, never past the size limit), and for a file that may be an index
     (``indexing``) the memories its links name (by path, or by ``[[name]]`` as ``names``
     resolves it)."""
+    text = _text(root, file)
+    if text is None:
+        return file
+    found = tuple(find_secrets(text))
+    links = _links(text, posixpath.dirname(file.rel), names) if indexing else ()
+    return dataclasses.replace(file, secrets=found, links=links) if found or links else file
+
+
+def index_links(root: Path, file: Unparsed, names: Mapping[str, Memory]) -> tuple[str, ...]:
+    """Where the links of a folder's own index point, as the scan phase reads them (for a
+    snapshot read again after a run's changes, which holds only the files)."""
+    if file.links:
+        return file.links
+    text = _text(root, file)
+    return () if text is None else _links(text, posixpath.dirname(file.rel), names)
+
+
+def _text(root: Path, file: Unparsed) -> str | None:
+    """The text of a file that is no memory, if it is text (read as the scan read it: never
+    through a symlink, never past the size limit)."""
     if file.stat is None:
-        return file  # unreadable, a symlink, too large: nothing was read
+        return None  # unreadable, a symlink, too large: nothing was read
     try:
         data, _st = read_regular(root / file.rel)
         text = data.decode("utf-8-sig")
     except (ReadProblem, UnicodeDecodeError):
-        return file
-    if "\0" in text:
-        return file  # binary
-    found = tuple(find_secrets(text))
-    links: tuple[str, ...] = ()
-    if indexing:  # a folder's own index: where its links point
-        folder = posixpath.dirname(file.rel)
-        links = tuple(sorted({target for match in link_matches(text)
-                              if (target := resolve_link(match.group(2), folder))}
-                             | {target for match in wiki_matches(text)
-                                if (target := wiki_target(match.group(1), names))}))
-    return dataclasses.replace(file, secrets=found, links=links) if found or links else file
+        return None
+    return None if "\0" in text else text  # binary
+
+
+def _links(text: str, folder: str, names: Mapping[str, Memory]) -> tuple[str, ...]:
+    """The files the links of ``text``, a note in ``folder``, point to."""
+    return tuple(sorted({target for match in link_matches(text)
+                         if (target := resolve_link(match.group(2), folder))}
+                        | {target for match in wiki_matches(text)
+                           if (target := wiki_target(match.group(1), names))}))

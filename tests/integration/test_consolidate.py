@@ -1052,13 +1052,16 @@ def test_the_example_consolidates_as_its_readme_describes(
     assert ("archive", "project_migration_v2.md") in ops(report)
     assert ("archive", "project_release_freeze.md") in ops(report)
 
-    # A session note's relative dates rewritten from Claude Code's stamp (Tuesday
-    # 2026-11-03; the folder's files all have a copy's times), mtime kept; a rule's "明天起"
-    # (from tomorrow on) left as written: no date is given for its passage.
+    # A session note's relative dates rewritten from Claude Code's stamp (noon UTC on
+    # Tuesday 2026-11-03; on a fresh clone its file's time is a copy's), mtime kept; a
+    # rule's "明天起" (from tomorrow on) left as written: no date is given for its passage.
     demo = root / "project_demo.md"
     demo_text = body_of(demo)
-    assert demo_text.startswith("The client demo was moved to 2026-11-10; "
-                                "we agreed on it on 2026-11-02.\n")
+    stamped = datetime(2026, 11, 3, 12, tzinfo=UTC).astimezone().date()
+    assert "yesterday" not in demo_text
+    assert f"we agreed on it on {stamped - timedelta(days=1)}.\n" in demo_text
+    if stamped.isoformat() == "2026-11-03":  # a Tuesday, as in every zone from UTC-11 to +11
+        assert demo_text.startswith("The client demo was moved to 2026-11-10; ")
     assert after["project_demo.md"][1] == before["project_demo.md"][1]
     assert after["feedback_commit_messages_zh.md"] == before["feedback_commit_messages_zh.md"]
 

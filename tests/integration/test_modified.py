@@ -25,6 +25,12 @@ def stamp(days_ago: float) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
+def noon_stamp_day_before(written: datetime) -> str:
+    """The local day before the one a ``%Y-%m-%dT12:00:00Z`` stamp of ``written`` falls on."""
+    noon = datetime(written.year, written.month, written.day, 12, tzinfo=UTC)
+    return (noon.astimezone().date() - timedelta(days=1)).isoformat()
+
+
 def put(root: Path, rel: str, body: str, *, mtime_days: float,
         modified: str | None = None, description: str | None = None,
         nested: bool = False) -> Path:
@@ -95,7 +101,7 @@ def test_a_relative_date_counts_from_the_stamp(
     found = report(root, tmp_path, capsys)
 
     (rewrite,) = [a for a in found["actions"] if a["op"] == "rewrite"]
-    day_before = (written - timedelta(days=1)).date().isoformat()
+    day_before = noon_stamp_day_before(written)
     assert day_before in rewrite["reason"], rewrite["reason"]
 
 
@@ -119,8 +125,7 @@ def test_files_written_at_one_go_date_no_relative_day_and_a_stamp_still_does(
     found = report(root, tmp_path, capsys)
 
     rewritten = {a["file"]: a["reason"] for a in found["actions"] if a["op"] == "rewrite"}
-    day_before = (written - timedelta(days=1)).date().isoformat()
-    assert day_before in rewritten.pop("project_stamped.md")
+    assert noon_stamp_day_before(written) in rewritten.pop("project_stamped.md")
     if copied:
         assert rewritten == {}
     else:
@@ -199,7 +204,7 @@ def test_a_stamp_under_metadata_is_the_age_and_dates_relative_days(
 
     assert ages(found)["project_hotfix.md"] in (11, 12)  # noon of the day, 12 days back
     (rewrite,) = [a for a in found["actions"] if a["op"] == "rewrite"]
-    assert (written - timedelta(days=1)).date().isoformat() in rewrite["reason"]
+    assert noon_stamp_day_before(written) in rewrite["reason"]
 
 
 @pytest.mark.parametrize("own", ["2026-10-01T09:00:00.000Z", None],

@@ -53,28 +53,38 @@ def test_a_memory_a_folders_own_index_links_to_stays(
         assert (root / "ops" / "MEMORY.md").read_bytes() == index_before
 
 
-@pytest.mark.parametrize("own_index", [True, False])
-def test_a_memory_its_folders_own_index_lists_gets_no_second_pointer_at_the_root(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], own_index: bool
+@pytest.mark.parametrize(("layout", "own_listed"), [
+    ("linked", True),  # the root's index links the sub-folder's, which lists style.md
+    ("agents", True),  # every sub-folder of agent-memory/ is one agent's store
+    ("unlinked", False),  # nothing Claude Code loads reaches the sub-folder's index
+    ("none", False),  # no index in the sub-folder
+])
+def test_a_memory_a_sub_folders_index_lists_gets_no_second_pointer_where_that_one_is_reached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], layout: str, own_listed: bool
 ) -> None:
-    """A sub-folder with its own MEMORY.md (each agent's folder under agent-memory/, or a
-    user's index of that folder) lists its memories there: the root's index gets no second
-    pointer to them. A memory that index does not list, and its twin in a folder with no
-    index of its own, get one."""
-    root = tmp_path / "memory"
-    put(root / "MEMORY.md", "# Memory\n\n- [Deploys](deploys.md) — deploy rules\n", 3)
-    put(root / "deploys.md", memory("deploys", RULE), 3)
+    """A sub-folder with its own MEMORY.md lists its memories there. Where the root's index
+    links that one, or the sub-folders are agents' stores, the root's index gets no second
+    pointer to them; otherwise Claude Code, which loads only the root's, would never reach
+    them, and they get one. A memory that index does not list gets one either way. The run
+    applies a merge first, so the index is planned on the folder as read again."""
+    root = tmp_path / ("agent-memory" if layout == "agents" else "memory")
+    link = ("- [Reviewer's notes](reviewer/MEMORY.md) — its own index\n"
+            if layout == "linked" else "")
+    put(root / "MEMORY.md", f"# Memory\n\n- [Deploys](deploys.md) — deploy rules\n{link}", 3)
+    put(root / "deploys.md", memory("deploys", RULE + "Tag every release.\n"), 3)
+    put(root / "deploy_rule.md", memory("deploy_rule", RULE), 2)  # merged into deploys.md
     put(root / "reviewer" / "style.md", memory("style", "Review for naming first.\n"), 3)
     put(root / "reviewer" / "extra.md", memory("extra", "Flag any TODO left in a diff.\n"), 3)
-    if own_index:
+    if layout != "none":
         put(root / "reviewer" / "MEMORY.md", "- [Style](style.md) — what to review first\n", 3)
 
     assert main(["run", "--force", "--json", "--memory-dir", str(root),
                  "--state-dir", str(tmp_path / "state")]) == 0
     doc = json.loads(capsys.readouterr().out)["roots"][0]
 
+    assert not (root / "deploy_rule.md").exists()  # the merge applied
     index = (root / "MEMORY.md").read_text(encoding="utf-8")
     assert "](reviewer/extra.md)" in index
-    assert ("](reviewer/style.md)" in index) != own_index
+    assert ("](reviewer/style.md)" in index) != own_listed
     assert sorted(doc["index"]["added"]) == (
-        ["reviewer/extra.md"] if own_index else ["reviewer/extra.md", "reviewer/style.md"])
+        ["reviewer/extra.md"] if own_listed else ["reviewer/extra.md", "reviewer/style.md"])

@@ -9,7 +9,7 @@ is whichever session reads it: a feedback, user or reference memory, a condition
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -139,20 +139,24 @@ def test_a_folder_written_at_one_go_has_file_times_that_date_nothing() -> None:
     """A checkout or a copy writes a folder's files within seconds of each other: five or
     more memories, each saved within a minute of the next, have a copy's times, which date
     no undated line; a date the text gives still dates its passage. A memory Claude Code
-    stamped keeps its stamp; one saved apart from the run keeps its time."""
+    stamped keeps its stamp (and counts in the run: a checkout writes it too); one saved
+    apart from the run keeps its time."""
     at = datetime(2026, 7, 8, 12, 0)
     run = [stamped(f"project_{n}.md", "Lot merged.\n", "", f"s-{n}",
                    saved=at + timedelta(seconds=20 * n)) for n in range(5)]
     apart = stamped("project_apart.md", "Deployed it yesterday.\n", "", "s-9",
                     saved=at + timedelta(seconds=20 * 4 + 61))
+    stamp = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
     stamped_one = stamped("project_stamped.md", "Deployed it yesterday.\n",
-                          "2026-07-01T10:00:00Z", "s-8", saved=at)
+                          stamp.strftime("%Y-%m-%dT%H:%M:%SZ"), "s-8", saved=at)
     headed = stamped("project_headed.md", "## 2026-07-02\nDeployed it this session.\n", "",
                      "s-7", saved=at)
 
     assert copied_together([*run, apart, stamped_one]) == {m.file for m in run}
     assert copied_together([*run[:4], apart]) == frozenset()  # four: a session may save so
+    assert copied_together([*run[:4], stamped_one]) == {m.file for m in run[:4]}
     assert relative_in(apart, copied=True) == []
     assert [f.resolved for f in relative_in(apart)] == ["2026-07-07"]
-    assert [f.resolved for f in relative_in(stamped_one)] == ["2026-06-30"]
+    day_before = stamp.astimezone().date() - timedelta(days=1)
+    assert [f.resolved for f in relative_in(stamped_one)] == [day_before.isoformat()]
     assert [f.resolved for f in relative_in(headed, copied=True)] == ["2026-07-02"]

@@ -38,16 +38,16 @@ TOPICS = ("apricot", "bison", "cobalt", "dune", "ember", "fjord", "granite", "ha
 
 
 def _write_memory(root: Path, rel: str, body: str, *, name: str, description: str,
-                  minute: int) -> None:
-    """A memory saved ``minute`` minutes times two after WRITTEN (the same day): saved one
-    by one, as Claude Code saves them, not copied at one go."""
+                  order: int) -> None:
+    """The ``order``-th memory saved, two minutes after the one before it (from WRITTEN, the
+    same day): saved one by one, as Claude Code saves them, not copied at one go."""
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
         f"---\nname: {name}\ndescription: {description}\ntype: project\n---\n{body}",
         encoding="utf-8",
     )
-    stamp = WRITTEN.timestamp() + 120 * minute
+    stamp = WRITTEN.timestamp() + 120 * order
     os.utime(path, (stamp, stamp))
 
 
@@ -68,10 +68,10 @@ def build_root(tmp_path: Path, count: int = 20) -> tuple[Path, Path]:
             description += "; api_key: sk-proj-abcdefghijklmnopqrstuvwx"  # a secret in the head
         body += f"Filed under {TOPICS[i]} alone.\n"
         _write_memory(root, f"{folder}m{i:02}_{kind}.md", body, name=f"m{i:02}",
-                      description=description, minute=i)
+                      description=description, order=i)
     # A path named by the last memory only: the helper alone looks it up.
     _write_memory(root, "zz_last.md", "Only here: `src/only/last.py`.\n", name="zz-last",
-                  description="the last memory", minute=count)
+                  description="the last memory", order=count)
     return root, project
 
 

@@ -267,14 +267,16 @@ def _without_concord(out: list[Tok]) -> list[Tok]:
     return [tok for j, tok in enumerate(out) if j not in drop]
 
 
-_VERSION_MARK = re.compile(r"^[vV](?=\d)")  # "v4", "V18": a version's mark, not its value
+# "v4", "^v4.2": a version's mark (after a range's sign), not its value
+_VERSION_MARK = re.compile(r"^([~^=<>]{0,2})[vV](?=\d)")
 
 
 def differs(x: Tok, y: Tok) -> bool:
     """Whether two tokens of one skeleton say different things (``re-read`` is ``reread``)."""
     if x.value == y.value:
         return False
-    if x.kind == "number" and _VERSION_MARK.sub("", x.value) == _VERSION_MARK.sub("", y.value):
+    if x.kind == "number" and _VERSION_MARK.sub(r"\1", x.value) == _VERSION_MARK.sub(r"\1",
+                                                                                  y.value):
         return False  # "v4" and "4": one version, written with its mark or without
     if x.kind == "word" and not (x.value.startswith("~~") or y.value.startswith("~~")):
         return _INSIGNIFICANT.sub("", x.value) != _INSIGNIFICANT.sub("", y.value)

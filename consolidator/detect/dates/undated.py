@@ -54,24 +54,24 @@ COPY_GAP_NS = clock.MINUTE_NS  # ... each within this of the next
 
 def copied_together(memories: Iterable[Memory]) -> frozenset[str]:
     """The memories whose files' times are a copy's, not their writing's: with no stamp by
-    Claude Code, and written in one run of at least COPIED_LEAST files, each within a
-    minute of the next. A checkout, a restore or a copy writes a whole folder at one go;
-    Claude Code saves a memory when a session learns something. Such a file's time dates
-    none of its undated lines (a memory saved in the same minute as four others may be a
-    session's own, and is then left as written: a day not given is no day lost). The dates
-    its text and its name give still date their passages."""
-    unstamped = sorted((memory.stat.mtime_ns, memory.file) for memory in memories
-                       if memory.modified_ns is None)
+    Claude Code, in one run of at least COPIED_LEAST memories (stamped or not) whose files
+    were each written within a minute of the next. A checkout, a restore or a copy writes a
+    whole folder at one go; Claude Code saves a memory when a session learns something.
+    Such a file's time dates none of its undated lines (a memory saved in the same minute
+    as four others may be a session's own, and is then left as written: a day not given is
+    no day lost). The dates its text and its name give still date their passages."""
+    times = sorted((memory.stat.mtime_ns, memory.file, memory.modified_ns is None)
+                   for memory in memories)
     out: list[str] = []
-    run: list[str] = []
+    run: list[tuple[str, bool]] = []
     last = None
-    for mtime_ns, file in unstamped:
+    for mtime_ns, file, unstamped in times:
         if last is not None and mtime_ns - last >= COPY_GAP_NS:
-            out.extend(run if len(run) >= COPIED_LEAST else ())
+            out.extend(f for f, bare in run if bare and len(run) >= COPIED_LEAST)
             run = []
-        run.append(file)
+        run.append((file, unstamped))
         last = mtime_ns
-    out.extend(run if len(run) >= COPIED_LEAST else ())
+    out.extend(f for f, bare in run if bare and len(run) >= COPIED_LEAST)
     return frozenset(out)
 
 

@@ -32,12 +32,9 @@ SERVICE_WORDS = ("ftp", "sftp", "ssh", "smtp", "imap", "mysql", "postgres", "pos
 _PAIR = (r"[*_]{0,2}[ \t]{0,3}[:：=][ \t]{0,3}"
          r"(?P<q1>[`'\"]?)(?P<user>[^\s`'\"/]{2,80})(?P=q1)[ \t]{0,3}/[ \t]{0,3}"
          r"(?P<q2>[`'\"]?)(?P<pw>[^\s`'\"/]{4,80})(?P=q2)")
-# ... or both in one code span: "登录：`geoclaude / 1234rewq`", "login: `admin / …`".
-_SPAN_PAIR = (r"[*_]{0,2}[ \t]{0,3}[:：=][ \t]{0,3}"
-              r"`(?P<user>[^\s`'\"/]{2,80})[ \t]{1,3}/[ \t]{1,3}(?P<pw>[^\s`'\"/]{4,80})`")
-_LABEL = r"(?:[ \t]?[^\n:：=/`*()（）]{1,32})?(?:[ \t]{0,3}[(（][^()（）\n]{0,40}[)）])?"
-_ACCOUNT_PAIR = (re.compile(_LABEL + _PAIR), re.compile(_LABEL + _SPAN_PAIR))
-_SERVICE_PAIR = (re.compile(_PAIR), re.compile(_SPAN_PAIR))
+_ACCOUNT_PAIR = re.compile(
+    r"(?:[ \t]?[^\n:：=/`*()（）]{1,32})?(?:[ \t]{0,3}[(（][^()（）\n]{0,40}[)）])?" + _PAIR)
+_SERVICE_PAIR = re.compile(_PAIR)
 
 
 def account_pairs(text: str, low: str) -> list[tuple[int, int]]:
@@ -47,14 +44,14 @@ def account_pairs(text: str, low: str) -> list[tuple[int, int]]:
         return []
     out = []
     for word in (*ACCOUNT_WORDS, *SERVICE_WORDS):
-        pairs = _SERVICE_PAIR if word in SERVICE_WORDS else _ACCOUNT_PAIR
+        pair = _SERVICE_PAIR if word in SERVICE_WORDS else _ACCOUNT_PAIR
         at = low.find(word)
         while at >= 0:
             end = at + len(word)
             # (an ASCII word a word of its own; a CJK one may run on into its label: 用户登录)
             alone = not word.isascii() or not (
                 (at and low[at - 1].isalnum()) or low[end:end + 1].isalnum())
-            match = (pairs[0].match(text, end) or pairs[1].match(text, end)) if alone else None
+            match = pair.match(text, end) if alone else None
             if match is not None:
                 value = sv.clean(match.group("pw"))
                 if value and value != match.group("user") and sv.is_literal(

@@ -172,10 +172,17 @@ def _names_settings(parts: list[str]) -> bool:
 
 
 _SCHEME_PARTS = re.compile(r"[-_+/]")
-_CODE_PLACE = re.compile(r"[\w./\\-]{1,200}\.[a-z][a-z0-9]{0,5}:\d{1,6}(?::\d{1,4})?")
-# A measure, a comparison and a number: `AUC≥0.93`, `p<0.05`, `latency<=200ms`.
-_CONDITION = re.compile(r"[^\W\d_][\w.]{0,40}[ \t]?(?:[≥≤≠⩾⩽<>]=?|[!=]=)[ \t]?[-+]?\d[\d.,]{0,12}"
-                        r"(?:%|[^\W\d_]{1,4})?")
+# A line of a source file, as a finding cites it: `ForgotPasswordController.php:65`.
+_CODE_PLACE = re.compile(
+    r"[\w./\\-]{1,200}\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|php|rb|go|rs|java|kt|kts|swift|c|h|cc"
+    r"|cpp|hpp|cs|m|mm|scala|sh|bash|sql|vue|svelte|css|scss|html|md|mdx|yml|yaml|json|toml"
+    r"|dart|lua|ex|exs|erl|hs|ml|r|pl|ps1|tf|gradle|xml|ini|cfg|conf|txt):\d{1,6}(?::\d{1,4})?")
+# A measure, a comparison and a number: `AUC≥0.93`, `p<0.05`, `recall>=85%`. The measure is
+# letters alone and the number a decimal or a share (`Summer>2024`, `Pa55w0rd<123` and
+# `hunter2==1337` may be passwords), or the sign is one no keyboard types (≥, ≤, ≠).
+_CONDITION = re.compile(
+    r"[^\W\d_]{1,30}[ \t]?(?:(?:[<>]=?|[!=]=)[ \t]?[-+]?\d{1,9}(?:[.,]\d{1,9}%?|%)"
+    r"|[≥≤≠⩾⩽][ \t]?[-+]?\d[\d.,]{0,12}%?)")
 
 
 def is_setting(value: str) -> bool:

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import replace
 
 from consolidator.decide import date_rewrites
 from consolidator.decide.bodies import changed_lines
@@ -77,7 +76,10 @@ def rebased(action: Action, snapshot: Snapshot, hot_after_ns: int) -> Action | N
     memory = snapshot.by_file().get(action.file)
     if memory is None or memory.stat.mtime_ns > hot_after_ns:
         return None
-    fresh = date_rewrites(replace(snapshot, memories=(memory,)), {}, (), ())
+    # The whole folder is read for what dates it (a session of several days, files copied
+    # at one go); only this memory is rewritten.
+    others = {m.file for m in snapshot.memories if m.file != action.file}
+    fresh = date_rewrites(snapshot, {}, (), others)
     return fresh[0] if fresh else None
 
 

@@ -9,14 +9,19 @@ is whichever session reads it: a feedback, user or reference memory, a condition
 from __future__ import annotations
 
 import hashlib
+import os
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from consolidator.decide.follow import rebased
 from consolidator.detect.dates.relative import find_relative, relative_in, rewrite_relative
 from consolidator.detect.dates.undated import copied_together, long_sessions
+from consolidator.plan import JUDGMENT, Rewrite
 from consolidator.store.frontmatter import parse
 from consolidator.store.model import FileStat, Memory
+from consolidator.store.scan import scan
 
 WRITTEN = datetime(2026, 7, 22, 9, 0)  # saved the morning after the day the text names
 
@@ -160,3 +165,30 @@ def test_a_folder_written_at_one_go_has_file_times_that_date_nothing() -> None:
     day_before = stamp.astimezone().date() - timedelta(days=1)
     assert [f.resolved for f in relative_in(stamped_one)] == [day_before.isoformat()]
     assert [f.resolved for f in relative_in(headed, copied=True)] == ["2026-07-02"]
+
+
+@pytest.mark.parametrize("copied", [True, False])
+def test_a_date_rewrite_judged_again_reads_the_whole_folder(
+    tmp_path: Path, copied: bool
+) -> None:
+    """A proposed date rewrite that this run's own steps moved on is judged again on the
+    folder as it is now: files written at one go still date nothing, as when it was first
+    judged; its twin, saved file by file, is dated by its file's time."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    saved = datetime(2026, 7, 8, 12, 0).timestamp()
+    for n in range(6):
+        body = "Deployed it yesterday.\n" if n == 0 else f"Lot {n} merged.\n"
+        path = root / f"project_{n}.md"
+        path.write_text(f"---\nname: p{n}\ndescription: lot {n}\ntype: project\n---\n{body}",
+                        encoding="utf-8")
+        when = saved + (0 if copied else -2 * 86400 * n)
+        os.utime(path, (when, when))
+    action = Rewrite(file="project_0.md", kind=JUDGMENT, data=b"", mtime_ns=0,
+                     reason="relative date 'yesterday' -> 2026-07-07")
+
+    fresh = rebased(action, scan(root), hot_after_ns=int(saved * 1e9) + 10**12)
+
+    assert (fresh is None) == copied
+    if not copied:
+        assert fresh is not None and "2026-07-07" in fresh.reason

@@ -20,9 +20,11 @@ import structlog
 
 from consolidator.config import Config
 from consolidator.decide.follow import cannot_follow
+from consolidator.decide.linked import held_by_indexes
 from consolidator.errors import ConsolidatorError, UsageError
 from consolidator.phases import consolidate, index
 from consolidator.phases.context import Work
+from consolidator.phases.scan import with_index_links
 from consolidator.plan import Plan
 from consolidator.runner import RunOptions, context_for
 from consolidator.session import Session, describe_error
@@ -136,7 +138,7 @@ def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datet
         if current is None or current.run_id != found.run_id:
             raise UsageError(f"run {found.run_id}: its proposal was replaced meanwhile")
         items = current.pick([i.number for i in items])
-        work.snapshot = scan(root)
+        work.snapshot = with_index_links(scan(root))
         ready = _ready(items, work, done, current)
         work.plan = Plan(actions=tuple(i.action for i in ready))
         consolidate.run(work)
@@ -181,6 +183,16 @@ def _ready(items: Sequence[Item], work: Work, done: Answered, found: Proposal) -
             ready.append(item)
         else:
             done.refused[item.number] = problem
+    # A folder's own index that now links what an item would move out holds it, as a run
+    # holds it (that index is never changed here, so its link could not follow).
+    kept, notes = held_by_indexes(work.snapshot, [item.action for item in ready])
+    if notes:
+        held = iter(notes)
+        kept_ids = {id(action) for action in kept}
+        for item in ready:
+            if id(item.action) not in kept_ids:
+                done.refused[item.number] = next(held)
+        ready = [item for item in ready if id(item.action) in kept_ids]
     # Links, read with every ready item applied: an item refused here keeps its memory, and
     # what that memory links to, in place; asked again until none is refused.
     while True:

@@ -39,7 +39,7 @@ MEMORY_AGES = {
 }
 
 
-def stamp_ns(rel: str, days: int, now_ns: int) -> int:
+def stamp_ns(days: int, now_ns: int) -> int:
     """The mtime (in nanoseconds) of a file ``days`` old at ``now_ns``, an hour past the day."""
     return now_ns - days * DAY_NS - 3600 * 10**9
 
@@ -50,7 +50,7 @@ def set_memory_ages(memory: Path, now_ns: int) -> None:
     for rel, days in MEMORY_AGES.items():
         path = memory / rel
         if path.exists():
-            stamp = stamp_ns(rel, days, now_ns)
+            stamp = stamp_ns(days, now_ns)
             os.utime(path, ns=(stamp, stamp))
 
 

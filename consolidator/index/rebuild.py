@@ -315,7 +315,8 @@ def plan_index(
     the project's folder: "`memory/x.md`").
     ``listed_below``: each sub-folder's own index (its ``MEMORY.md``) and the memories it
     lists: where this index links that one, or the sub-folders are stores of their own
-    (``stores_below``: each agent's folder under ``agent-memory/``), they are listed there
+    (``stores_below``: each agent's folder under ``agent-memory/``, whose own index is one
+    level down), they are listed there
     and get no second pointer here; otherwise Claude Code, which loads only this index,
     would not reach them, and they get one.
     """
@@ -328,7 +329,8 @@ def plan_index(
                                               set(archived) - set(redirected), scope == ALL, names))
     linked = {target for line in original for target in line.targets}
     claimed: set[str] = {file for rel, files in (listed_below or {}).items()
-                         if stores_below or rel in linked for file in files}
+                         if rel in linked or (stores_below and rel.count("/") == 1)
+                         for file in files}
     if scope != ALL:  # renames wait for review: their memories get no second pointer meanwhile
         _lines, moves = repoint(original, Targets(live, present, redirected, set(archived),
                                                   True, names))

@@ -17,7 +17,7 @@ from consolidator.detect.secrets.scan import find as find_secrets
 from consolidator.phases.context import Work, index_elsewhere
 from consolidator.state import usage
 from consolidator.store.links import link_matches, resolve_link, wiki_matches
-from consolidator.store.model import Memory, Unparsed
+from consolidator.store.model import Memory, Snapshot, Unparsed
 from consolidator.store.scan import NESTED_INDEX, ReadProblem, read_regular, scan
 
 
@@ -63,6 +63,18 @@ def _with_secrets(root: Path, file: Unparsed, names: Mapping[str, Memory],
     found = tuple(find_secrets(text))
     links = _links(text, posixpath.dirname(file.rel), names) if indexing else ()
     return dataclasses.replace(file, secrets=found, links=links) if found or links else file
+
+
+def with_index_links(snapshot: Snapshot) -> Snapshot:
+    """``snapshot`` (as a plain scan reads it) with where each folder's own index links."""
+    nested = [u for u in snapshot.unparsed if u.error == NESTED_INDEX and not u.links]
+    if not nested:
+        return snapshot
+    names = name_table(list(snapshot.memories))
+    found = {u.rel: index_links(snapshot.root, u, names) for u in nested}
+    return dataclasses.replace(snapshot, unparsed=tuple(
+        dataclasses.replace(u, links=found[u.rel]) if found.get(u.rel) else u
+        for u in snapshot.unparsed))
 
 
 def index_links(root: Path, file: Unparsed, names: Mapping[str, Memory]) -> tuple[str, ...]:

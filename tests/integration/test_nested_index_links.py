@@ -88,3 +88,51 @@ def test_a_memory_a_sub_folders_index_lists_gets_no_second_pointer_where_that_on
     assert ("](reviewer/style.md)" in index) != own_listed
     assert sorted(doc["index"]["added"]) == (
         ["reviewer/extra.md"] if own_listed else ["reviewer/extra.md", "reviewer/style.md"])
+
+
+def test_an_apply_refuses_to_move_out_what_a_folders_own_index_now_links(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run proposes archiving a superseded memory; before the answer, a folder's own
+    index starts linking it. The apply refuses that item, as a run would have held it back,
+    and the memory and that index stay as they are."""
+    root = tmp_path / "memory"
+    state = str(tmp_path / "state")
+    put(root / "MEMORY.md", "# Memory\n\n- [Old](old.md) — old plan\n"
+        "- [Deploys](deploys.md) — deploy rules\n", 3)
+    put(root / "deploys.md", memory("deploys", RULE), 3)
+    put(root / "old.md", "---\nname: old\ndescription: old plan\ntype: project\n---\n"
+        "Status: SUPERSEDED by the v3 migration plan.\nMigrate the orders table.\n", 100)
+    assert main(["run", "--force", "--json", "--memory-dir", str(root),
+                 "--state-dir", state]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert ("archive", "old.md") in {(a["op"], a["file"]) for a in doc["roots"][0]["actions"]}
+    put(root / "ops" / "MEMORY.md", "- [Old plan](../old.md) — kept for ops\n", 2)
+    before = (root / "old.md").read_bytes()
+
+    main(["apply", doc["run_id"], "--state-dir", state])
+    out = capsys.readouterr().out
+
+    assert (root / "old.md").read_bytes() == before
+    assert "ops/MEMORY.md links to old.md" in out
+
+
+def test_in_a_folder_of_agents_stores_only_each_agents_own_index_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under agent-memory/, each agent's own index (one level down) lists its memories; an
+    index further down that no index links lists nothing Claude Code reaches, and its
+    memory gets a pointer at the top."""
+    root = tmp_path / "agent-memory"
+    put(root / "MEMORY.md", "# Memory\n\n- [Deploys](deploys.md) — deploy rules\n", 3)
+    put(root / "deploys.md", memory("deploys", RULE), 3)
+    put(root / "reviewer" / "style.md", memory("style", "Review for naming first.\n"), 3)
+    put(root / "reviewer" / "MEMORY.md", "- [Style](style.md) — what to review first\n", 3)
+    put(root / "reviewer" / "sub" / "deep.md", memory("deep", "Check the migrations.\n"), 3)
+    put(root / "reviewer" / "sub" / "MEMORY.md", "- [Deep](deep.md) — migrations\n", 3)
+
+    assert main(["run", "--force", "--json", "--memory-dir", str(root),
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    doc = json.loads(capsys.readouterr().out)["roots"][0]
+
+    assert doc["index"]["added"] == ["reviewer/sub/deep.md"]

@@ -354,22 +354,26 @@ def test_services_the_verb_pass_before_code_or_a_pass_verdict_is_no_secret(text:
 @pytest.mark.parametrize(("text", "secret"), [
     ("判据（PASS = AUC≥0.93 且 尺寸比 ≤ 1.2）", False),
     ("- PASS = recall>=0.85, FAIL below", False),
+    ("- PASS = p95<200ms", False),
+    ("- PASS = error_rate<1%", False),
     ("- pass = Xq7≥Lm0vR2", True),
     ("password: Pa55w0rd<123", True),
-    ("password: Summer>2024", True),
-    ("password: hunter2==1337", True),
+    ("password: Secret==3.14", True),
+    ("密码：Admin≥2024", True),
     ("2. **Plaintext password reset token** - `modules/Auth/ForgotController.php:65` - raw",
      False),
     ("Session token at `src/auth/session.ts:42:7`, never logged", False),
-    ("token: Xk9.pq7:1234", True),
+    ("password: admin.c:1234", True),
     ("token: deploy.bot:839201", True),
-], ids=["a threshold", "a threshold in ascii", "a value with a sign in it",
-        "a value with a digit before its sign", "a value with a year after its sign",
-        "a value with two signs", "a line of a file", "a line and column",
-        "a value shaped otherwise", "a value after no file's extension"])
+], ids=["a threshold", "a threshold in ascii", "a threshold with a unit", "a threshold as a share",
+        "a made-up value with a sign in it", "a password with a sign", "a password with two signs",
+        "a password with a sign after a cjk label", "a line of a file after a finding's title",
+        "a line and column in prose", "a password shaped as a file's line",
+        "a value after no file's extension"])
 def test_a_threshold_or_a_line_of_a_file_is_no_value(text: str, secret: bool) -> None:
-    """``PASS = AUC≥0.93`` is the bar a test must clear, and ``Controller.php:65`` the line
-    a finding is about: neither is a credential's value."""
+    """``PASS = AUC≥0.93`` is the bar a test must clear, and ``Controller.php:65`` after a
+    finding's title the line it is about: neither is a credential's value. After a
+    credential's own label, the same shapes are values."""
     assert flagged(text) == secret
 
 

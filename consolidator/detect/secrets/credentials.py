@@ -192,6 +192,11 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
         return None, judged  # a PIN is digits: "pin: 3.11", "pin: latest" are versions
     if span is not None and _same(text[span[0]:span[1]], name):
         return None, judged  # `token=token`, `_stoken=_stoken`: a variable passed on
+    if span is not None and ((weak and word == "pass" and sv.is_condition(text[span[0]:span[1]]))
+                             or (sep in _DASHES and sv.is_code_place(text[span[0]:span[1]]))):
+        # "PASS = AUC≥0.93": the bar a test's verdict is given; "reset token - `x.php:65`":
+        # a finding's title and the line it is about
+        return None, judged
     return span, judged
 
 

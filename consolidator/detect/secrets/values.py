@@ -177,12 +177,19 @@ _CODE_PLACE = re.compile(
     r"[\w./\\-]{1,200}\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|php|rb|go|rs|java|kt|kts|swift|c|h|cc"
     r"|cpp|hpp|cs|m|mm|scala|sh|bash|sql|vue|svelte|css|scss|html|md|mdx|yml|yaml|json|toml"
     r"|dart|lua|ex|exs|erl|hs|ml|r|pl|ps1|tf|gradle|xml|ini|cfg|conf|txt):\d{1,6}(?::\d{1,4})?")
-# A measure, a comparison and a number: `AUC≥0.93`, `p<0.05`, `recall>=85%`. The measure is
-# letters alone and the number a decimal or a share (`Summer>2024`, `Pa55w0rd<123` and
-# `hunter2==1337` may be passwords), or the sign is one no keyboard types (≥, ≤, ≠).
-_CONDITION = re.compile(
-    r"[^\W\d_]{1,30}[ \t]?(?:(?:[<>]=?|[!=]=)[ \t]?[-+]?\d{1,9}(?:[.,]\d{1,9}%?|%)"
-    r"|[≥≤≠⩾⩽][ \t]?[-+]?\d[\d.,]{0,12}%?)")
+# A measure, a comparison and a number: `AUC≥0.93`, `p95<200ms`, `error_rate<1%`.
+_CONDITION = re.compile(r"[^\W\d_][\w.]{0,40}[ \t]?(?:[≥≤≠⩾⩽<>]=?|[!=]=)[ \t]?[-+]?\d[\d.,]{0,12}"
+                        r"(?:%|[^\W\d_]{1,4})?")
+
+
+def is_condition(value: str) -> bool:
+    """A threshold a test is held to (`AUC≥0.93`): what a PASS verdict's label is given."""
+    return _CONDITION.fullmatch(value) is not None
+
+
+def is_code_place(value: str) -> bool:
+    """A line of a source file (`Controller.php:65`): what a finding's title is followed by."""
+    return _CODE_PLACE.fullmatch(value) is not None
 
 
 def is_setting(value: str) -> bool:
@@ -197,10 +204,6 @@ def is_setting(value: str) -> bool:
         return True
     if _URL.match(low) or _EMAIL.fullmatch(value) or _PATH.match(value):
         return True
-    if _CONDITION.fullmatch(value):
-        return True  # a threshold a test is held to: `PASS = AUC≥0.93`
-    if _CODE_PLACE.fullmatch(value):
-        return True  # a line of a file: `ForgotPasswordController.php:65`
     # `secrets/.env`, `config/keys.json`, `.env.local`: a file, not its content.
     return ("/" in value or value.startswith(".")) and _FILE_EXT.fullmatch(value) is not None
 

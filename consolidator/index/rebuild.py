@@ -316,9 +316,8 @@ def plan_index(
     ``listed_below``: each sub-folder's own index (its ``MEMORY.md``) and the memories it
     lists: where this index links that one, or the sub-folders are stores of their own
     (``stores_below``: each agent's folder under ``agent-memory/``, whose own index is one
-    level down), they are listed there
-    and get no second pointer here; otherwise Claude Code, which loads only this index,
-    would not reach them, and they get one.
+    level down), they are listed there and get no second pointer here; otherwise Claude
+    Code, which loads only this index, would not reach them, and they get one.
     """
     limits = limits or Limits()
     redirected = dict(redirects or {})

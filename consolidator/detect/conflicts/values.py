@@ -271,12 +271,16 @@ def _without_concord(out: list[Tok]) -> list[Tok]:
 _VERSION_MARK = re.compile(r"^([~^=<>]{0,2})[vV](?=\d)")
 
 
+def _unmarked(value: str) -> str:
+    """A number without its version's mark: "^4.2" for "^v4.2"."""
+    return _VERSION_MARK.sub(r"\1", value)
+
+
 def differs(x: Tok, y: Tok) -> bool:
     """Whether two tokens of one skeleton say different things (``re-read`` is ``reread``)."""
     if x.value == y.value:
         return False
-    if x.kind == "number" and _VERSION_MARK.sub(r"\1", x.value) == _VERSION_MARK.sub(r"\1",
-                                                                                  y.value):
+    if x.kind == "number" and _unmarked(x.value) == _unmarked(y.value):
         return False  # "v4" and "4": one version, written with its mark or without
     if x.kind == "word" and not (x.value.startswith("~~") or y.value.startswith("~~")):
         return _INSIGNIFICANT.sub("", x.value) != _INSIGNIFICANT.sub("", y.value)

@@ -21,6 +21,10 @@ import pytest
 from hypothesis import settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
+# The tool reads days in this machine's time zone; the days these tests expect are days in
+# UTC, so the suite (and every process it starts) runs in UTC wherever it runs.
+os.environ["TZ"] = "UTC"
+time.tzset()
 # A frozen clock is the tests' clock, never pytest's own: `pytest --durations` and the
 # timings in the summary keep measuring real time.
 freezegun.configure(extend_ignore_list=["_pytest"])

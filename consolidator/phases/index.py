@@ -21,12 +21,11 @@ from consolidator.context import REVIEWED_KINDS
 from consolidator.decide import not_declined
 from consolidator.decide.bodies import closed
 from consolidator.decide.follow import moves
-from consolidator.detect.links import name_table
 from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
 from consolidator.index.topic import UNLISTED
 from consolidator.index.window import Limits, newline_of
 from consolidator.phases.context import Work
-from consolidator.phases.scan import index_links
+from consolidator.phases.scan import with_index_links
 from consolidator.plan import JUDGMENT, SAFE, Action, Create, Rewrite
 from consolidator.report.summary import command
 from consolidator.store.frontmatter import BOM
@@ -69,10 +68,9 @@ AGENT_FOLDERS = frozenset({"agent-memory", "agent-memory-local"})
 
 def listed_below(snapshot: Snapshot) -> dict[str, frozenset[str]]:
     """Each sub-folder's own index, with the memories it lists in its folder or below it."""
-    names = name_table(list(snapshot.memories))
-    return {u.rel: frozenset(target for target in index_links(snapshot.root, u, names)
+    return {u.rel: frozenset(target for target in u.links
                              if target.startswith(posixpath.dirname(u.rel) + "/"))
-            for u in snapshot.unparsed if u.error == NESTED_INDEX}
+            for u in with_index_links(snapshot).unparsed if u.error == NESTED_INDEX}
 
 
 def _more(reason: str) -> str:

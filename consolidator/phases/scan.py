@@ -71,17 +71,15 @@ def with_index_links(snapshot: Snapshot) -> Snapshot:
     if not nested:
         return snapshot
     names = name_table(list(snapshot.memories))
-    found = {u.rel: index_links(snapshot.root, u, names) for u in nested}
+    found = {u.rel: _index_links(snapshot.root, u, names) for u in nested}
     return dataclasses.replace(snapshot, unparsed=tuple(
         dataclasses.replace(u, links=found[u.rel]) if found.get(u.rel) else u
         for u in snapshot.unparsed))
 
 
-def index_links(root: Path, file: Unparsed, names: Mapping[str, Memory]) -> tuple[str, ...]:
+def _index_links(root: Path, file: Unparsed, names: Mapping[str, Memory]) -> tuple[str, ...]:
     """Where the links of a folder's own index point, as the scan phase reads them (for a
     snapshot read again after a run's changes, which holds only the files)."""
-    if file.links:
-        return file.links
     text = _text(root, file)
     return () if text is None else _links(text, posixpath.dirname(file.rel), names)
 

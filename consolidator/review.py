@@ -3,9 +3,11 @@
 Applying goes through the same executor, store, journal and undo as a run, under the root's
 lock: the chosen actions first (each refused, with its reason, when a file it touches is no
 longer in the state the proposal recorded), then the safe steps they call for (links
-repointed, the index rebuilt). An apply whose every chosen action was refused is recorded
-as ``refused``, not ``applied``. It gets a run id of its own, so ``consolidator undo`` takes it
-back. It is not a consolidation: Claude Code's "last consolidated" time stays as it was.
+repointed, the index rebuilt; where the index's own changes wait as an item, or every change
+waits for review, only the links to what they moved). An apply whose every chosen action
+was refused changes nothing more, and is recorded as ``refused``, not ``applied``. It gets a
+run id of its own, so ``consolidator undo`` takes it back. It is not a consolidation: Claude
+Code's "last consolidated" time stays as it was.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from consolidator.config import Config
 from consolidator.decide.follow import cannot_follow
 from consolidator.decide.linked import held_by_indexes
 from consolidator.errors import ConsolidatorError, UsageError
+from consolidator.index.rebuild import LINKS
 from consolidator.phases import consolidate, index
 from consolidator.phases.context import Work
 from consolidator.phases.scan import with_index_links
@@ -142,11 +145,16 @@ def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datet
         ready = _ready(items, work, done, current)
         work.plan = Plan(actions=tuple(i.action for i in ready))
         consolidate.run(work)
-        work.mode = "safe"  # the index's own judgments apply only when chosen as items
-        index.run(work)
+        if any(work.plan.applied):  # else no step is called for: nothing changes
+            # The index's own changes apply only when chosen as items: where they wait as
+            # one (or every change waits for review: apply = "none", a team's store) only
+            # the links to what the chosen actions moved are mended, no pointer added.
+            index_waits = set(current.index_group(work.snapshot.index.name)) - set(items)
+            work.mode = LINKS if index_waits or ctx.mode == "none" else "safe"
+            index.run(work)
         _settle(work, ready, done)
         if done.all_refused:
-            status = "refused"  # history says so; the safe steps it made still stand
+            status = "refused"  # history says so
         settled = current.settled(_statuses(done))
         fresh = [work.plan.actions[i] for i in work.proposed]
         if work.after is not None and work.after.index.stat != work.snapshot.index.stat:

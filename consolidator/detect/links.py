@@ -184,3 +184,20 @@ def linking_to(
 def is_topic(file: str) -> bool:
     """A topic memory the index rebuild created to hold index lines."""
     return posixpath.basename(file).startswith(TOPIC_PREFIX)
+
+
+# Folders a person keeps old or day-by-day notes in, in the languages the tool reads: a note
+# there is kept out of sight on purpose (a superseded rule in `archive/`, a session in
+# `diary/`), and a pointer would load it into every session.
+_SET_ASIDE = frozenset((
+    "archive", "archives", "archived", "old", "deprecated", "obsolete", "attic", "trash",
+    "backup", "backups", "diary", "journal", "arxiu", "archivo", "archivio", "arquivo",
+    "archiv", "archief", "archiwum", "архив", "보관", "아카이브", "アーカイブ", "归档", "歸檔",
+    "存档", "旧", "古い",
+))
+
+
+def set_aside(file: str) -> bool:
+    """Whether ``file`` stands in a folder of old or day-by-day notes (see ``_SET_ASIDE``)."""
+    folders = file.split("/")[:-1]
+    return any(folder.casefold().strip("_-. ") in _SET_ASIDE for folder in folders)

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from consolidator.detect.dates.relative import RelativeDate, relative_in
 from consolidator.detect.dates.undated import copied_together, long_sessions
-from consolidator.detect.links import is_topic
+from consolidator.detect.links import is_topic, set_aside
 from consolidator.detect.secrets.scan import find as find_secrets
 from consolidator.detect.stale.evidence import StaleFinding, study_stale
 from consolidator.detect.text import normal_set
@@ -38,9 +38,11 @@ def study(memory: Memory, now: datetime, project: Project | None,
     file's time is a copy's (:func:`~consolidator.detect.dates.undated.copied_together`)."""
     relative = relative_in(memory, long_session=long_session, copied=copied)
     # A topic memory holds lines moved out of the index, named after their heading: a status
-    # in that name or those lines was the index's, which no run judges stale either.
-    stale, finished = (None, None) if is_topic(memory.file) else study_stale(memory, now,
-                                                                             project)
+    # in that name or those lines was the index's, which no run judges stale either. A note
+    # in a folder of old notes (`archive/`) was set aside by its owner: "status: archived"
+    # there says where it is, and moving it out again would do nothing for any session.
+    aside = is_topic(memory.file) or set_aside(memory.file)
+    stale, finished = (None, None) if aside else study_stale(memory, now, project)
     return Findings(
         lines=normal_set(memory.body),
         relative=tuple(relative),  # () for most memories: one shared empty tuple

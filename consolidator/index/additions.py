@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterable, Mapping, Sequence
 
-from consolidator.detect.links import is_topic, name_table
+from consolidator.detect.links import is_topic, name_table, set_aside
 from consolidator.index.parse import IndexLine, classify
 from consolidator.index.placing import add_pointers
 from consolidator.index.pointers import pointer_line
@@ -47,23 +47,6 @@ def add_missing(
     return add_within(lines, [m for m in live.values()
                               if m.file not in linked and not set_aside(m.file)],
                       limits, newline, names=names, known=_Known(live, root_name))
-
-
-# Folders a person keeps old or day-by-day notes in, in the languages the tool reads: a note
-# there is kept out of sight on purpose (a superseded rule in `archive/`, a session in
-# `diary/`), and a pointer would load it into every session.
-_SET_ASIDE = frozenset((
-    "archive", "archives", "archived", "old", "deprecated", "obsolete", "attic", "trash",
-    "backup", "backups", "diary", "journal", "arxiu", "archivo", "archivio", "arquivo",
-    "archiv", "archief", "archiwum", "архив", "보관", "아카이브", "アーカイブ", "归档", "歸檔",
-    "存档", "旧", "古い",
-))
-
-
-def set_aside(file: str) -> bool:
-    """Whether ``file`` stands in a folder of old or day-by-day notes (see ``_SET_ASIDE``)."""
-    folders = file.split("/")[:-1]
-    return any(folder.casefold().strip("_-. ") in _SET_ASIDE for folder in folders)
 
 
 def add_within(

@@ -51,8 +51,12 @@ from consolidator.index.window import (
 from consolidator.store.model import INDEX_NAME, Memory
 
 SAFE_SCOPE, ALL = "safe", "all"  # what a rebuild may move: unloaded lines only, or any
+# Only the links to files this run moved or archived, nothing added or moved: what an
+# `apply` of chosen actions calls for where every index change waits for review.
+LINKS = "links"
 
 __all__ = [
+    "LINKS",
     "TOPIC_MAX_BYTES",
     "Fitted",
     "IndexPlan",
@@ -300,7 +304,7 @@ def plan_index(
     """Plan the rebuilt index.
 
     ``scope``: ``"safe"`` moves only lines Claude Code does not load; ``"all"`` may move
-    any line but a pinned one (a judgment).
+    any line but a pinned one (a judgment); ``"links"`` only mends links (``LINKS``).
     ``memories``: the live memories after this run's merges and archives.
     ``present``: every ``.md`` file that will exist (memories and files that are not).
     ``redirects``: merged-away (or superseded) file -> the file that absorbed it.
@@ -334,6 +338,9 @@ def plan_index(
         _lines, moves = repoint(original, Targets(live, present, redirected, set(archived),
                                                   True, names))
         claimed |= {new for old, new in moves if old not in redirected}
+    if scope == LINKS:
+        return assemble(text, original, relinked, (), Fitted(relinked.lines), limits,
+                        newline, scope)
     lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed,
                                          names, root_name)
     endings = line_endings(text or "")

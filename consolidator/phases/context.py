@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 
 from consolidator.context import RootContext
 from consolidator.detect.findings import LlmUsage
-from consolidator.detect.links import named_anywhere
+from consolidator.detect.links import named_anywhere, set_aside
 from consolidator.execute import Executor
 from consolidator.gates.checks import busy_index
-from consolidator.index.additions import set_aside
 from consolidator.plan import SAFE, Action, Declined, Plan
 from consolidator.session import Session
 from consolidator.state import runs

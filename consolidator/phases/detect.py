@@ -15,7 +15,7 @@ from consolidator.decide import Found, decide
 from consolidator.detect.conflicts.find import find_conflicts
 from consolidator.detect.conflicts.versions import find_version_conflicts
 from consolidator.detect.findings import Duplicate
-from consolidator.detect.links import named_anywhere
+from consolidator.detect.links import named_anywhere, set_aside
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
 from consolidator.detect.overlap.similar import find_similar, related_pairs
 from consolidator.detect.perfile import study_all
@@ -49,23 +49,27 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
                      f"{ctx.project.path} (they are about another tree)")
     progress.phase(ctx.root, f"detect: reading {len(snapshot.memories)} memories")
     findings = study_all(snapshot.memories, ctx.now, paths, check)
-    for file, said in find_replaced(snapshot.memories).items():
+    # A note in a folder of old notes (`archive/`) is history its owner set aside: no pair
+    # with it is judged (a copy of a live memory there is its old version, a conflict the
+    # change that retired it).
+    live = [m for m in snapshot.memories if not set_aside(m.file)]
+    for file, said in find_replaced(live).items():
         found = findings[file]
         findings[file] = dataclasses.replace(
             found, stale=replaced_finding(file, said, found.stale))
     progress.phase(ctx.root, "detect: duplicates, conflicts and similar memories")
     sets = {file: found.lines for file, found in findings.items()}
-    clusters = find_duplicates(snapshot.memories, sets, cache(partial(named_anywhere, snapshot)))
+    clusters = find_duplicates(live, sets, cache(partial(named_anywhere, snapshot)))
     ctx.stop.check()
     pairs = Together(clusters)
     feats: dict[str, set[str]] = {}  # conflicts fill it and similar reuses it
-    conflicts = find_conflicts(snapshot.memories, skip=pairs, sets=sets, features=feats)
+    conflicts = find_conflicts(live, skip=pairs, sets=sets, features=feats)
     worded = {frozenset(c.files) for c in conflicts}
-    conflicts += [c for c in find_version_conflicts(snapshot.memories, skip=pairs, sets=sets)
+    conflicts += [c for c in find_version_conflicts(live, skip=pairs, sets=sets)
                   if frozenset(c.files) not in worded]
     # Similar memories skip the conflicting pairs afterwards: the same list as skipping
     # them while it looks.
-    similar = find_similar(snapshot.memories, pairs, sets=sets, lines_features=feats)
+    similar = find_similar(live, pairs, sets=sets, lines_features=feats)
     ctx.stop.check()
     conflicting = {frozenset(c.files) for c in conflicts}
     across = across_scopes(snapshot, ctx, sets)
@@ -118,7 +122,8 @@ def _asked(found: Found, ctx: RootContext) -> Found:
         return found
     offline = decide(found, ctx.cfg, ctx.now)
     acted = {f for a in offline.actions for f in a.touches()}
-    acted |= {m.file for m in found.snapshot.memories if m.stat.mtime_ns > ctx.hot_after_ns}
+    acted |= {m.file for m in found.snapshot.memories
+              if m.stat.mtime_ns > ctx.hot_after_ns or set_aside(m.file)}
     by_file = found.snapshot.by_file()
     stale = [f.stale for f in found.per_file.values() if f.stale is not None]
     questions = [

@@ -21,7 +21,7 @@ from consolidator.context import REVIEWED_KINDS
 from consolidator.decide import not_declined
 from consolidator.decide.bodies import closed
 from consolidator.decide.follow import moves
-from consolidator.index.rebuild import ALL, SAFE_SCOPE, IndexPlan, plan_index
+from consolidator.index.rebuild import ALL, LINKS, SAFE_SCOPE, IndexPlan, plan_index
 from consolidator.index.topic import UNLISTED
 from consolidator.index.window import Limits, newline_of
 from consolidator.phases.context import Work
@@ -134,7 +134,9 @@ def run(work: Work) -> None:
     """The safe rebuild, applied; then the judgment that remains (fitting an index still over
     its limits, unlinking or repointing a pointer to a file that was already missing),
     proposed. Under ``apply = "all"`` the whole plan is applied as one, under ``"none"`` (and
-    so in a store whose changes reach others) it is proposed as one."""
+    so in a store whose changes reach others) it is proposed as one. Under mode ``links``
+    (an apply while the index's own changes wait for review) only the links to what it
+    moved are mended, the rest proposed."""
     snapshot = work.after or work.snapshot
     assert snapshot is not None
     held = work.index_held()
@@ -156,8 +158,8 @@ def run(work: Work) -> None:
                               linked_missing=full.linked_missing, why=(why,))
         work.plan = dataclasses.replace(work.plan, index=index, notes=work.plan.notes + (note,))
         return
-    safe = plan(work, snapshot, SAFE_SCOPE)
-    if work.mode != "safe":  # one plan for all of it, applied (all) or proposed (none)
+    safe = plan(work, snapshot, LINKS if work.mode == LINKS else SAFE_SCOPE)
+    if work.mode not in ("safe", LINKS):  # one plan for all of it, applied or proposed
         full = plan(work, snapshot, ALL)
         kind = SAFE if _same(full, safe) else JUDGMENT
         if work.mode == "all":

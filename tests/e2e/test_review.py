@@ -674,6 +674,41 @@ def test_apply_none_changes_nothing_and_proposes_every_action_even_the_safe_merg
     assert files(ex.memory) == files(other.memory)
 
 
+def test_an_apply_whose_every_choice_was_refused_changes_no_file(
+    ex: Ex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under ``--apply none`` the index's own rebuild waits as an item (6): an apply of
+    another item that was refused calls for no step at all, not even that rebuild."""
+    run_force(capsys, ex, "--apply", "none")
+    rid = run_id_of_proposal(ex)
+    assert (6, "rewrite", "MEMORY.md") in proposed(capsys, ex)
+    with (ex.memory / "project_demo.md").open("ab") as handle:
+        handle.write(b"A line a live session added.\n")
+    before = snapshot_tree(ex.memory)
+    code, out, err = cli_run(capsys, ex, "apply", rid, "--only", "5")
+    assert code == 1, err
+    assert "5: refused, project_demo.md changed since" in out
+    assert without_locks(snapshot_tree(ex.memory)) == without_locks(before)
+    assert (6, "rewrite", "MEMORY.md") in proposed(capsys, ex)
+
+
+def test_an_apply_adds_no_pointer_while_the_index_rebuild_waits_as_its_own_item(
+    ex: Ex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Applying the date rewrite (5) rewrites that memory only: the pointer the waiting index
+    item (6) would add is that item's, applied when it is chosen."""
+    run_force(capsys, ex, "--apply", "none")
+    rid = run_id_of_proposal(ex)
+    index = (ex.memory / "MEMORY.md").read_bytes()
+    code, out, err = cli_run(capsys, ex, "apply", rid, "--only", "5")
+    assert code == 0, err
+    assert (ex.memory / "MEMORY.md").read_bytes() == index
+    assert [n for n, _op, file in proposed(capsys, ex) if file == "MEMORY.md"] == [6]
+    code, out, err = cli_run(capsys, ex, "apply", rid, "--only", "6")
+    assert code == 0, err
+    assert (ex.memory / "MEMORY.md").read_bytes() != index
+
+
 # --------------------------------------------------------------------------- 9. bad input
 
 

@@ -1164,6 +1164,11 @@ def test_a_merge_waiting_for_review_names_what_it_archives_and_its_apply_its_saf
 ) -> None:
     world.put("project_api.md", text_of(API_LINES), days=20)
     world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    index = world.root / "MEMORY.md"
+    index.write_text("- [API](project_api.md) — the API\n"
+                     "- [API notes](project_api_notes.md) — more on the API\n")
+    old = time.time() - 3 * 86400
+    os.utime(index, (old, old))
     common = ["--memory-dir", str(world.root), "--state-dir", str(world.state),
               "--project-root", str(world.project)]
     assert main(["run", "--force", "--json", "--apply", "none", *common]) == 0

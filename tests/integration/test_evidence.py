@@ -123,3 +123,28 @@ def test_a_secret_in_an_evidence_line_is_masked(
     (rewrite,) = [a for a in found["actions"] if a["op"] == "rewrite"]
     assert "Xq7vT2pLm9" not in json.dumps(found["actions"])
     assert "[REDACTED]" in rewrite["evidence"][0]
+
+
+@pytest.mark.parametrize(("folder", "judged"), [
+    ("archive", False), ("_old", False), ("Archiv", False), ("notes", True),
+])
+def test_a_note_set_aside_in_a_folder_of_old_notes_pairs_with_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], folder: str, judged: bool
+) -> None:
+    """The old copy of a rule its owner keeps in `archive/`, and its older port: history,
+    neither merged into the live rule nor set against it. The same files in a folder of
+    live notes are a duplicate and a conflict."""
+    memory = tmp_path / "memory"
+    (memory / folder).mkdir(parents=True)
+    rule = "- Integration tests must hit a real Postgres database.\n- Never mock it.\n"
+    put(memory, "feedback_real_db.md", "Tests use a real database", rule, days=30)
+    put(memory, f"{folder}/feedback_real_db.md", "Tests use a real database", rule, days=90)
+    put(memory, "project_db_port.md", "Dev database connection",
+        "The dev database listens on port 6432 on localhost.\n", days=20)
+    put(memory, f"{folder}/project_db_port.md", "Dev database connection",
+        "The dev database listens on port 5432 on localhost.\n", days=120)
+    found = report(memory, tmp_path, capsys)
+    paired = {f for a in found["actions"] if a["op"] == "merge" for f in a["sources"]}
+    paired |= {f for c in found["conflicts"] for f in c["files"]}
+    assert bool(paired) is judged
+    assert all(a["op"] != "archive" for a in found["actions"] if not judged)

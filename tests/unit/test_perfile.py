@@ -142,3 +142,26 @@ def test_a_stop_requested_during_a_serial_study_ends_it(
 
 def test_an_empty_root_has_no_findings() -> None:
     assert perfile.study_all((), NOW, None) == {}
+
+
+@pytest.mark.parametrize(("rel", "judged"), [
+    ("archive/sessions/2026-06-12-review.md", False),
+    ("_archived/old-plan.md", False),
+    ("notes/2026-06-12-review.md", True),
+    ("2026-06-12-review.md", True),
+])
+def test_a_note_in_a_folder_of_old_notes_is_not_judged_stale_again(
+    tmp_path: Path, rel: str, judged: bool
+) -> None:
+    """"status: archived" on a note its owner keeps in `archive/` says where it is: moving
+    it out again would change nothing a session loads. The same note anywhere else is
+    retired by it."""
+    root = tmp_path / "memory"
+    path = root / rel
+    path.parent.mkdir(parents=True)
+    path.write_text("---\nname: review\ndescription: a session's digest\ntype: project\n"
+                    "status: archived\n---\nWhat the session changed.\n", encoding="utf-8")
+    stamp = WRITTEN.timestamp()
+    os.utime(path, (stamp, stamp))
+    found = perfile.study_all(scan(root).memories, NOW, None)[rel]
+    assert (found.stale is not None) is judged

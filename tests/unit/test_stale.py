@@ -588,3 +588,31 @@ def test_finished_work_in_a_name_written_as_a_title_is_a_note_not_stale() -> Non
     # A tag in capitals retires (migration-v2-DONE, above); a title that says it was done
     # tells of an event.
     assert "v8 refactor (done)" in finished("Steps are below.\n", name="v8 refactor (done)")
+
+
+# --- a first line that is one of the lead paragraph's numbered items -------------------------
+
+
+@pytest.mark.parametrize("lead", [
+    "Phase 1 Foundation COMPLETE.\nPhase 2 Core Pages COMPLETE.\nPhase 3 IN PROGRESS.\n",
+    "Phase 1 (old layout) — SUPERSEDED\nPhase 2 — in progress\n",
+    "Step 1: obsolete\nStep 2: run the export again\n",
+    "Sprint #4 — done\nSprint #5 — planning\n",
+])
+def test_a_status_on_the_first_of_numbered_items_is_that_item_s(lead: str) -> None:
+    """"Phase 1 ... COMPLETE." above "Phase 2 ..." and "Phase 3 IN PROGRESS": the status
+    speaks for its phase, not for the memory (neither finished work nor stale)."""
+    found, note = study_stale(memory(lead + "\nDetails below.\n"), NOW, None)
+    assert (found, note) == (None, None)
+
+
+@pytest.mark.parametrize("lead", [
+    "Phase 1 (old layout) — SUPERSEDED\nSee the current plan instead.\n",
+    "Phase 1 (old layout) — SUPERSEDED\nPhase 1 steps were these:\n",
+])
+def test_a_status_on_a_numbered_first_line_alone_still_speaks_for_the_memory(
+    lead: str
+) -> None:
+    """The same first line with no sibling item after it (or the same item again) speaks
+    for the whole memory, as before."""
+    assert "first line" in whole(lead).reasons[0]

@@ -160,3 +160,26 @@ class Layout:
         # can hold the phrase.
         last = bisect_right(spans, (end, -1)) - 1
         return last >= 0 and spans[last][1] > start
+
+
+# The label Claude Code's memories put before a rule's instructions ("**How to apply:** ...").
+_HOW_TO_APPLY = re.compile(r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}how to apply[*_]{0,2}[ \t]*[:：]",
+                           re.IGNORECASE)
+# A bold label opening a line or a list item ("**Done in this session:** ...").
+ANY_LABEL = re.compile(r"[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)[^*_\n]{1,40}(?:\*\*|__)")
+
+
+def how_to_apply(lines: list[str]) -> set[int]:
+    """The lines of every "How to apply:" paragraph: instructions for sessions to come, where
+    "yesterday" is whichever day a session reads it on (it runs to a blank line or the next
+    bold label)."""
+    out: set[int] = set()
+    inside = False
+    for at, line in enumerate(lines):
+        if _HOW_TO_APPLY.match(line):
+            inside = True
+        elif not line.strip() or ANY_LABEL.match(line):
+            inside = False
+        if inside:
+            out.add(at)
+    return out

@@ -108,3 +108,25 @@ def part_of_day(text: str, phrase: LocalePhrase, others: list[LocalePhrase]) -> 
         return True
     before = _WORD_BEFORE.search(text, max(0, phrase.start - 24), phrase.start)
     return before is not None and before.group(1).casefold() in time_words()
+
+
+# A name in code built on a relative day: "isToday", "getTodayRecords", "today_count",
+# "TOMORROW_KEY" (a day word joined to another by a change of case or an underscore; the
+# library's own "date.today()" is no such name).
+_CODE_DAY = re.compile(r"[A-Za-z0-9_]*(?:today|yesterday|tomorrow)[A-Za-z0-9_]*", re.IGNORECASE)
+_NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+_CODE_SHIFT = {"today": 0, "yesterday": -1, "tomorrow": 1}
+
+
+def days_in_code(text: str) -> frozenset[int]:
+    """The relative days (0 for today, -1, 1) that ``text`` names in code. Where a project's
+    code is built on "today" (an app's view of the day it is used), its notes' word for that
+    day, in any language ("today's records", 오늘 기록), names that view, not the day the
+    note was written."""
+    shifts: set[int] = set()
+    for match in _CODE_DAY.finditer(text):
+        token = match.group(0)
+        parts = [p.casefold() for p in _NAME_PART.findall(token)]
+        if len(parts) > 1 or "_" in token:
+            shifts.update(_CODE_SHIFT[p] for p in parts if p in _CODE_SHIFT)
+    return frozenset(shifts)

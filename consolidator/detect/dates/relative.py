@@ -21,8 +21,13 @@ from datetime import date, datetime, timedelta
 from consolidator import clock
 from consolidator.detect.dates.anchors import explicit_dates, name_day, near_day
 from consolidator.detect.dates.gloss import Gloss, gloss
-from consolidator.detect.dates.layout import Layout, table_cell
-from consolidator.detect.dates.locale_sense import of_a_thing, part_of_day, states_a_rule
+from consolidator.detect.dates.layout import ANY_LABEL, Layout, how_to_apply, table_cell
+from consolidator.detect.dates.locale_sense import (
+    days_in_code,
+    of_a_thing,
+    part_of_day,
+    states_a_rule,
+)
 from consolidator.detect.dates.locales import LocalePhrase, find_locale, written_in
 from consolidator.detect.dates.passage import Anchors
 from consolidator.detect.dates.phrases import (
@@ -157,8 +162,11 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
     its passage (a heading, a label, the note's date line)."""
     listed = _options(matches, text)
     spans: list[tuple[int, int, Meaning | None, bool]] = []
-    applying = _how_to_apply(layout.lines) if others else set()
+    applying = how_to_apply(layout.lines) if others else set()
     languages = written_in(text) if others else frozenset()
+    # Where no sense rule of ours reads the sentence, code built on a day ("isToday") tells
+    # that the word names the app's day, which no writing day dates.
+    in_code = days_in_code(text) if others else frozenset()
     for match in matches:
         if match.start() not in listed and not _PART_OF_DAY.match(text, match.end()):
             end, meaning = trim(match, text)
@@ -169,6 +177,7 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
             continue
         by_text = other.shift == 0 and not (dated_name or other.session)
         if other.unit == "week" or (by_text and not record) \
+                or (other.unit == "day" and other.shift in in_code and not other.session) \
                 or layout.line_of(other.start) in applying \
                 or of_a_thing(text, other) or part_of_day(text, other, others) \
                 or _a_rule(layout, other,
@@ -209,7 +218,7 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
                 continue  # a row of a dated log ("| 05-18 | deployed yesterday |"): its own day
             line, column, stop = line[left:right], column - left, stop - left
         # "**Done in this session:** ...": a bold label names its section as a heading does
-        label = _ANY_LABEL.match(line)
+        label = ANY_LABEL.match(line)
         heading = heading or (label is not None and stop <= label.end() and (
             line[: label.end()].rstrip("*_ ").endswith((":", "："))
             or line[label.end() :].lstrip().startswith((":", "："))))
@@ -225,28 +234,6 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
     split = {start for pair in _offered(matches, text) if len(found.intersection(pair)) == 1
              for start in pair}
     return [c for c in out if c.match_start not in split] if split else out
-
-
-# The label Claude Code's memories put before a rule's instructions ("**How to apply:** ...").
-_HOW_TO_APPLY = re.compile(r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}how to apply[*_]{0,2}[ \t]*[:：]",
-                           re.IGNORECASE)
-_ANY_LABEL = re.compile(r"[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)[^*_\n]{1,40}(?:\*\*|__)")
-
-
-def _how_to_apply(lines: list[str]) -> set[int]:
-    """The lines of every "How to apply:" paragraph: instructions for sessions to come, where
-    "yesterday" is whichever day a session reads it on (it runs to a blank line or the next
-    bold label)."""
-    out: set[int] = set()
-    inside = False
-    for at, line in enumerate(lines):
-        if _HOW_TO_APPLY.match(line):
-            inside = True
-        elif not line.strip() or _ANY_LABEL.match(line):
-            inside = False
-        if inside:
-            out.add(at)
-    return out
 
 
 def _continues(line: str) -> bool:

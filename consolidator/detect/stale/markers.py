@@ -310,6 +310,22 @@ def _name(name: str) -> str | None:
     return tag(name.replace("-", " ").replace("_", " "), _WHOLE)
 
 
+# A line opening with a word and its number: "Phase 1 ...", "Step 2: ...", "Sprint #3 ...".
+_NUMBERED = re.compile(r"[^\w]*([^\W\d_]+)[ \t]?#?(\d+)\b")
+
+
+def _numbered_items(head: list[Line]) -> bool:
+    """Whether the first line is one of numbered items the lead paragraph lists ("Phase 1
+    COMPLETE." above "Phase 2 COMPLETE." and "Phase 3 IN PROGRESS"): its status is that
+    item's, not the memory's."""
+    first = _NUMBERED.match(bare(head[0].text))
+    if first is None:
+        return False
+    word, number = first.group(1).casefold(), first.group(2)
+    return any(other.group(1).casefold() == word and other.group(2) != number
+               for line in head[1:] if (other := _NUMBERED.match(bare(line.text))))
+
+
 def whole_marker(memory: Memory, head: Iterable[Line]) -> Marker | None:
     """The first marker that speaks for the whole memory, or ``None``."""
     found = frontmatter_marker(memory)
@@ -323,7 +339,7 @@ def whole_marker(memory: Memory, head: Iterable[Line]) -> Marker | None:
         if word:
             return Marker(word, "description", memory.description, True)
     head = [line for line in head if line.kind not in ("code", "quote", "table")]
-    if head and maybe(head[0].text):
+    if head and maybe(head[0].text) and not _numbered_items(head):
         word = tag(bare(head[0].text), _WHOLE)
         if word:
             return Marker(word, "first line", head[0].text, True)

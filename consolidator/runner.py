@@ -261,10 +261,12 @@ def _gate_and_run(ctx: RootContext, session: Session, bound: BoundLogger, starte
 
 
 def run_all(
-    roots: list[Path] | list[Store], cfg: Config, opts: RunOptions, now: datetime
+    roots: list[Path] | list[Store], cfg: Config, opts: RunOptions, now: datetime,
+    run_id: str | None = None,
 ) -> RunReport:
-    """Every root in turn; one failing root does not stop the others."""
-    run_id = new_run_id(now)
+    """Every root in turn; one failing root does not stop the others. ``run_id``: the pass's
+    id, when its caller logged under it already."""
+    run_id = run_id or new_run_id(now)
     progress.enable(opts.progress)
     reports = []
     try:

@@ -8,6 +8,9 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+import structlog
 
 from consolidator import clock, log, runner
 from consolidator.cli.codes import EXIT_FAILED, EXIT_LOCKED, EXIT_OK
@@ -30,6 +33,11 @@ from consolidator.llm import make_backend
 from consolidator.report.summary import command
 from consolidator.roots import hooks, paths
 from consolidator.stop import Stopped, StopToken
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from consolidator.config import Config
 
 
 def report(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -92,6 +100,15 @@ def stop_on_signals(token: StopToken) -> Callable[[], None]:
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     cfg = load_config(args, env)
     setup_logging(cfg, args, env=env)  # stderr: stdout carries only the report
+    now = clock.now()
+    run_id = runner.new_run_id(now)
+    # Every line the run logs carries its id, the warnings before any root is run too.
+    with structlog.contextvars.bound_contextvars(run_id=run_id):
+        return _run(args, env, cfg, now, run_id)
+
+
+def _run(args: argparse.Namespace, env: Mapping[str, str], cfg: Config, now: datetime,
+         run_id: str) -> int:
     warn_keyless(cfg, env)
     roots, state = roots_and_state(args, cfg, env)
     writable_state(state)
@@ -112,7 +129,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     )
     restore = stop_on_signals(opts.stop)
     try:
-        result = runner.run_all(roots, cfg, opts, clock.now())
+        result = runner.run_all(roots, cfg, opts, now, run_id)
     except Stopped as exc:
         print(f"consolidator: stopped by signal {exc.signum}: the lock is as it was, the steps "
               f"already made stay (`{command('undo latest')}` takes them back), and the next "

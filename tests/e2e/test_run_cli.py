@@ -611,3 +611,25 @@ def test_repeated_runs_warn_of_an_unwritable_root_once_per_change_of_reason(
     unwritable(root)
     (warned_again,) = _warnings(consolidator(*args), root)
     assert warned_again["level"] == "warning", "a new change of reason is said again"
+
+
+def test_every_log_line_of_a_run_carries_its_run_id_the_early_warnings_too(
+    tmp_path: Path,
+) -> None:
+    """The keyless-backend warning comes before any root is run, and a run that finds no
+    memory directory runs none: their lines still carry the run's id, the one its pass
+    line gives."""
+    config = tmp_path / "c.toml"
+    config.write_text('[llm]\nbackend = "anthropic"\n', encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "empty-claude")
+    root = make_project(tmp_path, "one", sessions=5)
+    for where in (["--memory-dir", str(root)], []):
+        proc = subprocess.run(
+            [sys.executable, "-m", "consolidator", "--config", str(config), "run",
+             *where, "--state-dir", str(tmp_path / "st")],
+            capture_output=True, text=True, timeout=60, env=env, check=False)
+        lines = json_lines(proc.stderr)
+        assert any("ANTHROPIC_API_KEY is not set" in e["event"] for e in lines), proc.stderr
+        ids = {e.get("run_id") for e in lines}
+        assert len(ids) == 1 and None not in ids, proc.stderr

@@ -15,6 +15,7 @@ Prints, each with its target:
 
 from __future__ import annotations
 
+import argparse
 import ast
 import shutil
 import subprocess
@@ -201,6 +202,8 @@ def dry_run_modules(found: dict[str, Path]) -> dict[str, int]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     found = modules()
     known = set(found)
     root = list(PACKAGE.glob("*.py"))

@@ -229,11 +229,17 @@ def _waiting_line(report: RunReport, plan: Plan, waiting: tuple[Action, ...],
     label = "Would wait for review" if report.dry_run else "Waiting for review"
     if not waiting:
         return f"- {label}: none"
-    judgments = sum(1 for a in waiting if a.kind == JUDGMENT)
-    what = plural(judgments, "judgment") if judgments == len(waiting) else \
-        plural(len(waiting), "change") + (f", {judgments} of them judgments" if judgments
-                                            else ", all safe")
-    line = f"- {label}: {what} ({_changes(waiting, index_name)})"
+    judged = tuple(a for a in waiting if a.kind == JUDGMENT)
+    safe = tuple(a for a in waiting if a.kind != JUDGMENT)
+    if not safe:
+        what = f"{plural(len(judged), 'judgment')} ({_changes(judged, index_name)})"
+    elif not judged:
+        what = f"{plural(len(safe), 'change')}, all safe ({_changes(safe, index_name)})"
+    else:  # each kind with its own changes: the safe merges are no judgments
+        what = (f"{plural(len(waiting), 'change')}: {len(safe)} safe "
+                f"({_changes(safe, index_name)}) and {plural(len(judged), 'judgment')} "
+                f"({_changes(judged, index_name)})")
+    line = f"- {label}: {what}"
     run_id = plan.proposal.run_id if plan.proposal is not None else None
     if report.dry_run or run_id is None:
         return line + "; this plan keeps none: a run without --dry-run keeps them as its " \

@@ -217,7 +217,7 @@ def test_the_example_with_verbose_lists_every_memory_with_its_age_once(
 @pytest.mark.parametrize("apply, applied, waiting", [
     ("all", "2 merges, 2 archives, 1 relative-date rewrite, links updated in 1 memory, "
             "index lines Claude Code loads changed", "none"),
-    ("none", "nothing", "6 changes, 4 of them judgments (2 merges, 2 archives, "
+    ("none", "nothing", "6 changes: 2 safe (2 merges) and 4 judgments (2 archives, "
                         "1 relative-date rewrite, index lines Claude Code loads changed)"),
 ])
 def test_the_example_summary_follows_the_apply_setting(

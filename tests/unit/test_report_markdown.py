@@ -243,7 +243,7 @@ def test_under_apply_none_the_proposal_holds_safe_actions_and_the_index_waits_fo
         "2. **archive** `old_freeze.md`",
         "3. **rewrite** `demo.md`",
     ]
-    assert "- Would wait for review: 3 changes, 2 of them judgments" in text
+    assert "- Would wait for review: 3 changes: 1 safe (1 merge) and 2 judgments" in text
     assert section(text, "What a run would apply").strip() == "nothing"
     left = section(text, "Planned, not applied")
     assert item_lines(left) == ["- **rewrite** `MEMORY.md` (safe): index rebuilt"]

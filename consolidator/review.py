@@ -51,6 +51,7 @@ class Answered:
     declined: list[int] = field(default_factory=list)
     apply_run: str | None = None  # the apply's own run id (for undo)
     follow_ups: int = 0  # safe steps applied after the chosen actions
+    links_only: bool = False  # ... which only mended links (the index's changes wait)
 
     @property
     def all_refused(self) -> bool:
@@ -145,22 +146,24 @@ def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datet
         ready = _ready(items, work, done, current)
         work.plan = Plan(actions=tuple(i.action for i in ready))
         consolidate.run(work)
-        if any(work.plan.applied):  # else no step is called for: nothing changes
+        followed = any(work.plan.applied)
+        if followed:  # else no step is called for: nothing changes
             # The index's own changes apply only when chosen as items: where they wait as
             # one (or every change waits for review: apply = "none", a team's store) only
             # the links to what the chosen actions moved are mended, no pointer added.
             index_waits = set(current.index_group(work.snapshot.index.name)) - set(items)
             work.mode = LINKS if index_waits or ctx.mode == "none" else "safe"
+            done.links_only = work.mode == LINKS
             index.run(work)
         _settle(work, ready, done)
         if done.all_refused:
             status = "refused"  # history says so
         settled = current.settled(_statuses(done))
         fresh = [work.plan.actions[i] for i in work.proposed]
-        if work.after is not None and work.after.index.stat != work.snapshot.index.stat:
+        if followed:  # what moved may be what a waiting index item links: planned again
             settled = settled.with_index(
                 work.snapshot.index.name, fresh,
-                f"planned again on the index apply {run_id} left")
+                f"planned again on what apply {run_id} left")
         proposal.save(ctx.state, settled)
     except Exception as exc:
         status, error = "failed", describe_error(exc)

@@ -130,8 +130,9 @@ def apply(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             failed = True
             continue
         print(f"{root}: applied {listed(done.applied)} of run {found.run_id}"
-              + (f", then {done.follow_ups} safe step(s) they call for (links repointed, "
-                 "the index rebuilt)" if done.follow_ups else "")
+              + (f", then {done.follow_ups} safe step(s) they call for (links repointed"
+                 + (")" if done.links_only else ", the index rebuilt)") if done.follow_ups
+                 else "")
               + (f"; undo: {command(f'undo {run_id}')}" if done.applied or done.follow_ups
                  else ""))
         for number, why in sorted(done.refused.items()):

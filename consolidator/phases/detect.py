@@ -72,7 +72,7 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
     similar = find_similar(live, pairs, sets=sets, lines_features=feats)
     ctx.stop.check()
     conflicting = {frozenset(c.files) for c in conflicts}
-    across = across_scopes(snapshot, ctx, sets)
+    across = across_scopes(live, ctx, sets)
     return Found(
         snapshot=snapshot, per_file=findings, clusters=tuple(clusters),
         conflicts=tuple(conflicts),
@@ -82,9 +82,10 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
     )
 
 
-def across_scopes(snapshot: Snapshot, ctx: RootContext,
+def across_scopes(live: list[Memory], ctx: RootContext,
                   sets: dict[str, frozenset[str]]) -> tuple[Duplicate, ...]:
-    """The memories an auto memory directory and its team scope both hold: reported, never
+    """The memories (``live``: those not set aside) an auto memory directory and its team
+    scope both hold: reported, never
     merged (team memory is synced to the whole team; a merge would publish a private memory,
     or take a shared one from colleagues). The team's memories are only read."""
     team = ctx.root / TEAM
@@ -96,7 +97,7 @@ def across_scopes(snapshot: Snapshot, ctx: RootContext,
         return ()
     lines = {**sets, **{m.file: normal_set(m.body) for m in theirs}}
     out = []
-    for cluster in find_duplicates([*snapshot.memories, *theirs], lines):
+    for cluster in find_duplicates([*live, *theirs], lines):
         mine = [f for f in cluster.files if not f.startswith(f"{TEAM}/")]
         if mine and len(mine) < len(cluster.files):
             out.append(Duplicate(cluster.files, "", cluster.similarity))

@@ -173,7 +173,11 @@ def run(work: Work) -> None:
         return
     after = _apply(work, snapshot, safe, SAFE, True)
     full = plan(work, after, ALL)
-    _propose(work, after, actions(after, full, work.ctx.now_ns, JUDGMENT), full, safe)
+    kind = JUDGMENT
+    if work.mode == LINKS and work.ctx.kind not in REVIEWED_KINDS \
+            and _same(full, plan(work, after, SAFE_SCOPE)):
+        kind = SAFE  # the index item waiting again is as safe as it was (apply = "none")
+    _propose(work, after, actions(after, full, work.ctx.now_ns, kind), full, safe)
 
 
 def _propose(work: Work, snapshot: Snapshot, steps: list[Action], full: IndexPlan,

@@ -1159,6 +1159,32 @@ def test_every_line_of_every_memory_survives_a_run(
                 assert line in kept, (rel, line)
 
 
+def test_the_waiting_index_item_is_planned_again_after_an_apply_moved_an_unlisted_memory(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under ``apply = "none"`` the merge of a memory the index does not list leaves the
+    index as it was, yet the index item waiting (its pointer to the merged-away file) is
+    planned again on what the apply left: applying it then points at the survivor."""
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    index = world.root / "MEMORY.md"
+    index.write_text("# Index\n")
+    old = time.time() - 3 * 86400
+    os.utime(index, (old, old))
+    common = ["--memory-dir", str(world.root), "--state-dir", str(world.state),
+              "--project-root", str(world.project)]
+    assert main(["run", "--force", "--json", "--apply", "none", *common]) == 0
+    rid = json.loads(capsys.readouterr().out)["run_id"]
+    assert main(["apply", rid, "--only", "1", *common]) == 0
+    out = capsys.readouterr().out
+    assert "safe step" not in out, "nothing of the index was called for"
+    assert index.read_text() == "# Index\n"
+    assert main(["apply", *common]) == 0  # what waits: the index item, planned again
+    capsys.readouterr()
+    text = index.read_text()
+    assert "project_api.md" in text and "project_api_notes.md" not in text
+
+
 def test_a_merge_waiting_for_review_names_what_it_archives_and_its_apply_its_safe_steps(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

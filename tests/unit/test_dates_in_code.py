@@ -32,6 +32,9 @@ def glossed(body: str) -> list[str]:
     ("isToday", {0}), ("getTodayRecords()", {0}), ("today_count", {0}), ("TODAY_KEY", {0}),
     ("isYesterday(d)", {-1}), ("tomorrowSlots", {1}),
     ("date.today()", set()), ("today", set()), ("Today view", set()), ("todays", set()),
+    ("_Today_", set()), ("__today__", set()), ("see notes/today_tasks.md", set()),
+    ("[tasks](project_today_tasks.md)", set()), ("https://example.org/a/yesterday_news", set()),
+    ("obj.getTodayRecords()", {0}),
 ])
 def test_a_day_names_code_only_joined_to_another_word(code: str, shifts: set[int]) -> None:
     assert days_in_code(code) == shifts

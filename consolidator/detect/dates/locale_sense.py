@@ -111,9 +111,11 @@ def part_of_day(text: str, phrase: LocalePhrase, others: list[LocalePhrase]) -> 
 
 
 # A name in code built on a relative day: "isToday", "getTodayRecords", "today_count",
-# "TOMORROW_KEY" (a day word joined to another by a change of case or an underscore; the
-# library's own "date.today()" is no such name).
-_CODE_DAY = re.compile(r"[A-Za-z0-9_]*(?:today|yesterday|tomorrow)[A-Za-z0-9_]*", re.IGNORECASE)
+# "TOMORROW_KEY" (a day word joined to another word by a change of case or an underscore; the
+# library's own "date.today()" is no such name, nor is emphasis, "_Today_", or a part of a
+# path, a file's name or an address: "notes/today_tasks.md", ".../yesterday_news").
+_CODE_DAY = re.compile(r"(?<![\w/\\-])[A-Za-z0-9_]*(?:today|yesterday|tomorrow)[A-Za-z0-9_]*"
+                       r"(?![\w/\\-]|\.[A-Za-z]{1,5}\b(?!\())", re.IGNORECASE)
 _NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 _CODE_SHIFT = {"today": 0, "yesterday": -1, "tomorrow": 1}
 
@@ -127,6 +129,6 @@ def days_in_code(text: str) -> frozenset[int]:
     for match in _CODE_DAY.finditer(text):
         token = match.group(0)
         parts = [p.casefold() for p in _NAME_PART.findall(token)]
-        if len(parts) > 1 or "_" in token:
+        if len(parts) > 1:
             shifts.update(_CODE_SHIFT[p] for p in parts if p in _CODE_SHIFT)
     return frozenset(shifts)

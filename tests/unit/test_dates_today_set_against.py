@@ -105,3 +105,19 @@ def test_the_same_rule_outside_an_aside_still_leaves_the_day(body: str) -> None:
 def test_an_aside_that_holds_the_day_is_read_with_it() -> None:
     body = "Status on 2026-09-30:\n\nDeploys are manual (always ask before pushing today).\n"
     assert find_relative(body, WRITTEN, "notes.md", undated=False) == []
+
+
+@pytest.mark.parametrize("body", [
+    "Los tests cubren:\n- Filtrado por fecha (hoy vs ayer)\n- Las líneas rotas se ignoran\n",
+    "Тесты покрывают:\n- Фильтр по дате: сегодня / вчера\n- Битые строки пропускаются\n",
+    "Die Tests prüfen:\n- Der Datumsfilter: heute oder gestern\n- Die kaputten Zeilen\n",
+])
+def test_another_language_s_two_days_side_by_side_are_terms_not_days(body: str) -> None:
+    """"hoy vs ayer" names two kinds of record a filter tells apart; dated one and not the
+    other ("hoy vs ayer (2026-09-30)") it would read as an event. Both stay as written."""
+    assert glossed(body) == []
+
+
+def test_another_language_s_yesterday_alone_in_a_day_s_note_is_dated() -> None:
+    assert glossed("Los tests cubren:\n- El filtro por fecha falló ayer en CI\n") == [
+        "ayer (2026-10-01)"]

@@ -95,6 +95,9 @@ def test_the_description_may_say_it() -> None:
     "  [[deploy_notes_v1]] for staging branches specifically — its CI fact still holds.",
     "- This supersedes [[deploy_notes_v1]] only for the nightly job.",
     "- Esta nota sustituye a deploy_notes_v1 solo para el entorno de pruebas.",
+    # limited to a case named after the reference: a thing's name, or code
+    "**This supersedes [[deploy_notes_v1]] for MasterVP** (its rule for the rest stands).",
+    "Diese Notiz ersetzt [[deploy_notes_v1]] für `ios/`; der Rest gilt weiter.",
 ])
 def test_sentences_that_do_not_say_a_memory_is_replaced_name_none(body: str) -> None:
     assert replaced(OLD, mem("deploy_notes_v2.md", body, days=2)) == {}

@@ -13,8 +13,8 @@ is read only where the directory's own writing shows it is one:
   of a sentence, not a name); or a package pinned in code (``name@1.2``, ``name==1.2``);
 - the version is a version: a number with at most two digits before its first dot, written
   apart from the name (``S3``, ``EC2`` are names), not a date (``June 5``), a minimum
-  (``3.8+``, ``3.8 or later``), a share, a size, a range or part of a longer token (``5x``,
-  ``5%``, ``5/6``);
+  (``3.8+``, ``3.8 or later``), a share, a size, a factor, a range or part of a longer token
+  (``5x``, ``2.3×``, ``5%``, ``5/6``);
 - the name is a tool's: the directory lists it as a stack, joined to another name with its
   version (``Astro 6 + React 19``, ``Python 3.11 with Django 5.0``; ``KDR 14 neuer Punkt 5``
   is a record and its point), or pins it in code (``Section 4.2``,
@@ -73,7 +73,7 @@ _JOINED = re.compile(
 _NAMED = re.compile(
     r"(?P<name>[A-Z](?<![\w.@/#+\\-][A-Z])(?:[\w.+#-]*[^\W\d_+.#-]|[\w.-]*[+#]+))[ \u00a0]v?"
     r"(?P<version>\d{1,2}(?:\.\d{1,4}){0,3})"
-    r"(?![\w+%/:*°-]|[.,]\d| ?(?:or (?:later|newer|above|higher)|and (?:up|above|later)"
+    r"(?![\w+%/:*°×-]|[.,]\d| ?(?:or (?:later|newer|above|higher)|and (?:up|above|later)"
     r"|以上|以降|이상))"
 )
 # A package pinned in code to one version: `astro@5.2.1`, `django==4.2` (a range, `^5.2` or

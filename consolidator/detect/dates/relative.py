@@ -129,13 +129,12 @@ _PART_OF_DAY = re.compile(r"[ \t]+(?:morning|afternoon|evening|night|noon|midday
                           re.IGNORECASE)
 
 
-def _offered(matches: list[re.Match[str]], text: str) -> list[tuple[int, int]]:
-    """Starts of pairs of phrases offered one for another or joined ("today, or tomorrow",
-    "today and yesterday")."""
-    return [(left.start(), right.start()) for left, right in zip(matches, matches[1:],
-                                                                 strict=False)
-            if right.start() - left.end() <= 14
-            and text[left.end() : right.start()].strip(" \t*_").casefold() in _ALTERNATIVES]
+def _offered(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Starts of pairs of phrases (``spans``: each one's start and end, in order) offered one
+    for another or joined ("today, or tomorrow", "today and yesterday", "hoy vs ayer")."""
+    return [(left[0], right[0]) for left, right in zip(spans, spans[1:], strict=False)
+            if right[0] - left[1] <= 14
+            and text[left[1] : right[0]].strip(" \t*_").casefold() in _ALTERNATIVES]
 
 
 def _a_rule(layout: Layout, phrase: LocalePhrase, languages: frozenset[str]) -> bool:
@@ -231,7 +230,8 @@ def _candidates(text: str, matches: list[re.Match[str]], others: list[LocalePhra
         if names_a_day(line, column, stop, meaning.category, before, after):
             out.append(_Candidate(start, end, index, meaning, by_text, heading))
     found = {c.match_start for c in out}
-    split = {start for pair in _offered(matches, text) if len(found.intersection(pair)) == 1
+    joined = sorted([*((m.start(), m.end()) for m in matches), *((o.start, o.end) for o in others)])
+    split = {start for pair in _offered(joined, text) if len(found.intersection(pair)) == 1
              for start in pair}
     return [c for c in out if c.match_start not in split] if split else out
 

@@ -60,6 +60,10 @@ _LIMITED = re.compile(
     r"|部分|一部|暂时|暫時|一時|임시|당분간|仅|僅|只|のみ|だけ",
     re.IGNORECASE,
 )
+# ... or to a case named after the references: "supersedes [[a]] and [[b]] for MasterVP",
+# "ersetzt [[a]] für `ios/`" (a preposition of purpose, then a name or code).
+_SCOPED = re.compile(r"(?<!\w)(?:for|para|pour|für|per|voor|для|dla)\s+(?:the\s+)?"
+                     r"(?:`|[A-ZÀ-ÝА-Я])")
 _PASSIVE = re.compile(r"被|(?<!\w)(?:by|par|por|durch|da|door|przez)(?!\w)", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;!?]\s|[。！？，、；]")
 _BARE = re.compile(r"[\w.-]+")  # a file name or stem written out
@@ -164,8 +168,9 @@ def _named(line: str, memory: Memory, names: Mapping[str, Memory],
 
 def _governed(line: str, start: int, end: int) -> bool:
     """Whether the reference at ``line[start:end]`` is the object of a verb of replacing,
-    not negated, not limited to a part or a while, and not set off from it by a comma (an
-    aside between the two qualifies the replacing: "replaces, in this phase, the …")."""
+    not negated, not limited to a part, a while or a case ("for MasterVP"), and not set off
+    from it by a comma (an aside between the two qualifies the replacing: "replaces, in this
+    phase, the …")."""
     clause_start = max((m.end() for m in _CLAUSE_END.finditer(line, 0, start)), default=0)
     clause_end = next((m.start() for m in _CLAUSE_END.finditer(line, end)), len(line))
     before, after = line[clause_start:start], line[end:clause_end]
@@ -173,7 +178,8 @@ def _governed(line: str, start: int, end: int) -> bool:
         gap = before[verb.end():]
         said = before[max(0, verb.start() - 16):verb.start()] + gap
         if len(gap) <= GAP_CHARS and _GAP.fullmatch(gap) and not _NEGATED.search(said) \
-                and not _PASSIVE.search(said) and not _LIMITED.search(said + after):
+                and not _PASSIVE.search(said) and not _LIMITED.search(said + after) \
+                and not _SCOPED.search(after):
             return True
     verb_after = _VERB_AFTER.match(line, end)
     if verb_after:

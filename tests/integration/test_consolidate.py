@@ -1159,22 +1159,29 @@ def test_every_line_of_every_memory_survives_a_run(
                 assert line in kept, (rel, line)
 
 
+def _api_notes_proposed(world: World, capsys: pytest.CaptureFixture[str],
+                        index_text: str) -> tuple[Path, list[str], str]:
+    """The API memory and its reworded notes under an index of ``index_text``, three days
+    old, after a run under ``--apply none``: the index, the common options, the run id."""
+    world.put("project_api.md", text_of(API_LINES), days=20)
+    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
+    index = world.root / "MEMORY.md"
+    index.write_text(index_text)
+    old = time.time() - 3 * 86400
+    os.utime(index, (old, old))
+    common = ["--memory-dir", str(world.root), "--state-dir", str(world.state),
+              "--project-root", str(world.project)]
+    assert main(["run", "--force", "--json", "--apply", "none", *common]) == 0
+    return index, common, json.loads(capsys.readouterr().out)["run_id"]
+
+
 def test_the_waiting_index_item_is_planned_again_after_an_apply_moved_an_unlisted_memory(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Under ``apply = "none"`` the merge of a memory the index does not list leaves the
     index as it was, yet the index item waiting (its pointer to the merged-away file) is
     planned again on what the apply left: applying it then points at the survivor."""
-    world.put("project_api.md", text_of(API_LINES), days=20)
-    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
-    index = world.root / "MEMORY.md"
-    index.write_text("# Index\n")
-    old = time.time() - 3 * 86400
-    os.utime(index, (old, old))
-    common = ["--memory-dir", str(world.root), "--state-dir", str(world.state),
-              "--project-root", str(world.project)]
-    assert main(["run", "--force", "--json", "--apply", "none", *common]) == 0
-    rid = json.loads(capsys.readouterr().out)["run_id"]
+    index, common, rid = _api_notes_proposed(world, capsys, "# Index\n")
     assert main(["apply", rid, "--only", "1", *common]) == 0
     out = capsys.readouterr().out
     assert "safe step" not in out, "nothing of the index was called for"
@@ -1188,17 +1195,9 @@ def test_the_waiting_index_item_is_planned_again_after_an_apply_moved_an_unliste
 def test_a_merge_waiting_for_review_names_what_it_archives_and_its_apply_its_safe_steps(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    world.put("project_api.md", text_of(API_LINES), days=20)
-    world.put("project_api_notes.md", text_of(API_REWORDED), days=3)
-    index = world.root / "MEMORY.md"
-    index.write_text("- [API](project_api.md) — the API\n"
-                     "- [API notes](project_api_notes.md) — more on the API\n")
-    old = time.time() - 3 * 86400
-    os.utime(index, (old, old))
-    common = ["--memory-dir", str(world.root), "--state-dir", str(world.state),
-              "--project-root", str(world.project)]
-    assert main(["run", "--force", "--json", "--apply", "none", *common]) == 0
-    rid = json.loads(capsys.readouterr().out)["run_id"]
+    index, common, rid = _api_notes_proposed(
+        world, capsys, "- [API](project_api.md) — the API\n"
+                       "- [API notes](project_api_notes.md) — more on the API\n")
     assert main(["proposals", *common]) == 0
     listing = capsys.readouterr().out
     assert ("1. merge project_api_notes.md into project_api.md (it goes to the archive): "

@@ -21,14 +21,14 @@ from pathlib import Path
 import structlog
 
 from consolidator.config import Config
-from consolidator.decide.follow import cannot_follow
+from consolidator.decide.follow import cannot_follow, moves
 from consolidator.decide.linked import held_by_indexes
 from consolidator.errors import ConsolidatorError, UsageError
 from consolidator.index.rebuild import LINKS
 from consolidator.phases import consolidate, index
 from consolidator.phases.context import Work
 from consolidator.phases.scan import with_index_links
-from consolidator.plan import Plan
+from consolidator.plan import Plan, Written
 from consolidator.runner import RunOptions, context_for
 from consolidator.session import Session, describe_error
 from consolidator.state import proposal, statedir
@@ -160,7 +160,9 @@ def apply(root: Path, found: Proposal, cfg: Config, opts: RunOptions, now: datet
             status = "refused"  # history says so
         settled = current.settled(_statuses(done))
         fresh = [work.plan.actions[i] for i in work.proposed]
-        if followed:  # what moved may be what a waiting index item links: planned again
+        if followed and work.index_held() is None and (
+                (work.after is not None and work.after.index.stat != work.snapshot.index.stat)
+                or _names_gone(current.index_group(work.snapshot.index.name), work)):
             settled = settled.with_index(
                 work.snapshot.index.name, fresh,
                 f"planned again on what apply {run_id} left")
@@ -213,6 +215,17 @@ def _ready(items: Sequence[Item], work: Work, done: Answered, found: Proposal) -
         for n, why in stuck.items():
             done.refused[ready[n].number] = why
         ready = [item for n, item in enumerate(ready) if n not in stuck]
+
+
+def _names_gone(group: Sequence[Item], work: Work) -> bool:
+    """Whether a waiting index item writes the name of a file the apply merged away or
+    archived (a pointer it would add to a memory no longer there): it is planned again."""
+    left = work.after or work.snapshot
+    assert left is not None
+    moved, archived = moves(work.plan.done(), left.existing_files())
+    gone = [file.encode() for file in (*moved, *archived)]
+    return any(isinstance(item.action, Written) and any(g in item.action.data for g in gone)
+               for item in group)
 
 
 def _settle(work: Work, ready: Sequence[Item], done: Answered) -> None:

@@ -92,7 +92,7 @@ def across_scopes(live: list[Memory], ctx: RootContext,
     if ctx.kind != "auto" or team.is_symlink() or not team.is_dir():
         return ()
     theirs = [Memory(dataclasses.replace(m.stat, rel=f"{TEAM}/{m.file}"), m.doc)
-              for m in scan(team).memories]
+              for m in scan(team).memories if not set_aside(m.file)]
     if not theirs:
         return ()
     lines = {**sets, **{m.file: normal_set(m.body) for m in theirs}}

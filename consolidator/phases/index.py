@@ -176,7 +176,7 @@ def run(work: Work) -> None:
     kind = JUDGMENT
     if work.mode == LINKS and work.ctx.kind not in REVIEWED_KINDS \
             and _same(full, plan(work, after, SAFE_SCOPE)):
-        kind = SAFE  # the index item waiting again is as safe as it was (apply = "none")
+        kind = SAFE  # what waits again does no more than the safe rebuild would
     _propose(work, after, actions(after, full, work.ctx.now_ns, kind), full, safe)
 
 

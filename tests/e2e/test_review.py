@@ -709,6 +709,19 @@ def test_an_apply_adds_no_pointer_while_the_index_rebuild_waits_as_its_own_item(
     assert (ex.memory / "MEMORY.md").read_bytes() != index
 
 
+def test_an_index_left_alone_by_an_apply_keeps_its_waiting_item(
+    ex: Ex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MEMORY.md made read-only after the run: the apply of the date rewrite leaves the
+    index alone, and its waiting item (6) still waits as it was, not planned again."""
+    run_force(capsys, ex, "--apply", "none")
+    rid = run_id_of_proposal(ex)
+    os.chmod(ex.memory / "MEMORY.md", 0o444)
+    code, _out, err = cli_run(capsys, ex, "apply", rid, "--only", "5")
+    assert code == 0, err
+    assert [n for n, _op, file in proposed(capsys, ex) if file == "MEMORY.md"] == [6]
+
+
 # --------------------------------------------------------------------------- 9. bad input
 
 

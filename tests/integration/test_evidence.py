@@ -150,16 +150,19 @@ def test_a_note_set_aside_in_a_folder_of_old_notes_pairs_with_nothing(
     assert all(a["op"] != "archive" for a in found["actions"] if not judged)
 
 
-@pytest.mark.parametrize(("folder", "paired"), [("archive", False), ("notes", True)])
+@pytest.mark.parametrize(("mine", "theirs", "paired"), [
+    ("archive", "", False), ("", "archive/", False), ("notes", "", True), ("", "notes/", True)])
 def test_a_set_aside_note_is_not_reported_as_the_team_s_memory_too(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], folder: str, paired: bool
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mine: str, theirs: str, paired: bool
 ) -> None:
     memory = tmp_path / "memory"
-    (memory / folder).mkdir(parents=True)
-    (memory / "team").mkdir()
+    (memory / "team" / theirs).mkdir(parents=True)
+    (memory / mine).mkdir(exist_ok=True)
     rule = "- Integration tests must hit a real Postgres database.\n- Never mock it.\n"
-    put(memory, f"{folder}/feedback_real_db.md", "Tests use a real database", rule, days=90)
-    put(memory, "team/feedback_real_db.md", "Tests use a real database", rule, days=30)
+    put(memory, f"{mine}/feedback_real_db.md".lstrip("/"), "Tests use a real database", rule,
+        days=90)
+    put(memory, f"team/{theirs}feedback_real_db.md", "Tests use a real database", rule,
+        days=30)
     put(memory, "project_db_port.md", "Dev database connection",
         "The dev database listens on port 6432 on localhost.\n", days=20)
     found = report(memory, tmp_path, capsys)

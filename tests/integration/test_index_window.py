@@ -8,6 +8,7 @@ feedback rules and the priority lines still loaded; a second run changes nothing
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -512,3 +513,41 @@ def test_a_topic_memory_named_after_a_finished_heading_is_never_judged_stale(
 
     assert report["stale"] == []
     assert (world.root / f"{name}.md").exists()
+
+
+def test_applying_one_topic_of_a_fit_then_the_rest_fits_the_index_with_no_stray_topic(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fit waits as its topic memories and the index's rewrite, which needs them. An apply
+    of one topic first moves nothing the fit links: the fit waits as it was, and applying
+    the rest links every topic memory it made."""
+    world.put("project_api.md", "- The public API is versioned in the URL path.\n", days=20)
+    world.put("project_db.md", "- Migrations run with alembic upgrade head.\n", days=20)
+    lines = ["# Index", "", "## API", "- [API](project_api.md) — api rules", "", "## DB",
+             "- [DB](project_db.md) — db", "", "## Details"]
+    lines += [f"- detail {i}: the deploy needs step {i} done before step {i + 1}"
+              for i in range(8)]
+    world.raw("MEMORY.md", ("\n".join(lines) + "\n").encode(), days=3)
+    config = world.root.parent / "config.toml"
+    config.write_text("[index]\nmax_lines = 12\n")
+    report = world.run(capsys, "--apply", "safe", "--config", str(config))
+    rid = report["run_id"]
+    waiting = json.loads(proposals_json(world, capsys))[0]["actions"]
+    assert [a["op"] for a in waiting][-1] == "rewrite" and waiting[0]["op"] == "create"
+    common = ["--state-dir", str(world.state), "--config", str(config)]
+    assert main(["apply", rid, "--only", "1", *common]) == 0
+    left = json.loads(proposals_json(world, capsys))[0]["actions"]
+    assert [a["number"] for a in left] == [a["number"] for a in waiting[1:]], \
+        "the numbers a person reviewed still stand"
+    assert main(["apply", rid, *common]) == 0
+    capsys.readouterr()
+    after = (world.root / "MEMORY.md").read_text()
+    assert len(after.splitlines()) <= 12
+    assert all(f"({topic})" in after for topic in topic_files(world))
+    assert json.loads(proposals_json(world, capsys)) == []
+
+
+def proposals_json(world: World, capsys: pytest.CaptureFixture[str]) -> str:
+    capsys.readouterr()
+    assert main(["proposals", "--json", "--state-dir", str(world.state)]) == 0
+    return capsys.readouterr().out

@@ -50,6 +50,9 @@ OLD = mem("deploy_notes_v1.md", "Deploys run from the build VM.", days=90)
     "Catatan ini menggantikan [[deploy_notes_v1]]: deploy sekarang lewat CI.",
     "Ghi chú này thay thế [[deploy_notes_v1]]: triển khai giờ chạy trong CI.",
     "Bu not [[deploy_notes_v1]] notunun yerine geçer; dağıtım artık CI'da.",
+    # a case named further on is not the replacing's: it tells of the old note
+    "This note supersedes [[deploy_notes_v1]]: its steps were for Jenkins.",
+    "Replaces [[deploy_notes_v1]], which was written for Heroku.",
 ])
 def test_a_newer_memory_that_says_it_replaces_another_names_it(body: str) -> None:
     new = mem("deploy_notes_v2.md", body, days=2)

@@ -110,6 +110,9 @@ NEVER = {
     # A factor ("2.3×") is how many times one figure is another, no version.
     "factors": [("result.md", "- Profit factor: BTC 1.239 / XAU 1.083 out of sample.\n"),
                 ("fix.md", "- Drawdown shrank (BTC 7.5×, XAU 2.3×) out of sample.\n")],
+    "factors written apart": [
+        ("result.md", "- Profit factor: BTC 1.239 / XAU 1.083 out of sample.\n"),
+        ("fix.md", "- Drawdown shrank (BTC 7.5 ×, XAU 2.3 ×) out of sample.\n")],
     # A record and one of its points are two numbers on one line, not a stack: no joiner.
     "a record and its point": [
         ("bridge.md", "The spec's KDR 14 neuer Punkt 5 covers the font bridge of the chart.\n"),

@@ -73,7 +73,7 @@ _JOINED = re.compile(
 _NAMED = re.compile(
     r"(?P<name>[A-Z](?<![\w.@/#+\\-][A-Z])(?:[\w.+#-]*[^\W\d_+.#-]|[\w.-]*[+#]+))[ \u00a0]v?"
     r"(?P<version>\d{1,2}(?:\.\d{1,4}){0,3})"
-    r"(?![\w+%/:*°×-]|[.,]\d| ?(?:or (?:later|newer|above|higher)|and (?:up|above|later)"
+    r"(?![\w+%/:*°×-]|[.,]\d| ?×| ?(?:or (?:later|newer|above|higher)|and (?:up|above|later)"
     r"|以上|以降|이상))"
 )
 # A package pinned in code to one version: `astro@5.2.1`, `django==4.2` (a range, `^5.2` or

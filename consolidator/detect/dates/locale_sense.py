@@ -113,9 +113,11 @@ def part_of_day(text: str, phrase: LocalePhrase, others: list[LocalePhrase]) -> 
 # A name in code built on a relative day: "isToday", "getTodayRecords", "today_count",
 # "TOMORROW_KEY" (a day word joined to another word by a change of case or an underscore; the
 # library's own "date.today()" is no such name, nor is emphasis, "_Today_", or a part of a
-# path, a file's name or an address: "notes/today_tasks.md", ".../yesterday_news").
-_CODE_DAY = re.compile(r"(?<![\w/\\-])[A-Za-z0-9_]*(?:today|yesterday|tomorrow)[A-Za-z0-9_]*"
-                       r"(?![\w/\\-]|\.[A-Za-z]{1,5}\b(?!\())", re.IGNORECASE)
+# path, a document's name or an address: "notes/today_tasks.md", ".../yesterday_news"; a
+# private name is, "self._today").
+_CODE_DAY = re.compile(r"(?<![\w/])[A-Za-z0-9_]*(?:today|yesterday|tomorrow)[A-Za-z0-9_]*"
+                       r"(?![\w/]|\.(?:md|txt|html?|pdf|csv|log|png|jpe?g|gif)\b)",
+                       re.IGNORECASE)
 _NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 _CODE_SHIFT = {"today": 0, "yesterday": -1, "tomorrow": 1}
 
@@ -129,6 +131,6 @@ def days_in_code(text: str) -> frozenset[int]:
     for match in _CODE_DAY.finditer(text):
         token = match.group(0)
         parts = [p.casefold() for p in _NAME_PART.findall(token)]
-        if len(parts) > 1:
+        if len(parts) > 1 or (token.startswith("_") and not token.endswith("_")):
             shifts.update(_CODE_SHIFT[p] for p in parts if p in _CODE_SHIFT)
     return frozenset(shifts)

@@ -60,10 +60,11 @@ _LIMITED = re.compile(
     r"|部分|一部|暂时|暫時|一時|임시|당분간|仅|僅|只|のみ|だけ",
     re.IGNORECASE,
 )
-# ... or to a case named after the references: "supersedes [[a]] and [[b]] for MasterVP",
-# "ersetzt [[a]] für `ios/`" (a preposition of purpose, then a name or code).
-_SCOPED = re.compile(r"(?<!\w)(?:for|para|pour|für|per|voor|для|dla)\s+(?:the\s+)?"
-                     r"(?:`|[A-ZÀ-ÝА-Я])")
+# ... or to a case named right after the references: "supersedes [[a]] and [[b]] for
+# MasterVP", "ersetzt [[a]] für `ios/`" (a preposition of purpose, then a name or code).
+_SCOPED = re.compile(r"(?:\s*(?:,|and|&|y|und|et|e|и)?\s*(?:\[\[[^\]\n]*\]\]"
+                     r"|\[[^\]\n]*\]\([^)\n]*\)|`[^`\n]*`|[\w.-]+\.md))*[*_)\s]*"
+                     r"(?:for|para|pour|für|voor|для|dla)\s+(?:the\s+)?(?:`|[A-ZÀ-ÝА-Я])")
 _PASSIVE = re.compile(r"被|(?<!\w)(?:by|par|por|durch|da|door|przez)(?!\w)", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;!?]\s|[。！？，、；]")
 _BARE = re.compile(r"[\w.-]+")  # a file name or stem written out
@@ -179,7 +180,7 @@ def _governed(line: str, start: int, end: int) -> bool:
         said = before[max(0, verb.start() - 16):verb.start()] + gap
         if len(gap) <= GAP_CHARS and _GAP.fullmatch(gap) and not _NEGATED.search(said) \
                 and not _PASSIVE.search(said) and not _LIMITED.search(said + after) \
-                and not _SCOPED.search(after):
+                and not _SCOPED.match(after):
             return True
     verb_after = _VERB_AFTER.match(line, end)
     if verb_after:

@@ -35,7 +35,7 @@ def glossed(body: str) -> list[str]:
     ("_Today_", set()), ("__today__", set()), ("see notes/today_tasks.md", set()),
     ("[tasks](project_today_tasks.md)", set()), ("https://example.org/a/yesterday_news", set()),
     ("obj.getTodayRecords()", {0}), ("row.today_count.total", {0}), ("self._today", {0}),
-    ("isToday.value", {0}), ("daily_today.py", {0}),
+    ("isToday.value", {0}), ("daily_today.py", {0}), ("`toDateString/todayString`", {0}),
 ])
 def test_a_day_names_code_only_joined_to_another_word(code: str, shifts: set[int]) -> None:
     assert days_in_code(code) == shifts

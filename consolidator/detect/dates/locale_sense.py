@@ -115,7 +115,7 @@ def part_of_day(text: str, phrase: LocalePhrase, others: list[LocalePhrase]) -> 
 # library's own "date.today()" is no such name, nor is emphasis, "_Today_", or a part of a
 # path, a document's name or an address: "notes/today_tasks.md", ".../yesterday_news"; a
 # private name is, "self._today").
-_CODE_DAY = re.compile(r"(?<![\w/])[A-Za-z0-9_]*(?:today|yesterday|tomorrow)[A-Za-z0-9_]*"
+_CODE_DAY = re.compile(r"(?<!\w)[A-Za-z0-9_]*(?:today|yesterday|tomorrow)[A-Za-z0-9_]*"
                        r"(?![\w/]|\.(?:md|txt|html?|pdf|csv|log|png|jpe?g|gif)\b)",
                        re.IGNORECASE)
 _NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
@@ -130,6 +130,9 @@ def days_in_code(text: str) -> frozenset[int]:
     shifts: set[int] = set()
     for match in _CODE_DAY.finditer(text):
         token = match.group(0)
+        word_start = max(text.rfind(c, 0, match.start()) for c in " \t\n`(<[") + 1
+        if "://" in text[word_start:match.start()]:
+            continue  # part of an address
         parts = [p.casefold() for p in _NAME_PART.findall(token)]
         if len(parts) > 1 or (token.startswith("_") and not token.endswith("_")):
             shifts.update(_CODE_SHIFT[p] for p in parts if p in _CODE_SHIFT)

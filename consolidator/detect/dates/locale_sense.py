@@ -120,6 +120,7 @@ _CODE_DAY = re.compile(r"(?<!\w)[A-Za-z0-9_]*(?:today|yesterday|tomorrow)[A-Za-z
                        re.IGNORECASE)
 _NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 _CODE_SHIFT = {"today": 0, "yesterday": -1, "tomorrow": 1}
+ADDRESS_MAX = 200  # characters read back for the "://" of an address a name stands in
 
 
 def days_in_code(text: str) -> frozenset[int]:
@@ -130,7 +131,8 @@ def days_in_code(text: str) -> frozenset[int]:
     shifts: set[int] = set()
     for match in _CODE_DAY.finditer(text):
         token = match.group(0)
-        word_start = max(text.rfind(c, 0, match.start()) for c in " \t\n`(<[") + 1
+        low = max(0, match.start() - ADDRESS_MAX)  # an address starts this near at most
+        word_start = max(low, max(text.rfind(c, low, match.start()) for c in " \t\n`(<[") + 1)
         if "://" in text[word_start:match.start()]:
             continue  # part of an address
         parts = [p.casefold() for p in _NAME_PART.findall(token)]

@@ -62,7 +62,7 @@ _LIMITED = re.compile(
 )
 # ... or to a case named right after the references: "supersedes [[a]] and [[b]] for
 # MasterVP", "ersetzt [[a]] für `ios/`" (a preposition of purpose, then a name or code).
-_SCOPED = re.compile(r"(?:\s*(?:,|and|&|y|und|et|e|и)?\s*(?:\[\[[^\]\n]*\]\]"
+_SCOPED = re.compile(r"(?:[\s,]*(?:(?:and|&|y|und|et|e|и)\s+)?(?:\[\[[^\]\n]*\]\]"
                      r"|\[[^\]\n]*\]\([^)\n]*\)|`[^`\n]*`|[\w.-]+\.md))*[*_)\s]*"
                      r"(?:for|para|pour|für|voor|для|dla)\s+(?:the\s+)?(?:`|[A-ZÀ-ÝА-Я])")
 _PASSIVE = re.compile(r"被|(?<!\w)(?:by|par|por|durch|da|door|przez)(?!\w)", re.IGNORECASE)

@@ -84,10 +84,10 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
 
 def across_scopes(live: list[Memory], ctx: RootContext,
                   sets: dict[str, frozenset[str]]) -> tuple[Duplicate, ...]:
-    """The memories (``live``: those not set aside) an auto memory directory and its team
-    scope both hold: reported, never
-    merged (team memory is synced to the whole team; a merge would publish a private memory,
-    or take a shared one from colleagues). The team's memories are only read."""
+    """The memories an auto memory directory (``live``: those not set aside) and its team
+    scope both hold: reported, never merged (team memory is synced to the whole team; a merge
+    would publish a private memory, or take a shared one from colleagues). The team's
+    memories are only read, and those it sets aside left out too."""
     team = ctx.root / TEAM
     if ctx.kind != "auto" or team.is_symlink() or not team.is_dir():
         return ()

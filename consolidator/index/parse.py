@@ -137,11 +137,11 @@ def classify(text: str, names: Names | None = None) -> IndexLine:
     (a key that names none of them names ``key.md``)."""
     if not text.strip():
         return IndexLine(text, "blank")
-    heading = _HEADING.match(text)
-    if heading:
-        return IndexLine(text, "heading", level=len(heading.group(1)))
     found = _link_targets(text, names or {})
     targets = tuple(t for _at, t in found)
+    heading = _HEADING.match(text)
+    if heading:  # its links are links like a sentence's ("### [Deploy](deploy.md)")
+        return IndexLine(text, "heading", targets, level=len(heading.group(1)))
     if text.lstrip().startswith("|"):
         return IndexLine(text, "table", targets)
     start = _POINTER_START.match(text)

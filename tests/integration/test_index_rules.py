@@ -279,6 +279,27 @@ def test_a_merge_and_an_archive_leave_no_link_to_a_file_that_moved(
     _second_run_changes_nothing(world, capsys)
 
 
+def test_a_merge_leaves_no_heading_linking_the_file_it_moved(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An index that names each memory in a heading, with its description below.
+    world.put("project_api.md", "- The API is versioned in the path.\n- Errors carry a code.\n",
+              days=20)
+    world.put("project_api_short.md", "- The API is versioned in the path.\n", days=3)
+    world.raw("MEMORY.md", ("# Memory\n\n### [API](project_api.md)\nthe public API\n\n"
+                            "### [API short](project_api_short.md)\nversioned in the path\n\n"
+                            "### [Clients](project_clients.md)\nSDK rules\n").encode(), days=3)
+
+    report = world.run(capsys)
+
+    assert ("merge", "project_api.md") in {(a["op"], a["file"]) for a in report["actions"]}
+    index = (world.root / "MEMORY.md").read_text()
+    assert "### [API short](project_api.md)" in index
+    assert _links(index) == {"project_api.md", "project_clients.md"}
+    assert report["index"]["linked_missing"] == ["project_clients.md"]
+    _second_run_changes_nothing(world, capsys)
+
+
 def test_a_stale_memory_another_memory_links_to_is_reported_not_archived(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

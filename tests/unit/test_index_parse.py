@@ -131,8 +131,10 @@ def test_hashes_that_do_not_make_a_heading_are_text(line: str) -> None:
     assert parsed.level == 0
 
 
-def test_heading_with_a_link_is_a_heading() -> None:
-    assert classify("## See [x](x.md)").kind == "heading"
+def test_heading_with_a_link_is_a_heading_that_links_its_file() -> None:
+    line = classify("## See [x](x.md)")
+
+    assert (line.kind, line.targets, line.target, line.pointers) == ("heading", ("x.md",), None, ())
 
 
 @pytest.mark.parametrize(

@@ -222,6 +222,44 @@ def test_links_to_missing_files_in_text_and_tables_are_hand_written_and_kept() -
     assert plan.missing == ()  # no pointer's file is missing
 
 
+# An index that names its memories in headings ("### [Deploy](deploy.md)", a description
+# under each): the heading's link is a link like any other.
+HEADED = "# Memory\n\n### [Alpha](alpha.md)\nnotes on alpha\n\n### [Beta](beta.md)\nnotes\n"
+
+
+def test_a_link_in_a_heading_to_a_merged_away_file_is_pointed_at_the_survivor() -> None:
+    alpha = make_memory("alpha.md")
+
+    plan = rebuild(HEADED, [alpha], redirects={"beta.md": "alpha.md"})
+
+    assert "### [Beta](alpha.md)" in lines_of(plan.text)
+    assert "beta.md" not in index_targets(plan.text)
+    assert plan.repointed == (("beta.md", "alpha.md"),)
+
+
+def test_a_link_in_a_heading_to_an_archived_file_keeps_its_words_marked() -> None:
+    alpha = make_memory("alpha.md")
+
+    plan = rebuild(HEADED, [alpha], archived={"beta.md"})
+
+    assert "### Beta (beta.md archived)" in lines_of(plan.text)
+    assert plan.unlinked == (("beta.md", "archived"),)
+
+
+def test_a_link_in_a_heading_to_a_missing_file_is_reported_and_left() -> None:
+    plan = rebuild(HEADED, [make_memory("alpha.md")])
+
+    assert plan.text == HEADED
+    assert plan.linked_missing == ("beta.md",)  # reported, for the user to fix
+
+
+def test_memories_named_in_headings_get_no_second_pointer() -> None:
+    plan = rebuild(HEADED, [make_memory("alpha.md"), make_memory("beta.md")], scope=ALL)
+
+    assert plan.added == ()
+    assert plan.text == HEADED
+
+
 # --- pointers to missing files --------------------------------------------------------------
 
 

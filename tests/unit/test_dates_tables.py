@@ -54,3 +54,20 @@ def test_a_cells_rewrite_keeps_the_row_whole() -> None:
     row = rewritten.splitlines()[-1]
     assert "2026-05-19" in row and "yesterday" not in row
     assert row.count("|") == 3 and row.startswith("| API | ") and row.endswith(" |")
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # A sentence quoting a shell pipeline is prose, not a table row: its "2/3" is no row's date.
+    ("**2026-05-20 — batch 2/3 done.** The last batch runs tonight; to stop it:"
+     " `crontab -l | grep -v batch | crontab -`.\n", [("tonight", "2026-05-20")]),
+    ("## 2026-05-20\n\nFixed yesterday in 3/4 shards (`ps aux | grep app | wc -l`).\n",
+     [("yesterday", "2026-05-19")]),
+])
+def test_pipes_inside_code_make_no_table(text: str, want: list[tuple[str, str]]) -> None:
+    assert found(text) == want
+
+
+def test_a_row_without_a_leading_pipe_is_still_a_row() -> None:
+    # GitHub reads "a | b | c" as a table row; its date is the row's own.
+    text = "# Log 2026-05-20\n\nDate | Note | Who\n---|---|---\n05-18 | deployed yesterday | Bo\n"
+    assert found(text) == []

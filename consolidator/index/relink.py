@@ -236,6 +236,8 @@ def _redirected(
     if not redirects.keys() & set(line.targets):
         return line, []
     text, changed = repoint_links(line.text, "", redirects, names)
+    if _grows(line, text):
+        return line, []
     moves = [(old, redirects[old]) for old in dict.fromkeys(changed)]
     return (classify(text, names) if text != line.text else line), moves
 
@@ -309,7 +311,16 @@ def unlink_dead(
         text = line.text
         for files, mark in ((dead & archived, "archived"), (dead - archived, "missing")):
             text = unwiki(unlink(text, files, mark), files, mark, names or {})
+        if _grows(line, text):
+            text = line.text
         if text != line.text:  # else its words could not be kept apart: left as written
             unlinked += [(t, "archived" if t in archived else "missing") for t in sorted(dead)]
         out[i] = classify(text, names)
     return out, removed, unlinked
+
+
+def _grows(line: IndexLine, text: str) -> bool:
+    """Whether ``text`` would make heading ``line`` longer. A heading never moves out of the
+    loaded window (the rebuild keeps every heading), so the bytes it gained would push the
+    window's last lines out: its link to a moved file is left as written instead."""
+    return line.kind == "heading" and len(text.encode()) > len(line.text.encode())

@@ -228,22 +228,26 @@ HEADED = "# Memory\n\n### [Alpha](alpha.md)\nnotes on alpha\n\n### [Beta](beta.m
 
 
 def test_a_link_in_a_heading_to_a_merged_away_file_is_pointed_at_the_survivor() -> None:
-    alpha = make_memory("alpha.md")
+    plan = rebuild(HEADED, [make_memory("ab.md")], redirects={"beta.md": "ab.md"})
 
-    plan = rebuild(HEADED, [alpha], redirects={"beta.md": "alpha.md"})
-
-    assert "### [Beta](alpha.md)" in lines_of(plan.text)
+    assert "### [Beta](ab.md)" in lines_of(plan.text)
     assert "beta.md" not in index_targets(plan.text)
-    assert plan.repointed == (("beta.md", "alpha.md"),)
+    assert plan.repointed == (("beta.md", "ab.md"),)
 
 
-def test_a_link_in_a_heading_to_an_archived_file_keeps_its_words_marked() -> None:
-    alpha = make_memory("alpha.md")
+@pytest.mark.parametrize(("redirects", "archived"), [
+    ({"beta.md": "alpha_longer.md"}, set()),  # the survivor's name is longer
+    ({}, {"beta.md"}),  # "### Beta (beta.md archived)" is longer
+])
+def test_a_heading_never_grows(redirects: dict[str, str], archived: set[str]) -> None:
+    # Every heading stays in the index, so bytes a heading gained would push the last lines
+    # Claude Code loads out of its window: its link is left as written.
+    memories = [make_memory("alpha.md"), make_memory("alpha_longer.md")]
 
-    plan = rebuild(HEADED, [alpha], archived={"beta.md"})
+    plan = rebuild(HEADED, memories, redirects=redirects, archived=archived)
 
-    assert "### Beta (beta.md archived)" in lines_of(plan.text)
-    assert plan.unlinked == (("beta.md", "archived"),)
+    assert "### [Beta](beta.md)" in lines_of(plan.text)
+    assert plan.unlinked == () and plan.repointed == ()
 
 
 def test_a_link_in_a_heading_to_a_missing_file_is_reported_and_left() -> None:

@@ -1,16 +1,17 @@
 """Credentials assigned to a name: `DB_PASSWORD=hunter2`, `password: hunter2`, "the password
-is `hunter2`", "password — hunter2", `| password | hunter2 |`, `PIN: 4821`, `{"token": "…"}`.
+is `hunter2`", "password — hunter2", `| password | hunter2 |`, `PIN: 4821`,
+「パスワード：hunter2」, `{"token": "…"}`.
 
 Found by the value, never by the name alone: `os.environ["CHAT_BOT_TOKEN"]`,
 `MAX_OUTPUT_TOKENS=25000`, `IS_TOKEN0 = True`, `token_type: bearer`, "password reset flow" and
 "token: <your token here>" hold no secret (see :mod:`secret_values` for how a value is judged).
 
-The scan is anchored on the credential word: each occurrence (found with ``str.find``, a fast scan
-in C) is checked for a separator right after it (`=`, `:`, "is", a dash, the next cell of a
-Markdown table row, は, 是), the name is read backwards at most ``NAME_MAX`` characters, and the
-value forwards at most ``VALUE_MAX``. So the work per occurrence is bounded and the scan is linear
-in the text, even on text made of nothing but credential words. No line is cut short: a secret is
-found wherever it stands.
+The scan is anchored on the credential word: each occurrence (found with ``str.find``, a fast
+scan in C) is checked for a separator right after it (`=`, `:`, "is", a dash, the next cell
+of a Markdown table row, は, 是), the name is
+read backwards at most ``NAME_MAX`` characters, and the value forwards at most ``VALUE_MAX``.
+So the work per occurrence is bounded and the scan is linear in the text, even on text made
+of nothing but credential words. No line is cut short: a secret is found wherever it stands.
 
 Some shapes need more than a separator and a value:
 
@@ -24,10 +25,10 @@ Some shapes need more than a separator and a value:
 - a PIN is digits only (`PIN: 4821`), and "pin" is a word of its own (not `spinner`,
   `pinned`), never the verb before code ("pin `numpy==1.26`");
 - a passphrase's value may be a few plain words (`passphrase: purple monkey dishwasher`);
-- a key's value with no separator ("token 3f9a…", "the deploy token Zx81…Q7 expires"), or
-  code after a word ending in the key's name ("tiktoken `cl100k_base`"): only a long random
-  value counts — 32 hex digits or more, or a base64 run of 24 characters or more mixing upper
-  case, lower case and digits as random text does (`handleTokenRefresh2` does not).
+- a key's value with no separator at all ("token 3f9a…", "signing key wJalr…", "the deploy
+  token Zx81…Q7 expires"): only a long random value counts — 32 hex digits or more, or a
+  base64 run of 24 characters or more that mixes upper case, lower case and digits the way
+  random text does (`handleTokenRefresh2` does not).
 """
 
 from __future__ import annotations
@@ -164,9 +165,6 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
     sep = after.group(3)
     if not sep and word == "pw":
         return _made_up(text, end)  # "plaintext pw `irongym2026`": a made-up value in code
-    if not sep and word in ("token", "secret") and start and text[start - 1].islower() \
-            and text[start].islower():  # "tiktoken `…`": the end of a word, no name
-        return _bare(text, start, end, word)
     if not sep and (weak or family == "pin"):
         return None, 0  # "pass `uuid` in the array", "pin `numpy`": the verb, before code
     if weak and word == "pass" and (sep in _DASHES or sep == "|"):
@@ -202,7 +200,8 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
     return span, judged
 
 
-# A plain word closing the clause after "the password is" (or a dash), or a table's cell.
+# A plain word after "the password is" (or a dash, or a table cell), at the end of its
+# clause or cell.
 _SAID = re.compile(r"[ \t]{0,3}([a-z]{4,32})(?=[ \t]{0,3}(?:$|[\n.,;!?)\]\"'`|]))")
 # Words that say what a password is like, not what it is.
 _ADJECTIVES = frozenset("""

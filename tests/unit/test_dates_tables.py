@@ -71,3 +71,6 @@ def test_a_row_without_a_leading_pipe_is_still_a_row() -> None:
     # GitHub reads "a | b | c" as a table row; its date is the row's own.
     text = "# Log 2026-05-20\n\nDate | Note | Who\n---|---|---\n05-18 | deployed yesterday | Bo\n"
     assert found(text) == []
+    # ... and so is one whose cell quotes a pipeline.
+    text = "# Log 2026-05-20\n\nDate | Note\n---|---\n05-18 | ran `ps | grep app` yesterday\n"
+    assert found(text) == []

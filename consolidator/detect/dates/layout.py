@@ -66,7 +66,7 @@ def line_kind(line: str) -> str:
         return "blank"
     if _HEADING.match(line):
         return "heading"
-    if stripped[0] in "|｜" or stripped.count("|") >= 2 and _pipes_outside_code(stripped) >= 2:
+    if stripped[0] in "|｜" or stripped.count("|") >= 2 and _pipes_outside_code(stripped):
         return "table"
     if stripped[0] == ">":
         return "quote"
@@ -81,8 +81,8 @@ _CODE_SPAN = re.compile(r"``[^\n]*?``|`[^`\n]*`")
 
 
 def _pipes_outside_code(line: str) -> int:
-    """The pipes of ``line`` outside inline code: a sentence that quotes a shell pipeline
-    (`` `crontab -l | grep -v job | crontab -` ``) is no table row."""
+    """The pipes of ``line`` outside inline code: a sentence whose only pipes are a quoted
+    shell pipeline's (`` `crontab -l | grep -v job | crontab -` ``) is no table row."""
     return line.count("|") - sum(m.group(0).count("|") for m in _CODE_SPAN.finditer(line))
 
 

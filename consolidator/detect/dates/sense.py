@@ -41,15 +41,10 @@ _UI_NOUN_EN = re.compile(
     re.IGNORECASE,
 )
 _UI_NOUN_CJK = re.compile(
-    r"[ \t]?(?:按钮|按键|选项|标签|页面|页签|页|界面|视图|面板|筛选|栏目|卡片|列表|模块|板块|"
-    r"入口|时间线|时间轴|[Tt]ab\b|ボタン|タブ|(?<![レタ])ビュー|画面|ページ|フィルタ|パネル|カード|"
-    r"リスト|欄)"
+    r"[ \t]?(?:按钮|按键|选项|标签|页面|页(?=的|[^\u3400-\u9fff]|$)|视图|面板|筛选|栏目|卡片|"
+    r"列表|模块|板块|入口|[Tt]ab(?![A-Za-z])|ボタン|タブ|(?<![レタ])ビュー|画面|ページ|フィルタ|パネル|"
+    r"カード|リスト|欄)"
 )
-# A Chinese day word (今天, 昨天, 明天) as one item of a list of things (立即记录、今天、日历:
-# an app's pages), beside no other word of time. (Japanese writes 、 as a comma: 今日、会議.)
-_ZH_DAY = re.compile(r"[今昨明]天$")
-_TIME_ITEM_START = re.compile(r"[今昨明前后後上下本这這每当當早晚周週星礼禮\d]|大前天|大后天")
-_TIME_ITEM_END = re.compile(r"[天日周週月年晚早午夜时時期]$")
 # What may follow 今日/明日/昨日 and still be the day (not the start of a longer word).
 _CJK_DAY_SUFFIX = re.compile(
     r"(?:中|以降|以内|朝|夜|夕方|昼|晩|午前|午後|上午|下午|晚上|早上|中午|凌晨|夜里|傍晚)"
@@ -173,19 +168,6 @@ def ui_label(line: str, start: int, end: int) -> bool:
     after = line[end:]
     noun = _UI_NOUN_CJK if is_cjk(phrase) else _UI_NOUN_EN
     return noun.match(after) is not None
-
-
-def enumerated(line: str, start: int, end: int) -> bool:
-    """Whether a Chinese day word is one item of a list of things (``、`` on a side), with
-    no word of time beside it: a name (an app's Today page), not a day."""
-    if _ZH_DAY.search(line, start, end) is None:
-        return False
-    after = line[end : end + 1] == "、" and line[end + 1 : end + 3]
-    before = line[start - 1 : start] == "、" and line[max(0, start - 3) : start - 1]
-    if not (after or before):
-        return False
-    return not ((after and _TIME_ITEM_START.match(after))
-                or (before and _TIME_ITEM_END.search(before)))
 
 
 def name_like(line: str, start: int, end: int) -> bool:
@@ -355,8 +337,7 @@ def names_a_day(line: str, start: int, end: int, category: str, before: str = ""
     (joined with spaces), read for the sentence only.
     """
     local, lstart, lend = _window(line, start, end)
-    if code_like(local, lstart, lend) or ui_label(local, lstart, lend) \
-            or enumerated(local, lstart, lend):
+    if code_like(local, lstart, lend) or ui_label(local, lstart, lend):
         return False
     opens = _opens_line(local, lstart, lend)
     whole, start, end = _window(line, start, end, before, after)

@@ -82,7 +82,8 @@ class Anchors:
         self._section = False  # the line being visited took the day of no heading or label
         self._days: list[date | None] = []
         self._stack: list[tuple[int, date | None]] = []
-        self._label: tuple[int, date] | None = None  # (indent, day) of the open paragraph
+        # (indent, day, whether a list item opens it) of the open paragraph
+        self._label: tuple[int, date, bool] | None = None
         self._begun = False  # a line of text (not a heading) has been visited
         self._latest: date | None = None  # the latest day a heading or label above gave
 
@@ -125,12 +126,15 @@ class Anchors:
         self._begun = True
         own = self._glossed.get(index) or label_date(line, self._written)
         indent = indent_of(line)
+        item = mark_end(line) > indent
         if own is not None:
-            self._label = (indent, own)
+            self._label = (indent, own, item)
             self._seen(own)
             return own
-        if self._label is not None and mark_end(line) > indent and indent <= self._label[0]:
-            self._label = None  # a new item at the same level: its own date, or none
+        if self._label is not None and item and indent <= self._label[0] and self._label[2]:
+            # a new item at the same level: its own date, or none (the items of a list right
+            # under a dated paragraph are that paragraph's)
+            self._label = None
         return self._label[1] if self._label else self._section_day()
 
     def _seen(self, day: date | None) -> None:

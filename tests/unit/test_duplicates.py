@@ -521,6 +521,22 @@ def test_two_notes_of_one_dated_series_sharing_their_closing_line_are_no_evidenc
     assert [s.rare > 0 for s in find_similar([c, b, *_others()], Together([]))] == [True]
 
 
+def test_two_dated_notes_of_a_log_restating_its_steps_are_no_evidence() -> None:
+    # A log of sessions, one note per session named by its date: each restates the log's own
+    # steps in its words. Under names of no date, the same two notes are a point made twice.
+    first = ("Signup mail always uses the queue.\n"
+             "Invoices render server side with the billing fonts embedded.\n")
+    second = ("# Session\n" + _filler("billing", 5)
+              + "- Signup mail must always go through the queue, not inline.\n"
+              + _filler("search", 5))
+    dated = [memory("2026-07-15-0613-voice-notes.md", first, mtype="project"),
+             memory("2026-07-15-0701-daily-mood.md", second, mtype="project")]
+    named = [memory("voice_notes.md", first, mtype="project"),
+             memory("daily_mood.md", second, mtype="project")]
+    assert find_similar([*dated, *_others()], Together([])) == []
+    assert [s.restated for s in find_similar([*named, *_others()], Together([]))] == [True]
+
+
 @pytest.mark.parametrize("names", [
     ("importer-weekly-report.md", "exporter-weekly-report.md"),  # one kind, per subject
     ("importer_status_log.md", "exporter_status_log.md"),

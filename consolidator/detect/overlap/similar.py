@@ -240,7 +240,7 @@ class _Words:
         """A Similar for the pair if a claim of one is made again by a line of the other: most
         of a substantial claim's weighted features, in a pair that is not one template filled
         in twice."""
-        if self._one_template(a, b):
+        if self._one_template(a, b) or _dated_notes(self.by_file[a].stem, self.by_file[b].stem):
             return None  # a line lining up with other values: one form filled in twice
         matched, share, _instances = self.claims.restated(a, b)
         if not matched:  # a memory's own summary of its point, made again by the other
@@ -252,7 +252,8 @@ class _Words:
         """A Similar for the pair if a line of each shares ``RARE_LINE_WORDS`` content words
         no third memory uses, and the memories share ``RARE_WHOLE`` of their weighted words
         as wholes (marked ``rare``: the pair may say the same thing)."""
-        if _series(self.by_file[a].stem, self.by_file[b].stem):
+        if _series(self.by_file[a].stem, self.by_file[b].stem) \
+                or _dated_notes(self.by_file[a].stem, self.by_file[b].stem):
             return None  # two notes of one dated or numbered series share its form
         fa, fb = self.feats[a], self.feats[b]
         only = self.only_theirs(a, b)
@@ -374,6 +375,7 @@ class _Weights(dict[str, float]):
 
 
 _DIGITS = re.compile(r"\d+")
+_DATED = re.compile(r"(?:19|20)\d\d-?[01]\d-?[0-3]\d(?!\d)")
 _NAME_WORDS = re.compile(r"[-_ .]+")
 
 
@@ -388,3 +390,10 @@ def _series(a: str, b: str) -> bool:
         return True
     wa, wb = _NAME_WORDS.split(a.casefold()), _NAME_WORDS.split(b.casefold())
     return len(wa) == len(wb) >= 3 and wa[1:] == wb[1:] and wa[0] != wb[0]
+
+
+def _dated_notes(a: str, b: str) -> bool:
+    """Whether both stems open with a date: two notes of a diary or a log of sessions
+    (``2026-07-15-0613-voice-notes``, ``2026-07-15-0701-daily-mood``), each of which records
+    its session in the log's own steps ("update the README and commit after each item")."""
+    return _DATED.match(a) is not None and _DATED.match(b) is not None

@@ -46,3 +46,16 @@ def test_a_title_line_with_its_date_in_brackets_dates_the_note(body: str, phrase
 ], ids=["event", "long-sentence", "list-item", "not-first", "two-dates"])
 def test_a_first_line_that_is_no_dated_title_dates_nothing(body: str) -> None:
     assert glossed(body) == []
+
+
+@pytest.mark.parametrize("label", ["Date", "*Data", "Fecha", "- **Datum**", "Дата", "날짜"])
+def test_a_date_label_in_the_notes_language_dates_the_note(label: str) -> None:
+    closer = "*" if label == "*Data" else ""
+    body = f"# Research\n\n{label}: 2026-03-28{closer}\n\n## Findings\n\nFixed it in this session.\n"
+    assert glossed(body) == ["this session (2026-03-28)"]
+
+
+def test_a_label_that_only_starts_with_a_date_word_dates_nothing() -> None:
+    body = ("# Research\n\nData pipeline: 2026-03-28 rebuilt.\n\n## Findings\n\n"
+            "Fixed it in this session.\n")
+    assert glossed(body) == []

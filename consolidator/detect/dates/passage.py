@@ -29,7 +29,8 @@ from consolidator.detect.dates.anchors import (
 
 META_LINES = 12  # how far down a note's own date line may stand
 _META_DATE = re.compile(
-    r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}(?:date|created|written|日期|日付|作成日|记录日期|記録日)[*_]{0,2}"
+    r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}(?:date|created|written|data|fecha|datum|dato|tarih|дата|"
+    r"날짜|ngày|日期|日付|作成日|记录日期|記録日)[*_]{0,2}"
     r"[ \t]*[:：][ \t]*[*_]{0,2}[ \t]*",
     re.IGNORECASE,
 )

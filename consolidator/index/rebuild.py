@@ -46,8 +46,6 @@ from consolidator.index.window import (
     loaded,
     measure,
     over_by,
-    pointer_room,
-    size,
     within,
 )
 from consolidator.store.model import INDEX_NAME, Memory
@@ -230,16 +228,6 @@ def given_up(now: Sequence[IndexLine], before: Sequence[IndexLine],
 # -- step 5: the plan ---------------------------------------------------------------------
 
 
-def _heading_room(lines: list[IndexLine], limits: Limits, newline: str,
-                  endings: list[int]) -> int:
-    """The bytes the index's headings may gain as their links are mended: what the index has
-    to spare within its limits, less room for Claude Code's next pointer (none over them)."""
-    count, used = size(lines, newline, endings)
-    if not holds(count, used, limits):
-        return 0
-    return limits.max_bytes - used - pointer_room(limits, newline)
-
-
 def assemble(
     text: str | None,
     original: Sequence[IndexLine],
@@ -340,10 +328,8 @@ def plan_index(
     live = {m.file: m for m in memories}
     names = name_table(list({**{m.file: m for m in named}, **live}.values()))
     original = hide(parse_index(text or "", names))
-    endings = line_endings(text or "")
     relinked = relink_lines(original, Targets(live, present, redirected,
-                                              set(archived) - set(redirected), scope == ALL, names,
-                                              _heading_room(original, limits, newline, endings)))
+                                              set(archived) - set(redirected), scope == ALL, names))
     linked = {target for line in original for target in line.targets}
     claimed: set[str] = {file for rel, files in (listed_below or {}).items()
                          if rel in linked or (stores_below and rel.count("/") == 1)
@@ -357,6 +343,7 @@ def plan_index(
                         newline, scope)
     lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed,
                                          names, root_name)
+    endings = line_endings(text or "")
     window = loaded(original, limits, newline, endings)
     loaded_now = ([window[i] for i in relinked.origin] if len(lines) == len(relinked.lines)
                   else [True] * len(lines))

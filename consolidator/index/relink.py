@@ -41,8 +41,7 @@ class Targets:
     merged-away file -> its survivor; ``archived``: files this run archives with no
     successor; ``guess``: whether a pointer to a missing file may be taken for a rename (the
     ``all`` scope, where a guess is reviewed); ``names``: what a ``[[key]]`` may name (the
-    memories before and after this run); ``room``: the bytes headings may gain in all (see
-    :class:`_Room`)."""
+    memories before and after this run)."""
 
     live: Mapping[str, Memory]
     present: set[str]
@@ -50,7 +49,6 @@ class Targets:
     archived: set[str]
     guess: bool = True
     names: Names = field(default_factory=dict)
-    room: int = 0
 
 
 @dataclass(frozen=True)
@@ -179,17 +177,19 @@ def relink_lines(original: Sequence[IndexLine], to: Targets) -> Relinked:
     pointer to a file that was missing already, or that a rename may explain, is left as it
     is, and a second pointer to a survivor stays."""
     live, present, archived, names = to.live, to.present, to.archived, to.names
-    room = _Room(to.room)
-    lines, repointed = repoint(original, to, room)
+    lines, repointed = repoint(original, to)
     dead_at = dead_links(lines, present, archived, to.guess)
     # A second pointer a merge made is a line Claude Code loads: dropping it, even where the
     # survivor says its words, is a judgment (the safe scope repoints it and keeps it).
     lines, repeats = drop_repeats(lines, original, live, dead_at) if to.guess \
         else (list(lines), [])
-    lines, gone, unlinked = unlink_dead(lines, original, live, dead_at, archived, names, room)
+    lines, gone, unlinked = unlink_dead(lines, original, live, dead_at, archived, names)
     # Files missing before this run: neither there, nor merged away or archived by it.
     missing = {(t, t in line.pointers) for line in original for t in line.targets
                if t not in present and t not in to.redirects and t not in archived}
+    # A heading whose link this run's move would lengthen keeps it (see _grows): said too.
+    missing |= {(t, False) for line in lines if line.kind == "heading"
+                for t in line.targets if t not in present}
     return Relinked(
         lines=tuple(line for line in lines if line.kind != "drop"),
         removed=tuple(repeats + gone),
@@ -202,7 +202,7 @@ def relink_lines(original: Sequence[IndexLine], to: Targets) -> Relinked:
 
 
 def repoint(
-    lines: Sequence[IndexLine], to: Targets, room: _Room | None = None
+    lines: Sequence[IndexLine], to: Targets
 ) -> tuple[list[IndexLine], list[tuple[str, str]]]:
     """``lines`` with links to merged-away files pointed at their survivor, and a pointer to a
     missing file at the one memory it most likely means now (a rename); with each (old, new).
@@ -211,12 +211,11 @@ def repoint(
     second pointer by guesswork.
     """
     linked = {t for line in lines for t in line.targets if t in to.present}
-    room = room or _Room(to.room)
     renames: _Renames | None = None
     out: list[IndexLine] = []
     repointed: list[tuple[str, str]] = []
     for line in lines:
-        line, moves = _redirected(line, to.redirects, to.names, room)
+        line, moves = _redirected(line, to.redirects, to.names)
         repointed += moves
         target = line.target
         if to.guess and target is not None and target not in to.present \
@@ -233,14 +232,14 @@ def repoint(
 
 
 def _redirected(
-    line: IndexLine, redirects: Mapping[str, str], names: Names, room: _Room
+    line: IndexLine, redirects: Mapping[str, str], names: Names
 ) -> tuple[IndexLine, list[tuple[str, str]]]:
     """``line`` with each link to a merged-away file (Markdown or wiki) pointed at its
     survivor, as links in memory bodies are, and those moves."""
     if not redirects.keys() & set(line.targets):
         return line, []
     text, changed = repoint_links(line.text, "", redirects, names)
-    if not room.takes(line, text):
+    if _grows(line, text):
         return line, []
     moves = [(old, redirects[old]) for old in dict.fromkeys(changed)]
     return (classify(text, names) if text != line.text else line), moves
@@ -293,7 +292,6 @@ def unlink_dead(
     dead_at: Mapping[int, set[str]],
     archived: set[str],
     names: Names | None = None,
-    room: _Room | None = None,
 ) -> tuple[list[IndexLine], list[str], list[tuple[str, str]]]:
     """Dead links turned into their plain text, marked ``archived`` or ``missing``, so the
     words stay loaded and no link dangles; a dead pointer whose words are live elsewhere is
@@ -316,7 +314,7 @@ def unlink_dead(
         text = line.text
         for files, mark in ((dead & archived, "archived"), (dead - archived, "missing")):
             text = unwiki(unlink(text, files, mark), files, mark, names or {})
-        if not (room or _Room(0)).takes(line, text):
+        if _grows(line, text):
             text = line.text
         if text != line.text:  # else its words could not be kept apart: left as written
             unlinked += [(t, "archived" if t in archived else "missing") for t in sorted(dead)]
@@ -324,21 +322,8 @@ def unlink_dead(
     return out, removed, unlinked
 
 
-
-class _Room:
-    """The bytes headings may still gain. Every heading stays in the index, so bytes a heading
-    gains past the room the index has would push the last lines Claude Code loads out of its
-    window: a link that would lengthen a heading beyond it is left as written."""
-
-    def __init__(self, left: int) -> None:
-        self.left = max(0, left)
-
-    def takes(self, line: IndexLine, text: str) -> bool:
-        """Whether ``line`` may become ``text`` (a heading's growth is taken from the room)."""
-        if line.kind != "heading":
-            return True
-        grown = len(text.encode()) - len(line.text.encode())
-        if grown > self.left:
-            return False
-        self.left -= max(0, grown)
-        return True
+def _grows(line: IndexLine, text: str) -> bool:
+    """Whether ``text`` would make heading ``line`` longer. A heading never moves out of the
+    loaded window (the rebuild keeps every heading), so the bytes it gained would push the
+    window's last lines out: its link to a moved file is left as written instead."""
+    return line.kind == "heading" and len(text.encode()) > len(line.text.encode())

@@ -55,7 +55,12 @@ def test_a_date_label_in_the_notes_language_dates_the_note(label: str) -> None:
     assert glossed(body) == ["this session (2026-03-28)"]
 
 
-def test_a_label_that_only_starts_with_a_date_word_dates_nothing() -> None:
-    body = ("# Research\n\nData pipeline: 2026-03-28 rebuilt.\n\n## Findings\n\n"
-            "Fixed it in this session.\n")
+@pytest.mark.parametrize("line", [
+    "Data pipeline: 2026-03-28 rebuilt.",
+    # "Data", "Datum" are words of English too: a label only with the date alone after it.
+    "Data: 2026-03-28 export of the orders table",
+    "**Datum:** 2026-03-28 survey, WGS84",
+])
+def test_a_line_that_is_no_date_label_dates_nothing(line: str) -> None:
+    body = f"# Research\n\n{line}\n\n## Findings\n\nFixed it in this session.\n"
     assert glossed(body) == []

@@ -533,8 +533,12 @@ def test_two_dated_notes_of_a_log_restating_its_steps_are_no_evidence() -> None:
              memory("2026-07-15-0701-daily-mood.md", second, mtype="project")]
     named = [memory("voice_notes.md", first, mtype="project"),
              memory("daily_mood.md", second, mtype="project")]
+    # A dated decision and a note of a later day restating it are no one day's log.
+    days = [memory("2026-03-01-adr-mail.md", first, mtype="project"),
+            memory("2026-08-10-incident-review.md", second, mtype="project")]
     assert find_similar([*dated, *_others()], Together([])) == []
-    assert [s.restated for s in find_similar([*named, *_others()], Together([]))] == [True]
+    for pair in (named, days):
+        assert [s.restated for s in find_similar([*pair, *_others()], Together([]))] == [True]
 
 
 @pytest.mark.parametrize("names", [

@@ -274,22 +274,9 @@ def label_date(line: str, written: date) -> date | None:
         return writing_day(first, written)  # the line opens with the date
     stop = _LABEL_END.search(content, 0, 90)
     if stop is None or first.end > stop.start():
-        return _bold_lead(content, written)
-    label = content[: first.start] + content[first.end : stop.start()]
-    return writing_day(first, written) if few_words(label) else _bold_lead(content, written)
-
-
-_BOLD_LEAD = re.compile(r"(?:\*\*|__)(?P<inner>[^*_\n]{1,160})(?:\*\*|__)")
-
-
-def _bold_lead(content: str, written: date) -> date | None:
-    """The day a bold lead gives its paragraph, in words of its own ("**Zone model —
-    re-verified 2026-06-29 (final review).** …"): its one date, with a year."""
-    lead = _BOLD_LEAD.match(content)
-    if lead is None:
         return None
-    dates = _days(lead.group("inner"))
-    return writing_day(dates[0], written) if len(dates) == 1 and dates[0].year else None
+    label = content[: first.start] + content[first.end : stop.start()]
+    return writing_day(first, written) if few_words(label) else None
 
 
 def heading_date(line: str, written: date) -> tuple[int, date | None] | None:

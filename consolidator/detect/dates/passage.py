@@ -29,11 +29,14 @@ from consolidator.detect.dates.anchors import (
 
 META_LINES = 12  # how far down a note's own date line may stand
 _META_DATE = re.compile(
-    r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}(?:date|created|written|data|fecha|datum|dato|tarih|дата|"
-    r"날짜|ngày|日期|日付|作成日|记录日期|記録日)[*_]{0,2}"
+    r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}(?P<word>date|created|written|data|fecha|datum|dato|tarih|"
+    r"дата|날짜|ngày|日期|日付|作成日|记录日期|記録日)[*_]{0,2}"
     r"[ \t]*[:：][ \t]*[*_]{0,2}[ \t]*",
     re.IGNORECASE,
 )
+# Words that are a date's label in one language and a word of another ("Data: 2026-03-28
+# export of the orders table"): a label only with the date standing alone after it.
+_ALSO_WORDS = frozenset(("data", "datum", "dato"))
 _BRACKETED = re.compile(r"[(（\[]\s*$")  # what stands right before a date in brackets
 _CLOSED = re.compile(r"\s*[)）\]][.。:：]?\s*$")  # ... and after it, at the line's end
 
@@ -44,7 +47,10 @@ def note_day(line: str, written: date, first: bool) -> date | None:
     meta = _META_DATE.match(line)
     if meta is not None:
         dates = explicit_dates(line[meta.end() : meta.end() + 40])
-        return writing_day(dates[0], written) if dates and dates[0].start == 0 else None
+        if not dates or dates[0].start or meta["word"].casefold() in _ALSO_WORDS \
+                and line[meta.end() + dates[0].end :].strip(" \t*_"):
+            return None
+        return writing_day(dates[0], written)
     if not first or line[:1].isspace() or line.lstrip()[:1] in "-*+>|":
         return None
     dates = explicit_dates(line[:200])
@@ -83,8 +89,7 @@ class Anchors:
         self._section = False  # the line being visited took the day of no heading or label
         self._days: list[date | None] = []
         self._stack: list[tuple[int, date | None]] = []
-        # (indent, day, whether a list item opens it) of the open paragraph
-        self._label: tuple[int, date, bool] | None = None
+        self._label: tuple[int, date] | None = None  # (indent, day) of the open paragraph
         self._begun = False  # a line of text (not a heading) has been visited
         self._latest: date | None = None  # the latest day a heading or label above gave
 
@@ -127,15 +132,12 @@ class Anchors:
         self._begun = True
         own = self._glossed.get(index) or label_date(line, self._written)
         indent = indent_of(line)
-        item = mark_end(line) > indent
         if own is not None:
-            self._label = (indent, own, item)
+            self._label = (indent, own)
             self._seen(own)
             return own
-        if self._label is not None and item and indent <= self._label[0] and self._label[2]:
-            # a new item at the same level: its own date, or none (the items of a list right
-            # under a dated paragraph are that paragraph's)
-            self._label = None
+        if self._label is not None and mark_end(line) > indent and indent <= self._label[0]:
+            self._label = None  # a new item at the same level: its own date, or none
         return self._label[1] if self._label else self._section_day()
 
     def _seen(self, day: date | None) -> None:

@@ -393,7 +393,8 @@ def _series(a: str, b: str) -> bool:
 
 
 def _dated_notes(a: str, b: str) -> bool:
-    """Whether both stems open with a date: two notes of a diary or a log of sessions
-    (``2026-07-15-0613-voice-notes``, ``2026-07-15-0701-daily-mood``), each of which records
-    its session in the log's own steps ("update the README and commit after each item")."""
-    return _DATED.match(a) is not None and _DATED.match(b) is not None
+    """Whether both stems open with one date: two notes of one day's log of sessions
+    (``2026-07-15-0613-voice-notes``, ``2026-07-15-0701-daily-mood``), each recording its
+    session in the log's own steps. A dated decision and a later note restating it are not."""
+    first, second = _DATED.match(a), _DATED.match(b)
+    return bool(first and second and first[0].replace("-", "") == second[0].replace("-", ""))

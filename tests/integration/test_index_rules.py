@@ -252,12 +252,17 @@ def test_a_topic_name_already_taken_is_never_used_and_undo_leaves_the_occupant_a
     assert not os.path.lexists(world.root / "index_参考資料_2.md")
 
 
-def test_a_merge_and_an_archive_leave_no_link_to_a_file_that_moved(
-    world: World, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _api_and_its_copy(world: World) -> None:
+    """Two memories, the newer one a part of the older: a merge into ``project_api.md``."""
     world.put("project_api.md", "- The API is versioned in the path.\n- Errors carry a code.\n",
               days=20)
     world.put("project_api_short.md", "- The API is versioned in the path.\n", days=3)
+
+
+def test_a_merge_and_an_archive_leave_no_link_to_a_file_that_moved(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _api_and_its_copy(world)
     world.put("project_old_plan.md", "Status: SUPERSEDED by the v3 plan.\n", days=90)
     world.put("project_clients.md", "SDKs follow [the short notes](project_api_short.md).\n")
     world.raw("MEMORY.md", ("## Project\n"
@@ -283,9 +288,7 @@ def test_a_merge_leaves_no_heading_linking_the_file_it_moved(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # An index that names each memory in a heading, with its description below.
-    world.put("project_api.md", "- The API is versioned in the path.\n- Errors carry a code.\n",
-              days=20)
-    world.put("project_api_short.md", "- The API is versioned in the path.\n", days=3)
+    _api_and_its_copy(world)
     world.raw("MEMORY.md", ("# Memory\n\n### [API](project_api.md)\nthe public API\n\n"
                             "### [API short](project_api_short.md)\nversioned in the path\n\n"
                             "### [Clients](project_clients.md)\nSDK rules\n").encode(), days=3)

@@ -47,8 +47,8 @@ def note_day(line: str, written: date, first: bool) -> date | None:
     meta = _META_DATE.match(line)
     if meta is not None:
         dates = explicit_dates(line[meta.end() : meta.end() + 40])
-        if not dates or dates[0].start or meta["word"].casefold() in _ALSO_WORDS \
-                and line[meta.end() + dates[0].end :].strip(" \t*_"):
+        if not dates or dates[0].start or (meta["word"].casefold() in _ALSO_WORDS
+                                           and line[meta.end() + dates[0].end :].strip(" \t*_")):
             return None
         return writing_day(dates[0], written)
     if not first or line[:1].isspace() or line.lstrip()[:1] in "-*+>|":

@@ -241,7 +241,7 @@ class _Words:
         of a substantial claim's weighted features, in a pair that is not one template filled
         in twice."""
         if self._one_template(a, b) or _dated_notes(self.by_file[a].stem, self.by_file[b].stem):
-            return None  # a line lining up with other values: one form filled in twice
+            return None  # one form filled in twice, or two sessions of one day's log
         matched, share, _instances = self.claims.restated(a, b)
         if not matched:  # a memory's own summary of its point, made again by the other
             matched = self._restated_description(a, b) or self._restated_description(b, a)

@@ -100,14 +100,14 @@ def wiki_title(match: re.Match[str]) -> str:
 
 def unwiki(text: str, targets: set[str], mark: str, names: Mapping[str, Memory]) -> str:
     """``text`` with every ``[[key]]`` link to a file in ``targets`` turned into its plain
-    words followed by ``(<file> <mark>)``, as :func:`consolidator.store.links.unlink` does
-    for Markdown links."""
+    words followed by ``(<file> <mark>)`` (the words alone for an empty ``mark``), as
+    :func:`consolidator.store.links.unlink` does for Markdown links."""
 
     def plain(match: re.Match[str]) -> str:
         target = wiki_target(match.group(1), names)
         if target not in targets:
             return match.group(0)
-        return f"{wiki_title(match)} ({target} {mark})"
+        return f"{wiki_title(match)} ({target} {mark})" if mark else wiki_title(match)
 
     return sub_wiki(plain, text)
 

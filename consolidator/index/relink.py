@@ -29,8 +29,8 @@ from consolidator.index.parse import (
 from consolidator.index.said import said_form, says
 from consolidator.store.model import Memory
 
-__all__ = ["Relinked", "Targets", "dead_links", "drop_repeats", "relink_lines", "repoint",
-           "unlink_dead"]
+__all__ = ["Relinked", "Targets", "dead_links", "drop_repeats", "plain_headings",
+           "relink_lines", "repoint", "unlink_dead"]
 
 
 @dataclass(frozen=True)
@@ -184,17 +184,19 @@ def relink_lines(original: Sequence[IndexLine], to: Targets) -> Relinked:
     lines, repeats = drop_repeats(lines, original, live, dead_at) if to.guess \
         else (list(lines), [])
     lines, gone, unlinked = unlink_dead(lines, original, live, dead_at, archived, names)
+    lines, bare = plain_headings(lines, to)
     # Files missing before this run: neither there, nor merged away or archived by it.
     missing = {(t, t in line.pointers) for line in original for t in line.targets
                if t not in present and t not in to.redirects and t not in archived}
-    # A heading whose link this run's move would lengthen keeps it (see _grows): said too.
+    # A heading link left to a file that will not be there (its plain words could not be
+    # kept apart): said too.
     missing |= {(t, False) for line in lines if line.kind == "heading"
                 for t in line.targets if t not in present}
     return Relinked(
         lines=tuple(line for line in lines if line.kind != "drop"),
         removed=tuple(repeats + gone),
         repointed=tuple(repointed),
-        unlinked=tuple(unlinked),
+        unlinked=tuple(unlinked + bare),
         origin=tuple(i for i, line in enumerate(lines) if line.kind != "drop"),
         missing=tuple(sorted({t for t, pointed in missing if pointed})),
         linked_missing=tuple(sorted({t for t, pointed in missing if not pointed})),
@@ -322,8 +324,33 @@ def unlink_dead(
     return out, removed, unlinked
 
 
+def plain_headings(
+    lines: Sequence[IndexLine], to: Targets
+) -> tuple[list[IndexLine], list[tuple[str, str]]]:
+    """Each heading's links to a file this run moves away, which repointing or marking would
+    have lengthened (see :func:`_grows`), turned into their plain words: shorter than the
+    link, so the heading stays in the window and no link points at a file the run moved. (A
+    heading's link to a file missing before this run is the user's to fix: it is reported.)
+    With each (file, ``merged`` or ``archived``). Positions stay."""
+    out = list(lines)
+    bare: list[tuple[str, str]] = []
+    for i, line in enumerate(lines):
+        gone = {t for t in line.targets if t not in to.present
+                and (t in to.redirects or t in to.archived)} if line.kind == "heading" \
+            else set()
+        if not gone:
+            continue
+        text = unwiki(unlink(line.text, gone, ""), gone, "", to.names)
+        if text != line.text and not _grows(line, text):
+            out[i] = classify(text, to.names)
+            bare += [(t, "merged" if t in to.redirects else "archived")
+                     for t in sorted(gone) if t not in out[i].targets]
+    return out, bare
+
+
 def _grows(line: IndexLine, text: str) -> bool:
     """Whether ``text`` would make heading ``line`` longer. A heading never moves out of the
     loaded window (the rebuild keeps every heading), so the bytes it gained would push the
-    window's last lines out: its link to a moved file is left as written instead."""
+    window's last lines out: its link to a moved file is taken out instead, its words kept
+    (:func:`plain_headings`)."""
     return line.kind == "heading" and len(text.encode()) > len(line.text.encode())

@@ -169,7 +169,7 @@ def index_md(root: RootReport, mask: Mask) -> list[str]:
     kept = {f for f, _state in index.unlinked}
     for label, items in (
         ("added", index.added),
-        ("links to missing or archived files, text kept in the index",
+        ("links to missing, archived or merged-away files, text kept in the index",
          [f"{f} ({state})" for f, state in index.unlinked]),
         ("links in the index's own text to missing files, left as written for you to fix",
          index.linked_missing),

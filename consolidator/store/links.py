@@ -196,7 +196,9 @@ def _escaped(text: str, at: int) -> bool:
 
 def unlink(text: str, targets: set[str], mark: str) -> str:
     """``text`` with every link to a file in ``targets`` turned into its plain title followed by
-    ``(<file> <mark>)``, so its words stay and no link points at a file that is not there.
+    ``(<file> <mark>)``, so its words stay and no link points at a file that is not there; an
+    empty ``mark`` leaves the title alone (the file's name where the link has no title), which
+    is always shorter than the link.
 
     The words never join the text around them into a link of their own (``[see
     [t](gone.md)](x.md)``: with the inner link gone, the outer brackets would read as one):
@@ -243,10 +245,10 @@ def _unlink(text: str, targets: set[str], mark: str) -> str:
         if target not in targets:
             return match.group(0)
         title = as_words(match.group(1).strip())  # escapes kept: they show as written
-        note = f"({target} {mark})"
+        note = f"({target} {mark})" if mark else ""
         if match.re is REF_RE:  # the label's uses stay words: "[t][1]" shows as written
             indent = match.group(0)[:match.group(0).index("[")]
-            return f"{indent}{title}: {note}{match.group(3) or ''}"
-        return f"{title} {note}" if title else note
+            return f"{indent}{title}{': ' if note else ''}{note}{match.group(3) or ''}"
+        return " ".join(part for part in (title, note) if part) or target
 
     return sub_links(plain, text)

@@ -303,6 +303,27 @@ def test_a_merge_leaves_no_heading_linking_the_file_it_moved(
     _second_run_changes_nothing(world, capsys)
 
 
+def test_a_heading_linking_an_archived_file_keeps_its_words_and_loses_its_link(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "### Old plan (project_old_plan.md archived)" would be longer than the heading, and every
+    # heading stays in the window: the link becomes its words alone.
+    world.put("project_old_plan.md", "Status: SUPERSEDED by the v3 plan.\n", days=90)
+    world.put("project_clients.md", "SDK rules.\n")
+    world.raw("MEMORY.md", ("# Memory\n\n### [Old plan](project_old_plan.md)\nthe v2 plan\n\n"
+                            "### [Clients](project_clients.md)\nSDK rules\n").encode(), days=3)
+
+    report = world.run(capsys)
+
+    assert ("archive", "project_old_plan.md") in {(a["op"], a["file"]) for a in report["actions"]}
+    index = (world.root / "MEMORY.md").read_text()
+    assert "### Old plan\nthe v2 plan" in index
+    assert _links(index) == {"project_clients.md"}
+    assert {"file": "project_old_plan.md", "state": "archived"} in report["index"]["unlinked"]
+    assert report["index"]["linked_missing"] == []
+    _second_run_changes_nothing(world, capsys)
+
+
 def test_a_stale_memory_another_memory_links_to_is_reported_not_archived(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

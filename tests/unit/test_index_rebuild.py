@@ -235,20 +235,41 @@ def test_a_link_in_a_heading_to_a_merged_away_file_is_pointed_at_the_survivor() 
     assert plan.repointed == (("beta.md", "ab.md"),)
 
 
-@pytest.mark.parametrize(("redirects", "archived"), [
-    ({"beta.md": "alpha_longer.md"}, set()),  # the survivor's name is longer
-    ({}, {"beta.md"}),  # "### Beta (beta.md archived)" is longer
+@pytest.mark.parametrize(("redirects", "archived", "state"), [
+    ({"beta.md": "alpha_longer.md"}, set(), "merged"),  # the survivor's name is longer
+    ({}, {"beta.md"}, "archived"),  # "### Beta (beta.md archived)" is longer
 ])
-def test_a_heading_never_grows(redirects: dict[str, str], archived: set[str]) -> None:
+def test_a_heading_never_grows(redirects: dict[str, str], archived: set[str],
+                               state: str) -> None:
     # Every heading stays in the index, so bytes a heading gained would push the last lines
-    # Claude Code loads out of its window: its link is left as written.
+    # Claude Code loads out of its window: its link to the file the run moved becomes its
+    # plain words instead, which are shorter, and no link points at the moved file.
     memories = [make_memory("alpha.md"), make_memory("alpha_longer.md")]
 
     plan = rebuild(HEADED, memories, redirects=redirects, archived=archived)
 
-    assert "### [Beta](beta.md)" in lines_of(plan.text)
-    assert plan.unlinked == () and plan.repointed == ()
-    assert plan.linked_missing == ("beta.md",)  # reported, for the user to fix
+    assert "### Beta" in lines_of(plan.text)
+    assert "beta.md" not in index_targets(plan.text)
+    assert plan.unlinked == (("beta.md", state),) and plan.repointed == ()
+    assert plan.linked_missing == ()
+
+
+@pytest.mark.parametrize(("heading", "plain"), [
+    ("### [[beta]] notes", "### beta notes"),  # a wiki link: its key
+    ("### [[beta|The beta]]", "### The beta"),  # its alias
+    ("### [](beta.md)", "### beta.md"),  # a link with no words: the file's name
+    ("### [Beta](beta.md) and [Alpha](alpha.md)", "### Beta and [Alpha](alpha.md)"),
+])
+def test_a_heading_keeps_the_words_of_a_link_to_an_archived_file(heading: str,
+                                                                  plain: str) -> None:
+    text = f"# Memory\n\n{heading}\nnotes\n"
+
+    plan = rebuild(text, [make_memory("alpha.md")], archived={"beta.md"},
+                   named=[make_memory("alpha.md"), make_memory("beta.md")])
+
+    assert plain in lines_of(plan.text)
+    assert len(plain.encode()) < len(heading.encode())
+    assert plan.unlinked == (("beta.md", "archived"),)
 
 
 def test_a_link_in_a_heading_to_a_missing_file_is_reported_and_left() -> None:

@@ -4,10 +4,12 @@ shrinking.
 A memory counts as reached when a line of the index links it, or names its path without a
 link (`_archived/old-plan.md` in code, as lists of archived memories are often written), or a
 memory a line links does (a user's own list of memories, a "dormant" list, a topic memory;
-topic memories are followed further). New pointers go in only while the index stays within
-its limits with room left for Claude Code's own next pointer; the memories left over are
-listed in one topic memory the index points to, when that pointer fits with that room left
-too, else named.
+topic memories are followed further). A memory most of whose lines a reached memory already
+holds gets no pointer: it is most likely the older copy of one the user rewrote or gathered
+into another and left out of the index, and a pointer would load its lines twice. New
+pointers go in only while the index stays within its limits with room left for Claude
+Code's own next pointer; the memories left over are listed in one topic memory the index
+points to, when that pointer fits with that room left too, else named.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from collections.abc import Container, Iterable, Mapping, Sequence
 
 from consolidator.detect.links import is_topic, name_table, set_aside
+from consolidator.detect.text import normal_set
 from consolidator.index.parse import IndexLine, classify
 from consolidator.index.placing import add_pointers
 from consolidator.index.pointers import pointer_line
@@ -27,15 +30,19 @@ from consolidator.store.links import link_matches, resolve_link, wiki_matches
 from consolidator.store.model import Memory
 
 UNLISTED_TITLE = "Memories not listed in the index"
+COPY_SHARE = 0.5  # of a memory's lines a reached memory holds that make it a copy of that one
+COPY_LINES = 2  # the fewest lines of a copy found in the reached memory
+COPY_WORDS = 3  # words a line must have to count (a heading's two words say little)
 
 
 def add_missing(
     lines: Sequence[IndexLine], live: Mapping[str, Memory], limits: Limits, newline: str = "\n",
     reached: Iterable[str] = (), names: Mapping[str, Memory] | None = None, root_name: str = "",
-) -> tuple[list[IndexLine], list[str], list[Memory]]:
+) -> tuple[list[IndexLine], list[str], list[Memory], dict[str, str]]:
     """``lines`` with a pointer for each memory the index does not reach, as long as the
     index stays within ``limits`` (a new pointer never pushes it into shrinking); the files
-    that got one, and the memories left without (rules first, then newest, get the room).
+    that got one, the memories left without (rules first, then newest, get the room), and
+    the copies given none (see :func:`copies`), each with the reached memory holding it.
 
     A memory counts as reached when a line links it, or a memory a line links does (a
     user's own list of memories, a topic memory), and so does one in ``reached`` (a rename
@@ -44,9 +51,34 @@ def add_missing(
     name of the root's folder, which a path may start from ("`memory/x.md`")."""
     linked = _reachable({t for line in lines for t in line.targets}
                         | _named(lines, live, root_name), live) | set(reached)
-    return add_within(lines, [m for m in live.values()
-                              if m.file not in linked and not set_aside(m.file)],
-                      limits, newline, names=names, known=_Known(live, root_name))
+    missing = [m for m in live.values() if m.file not in linked and not set_aside(m.file)]
+    held = copies(missing, [m for f, m in live.items() if f in linked]) if missing else {}
+    out, added, left = add_within(lines, [m for m in missing if m.file not in held],
+                                  limits, newline, names=names, known=_Known(live, root_name))
+    return out, added, left, held
+
+
+def copies(memories: Sequence[Memory], reached: Iterable[Memory]) -> dict[str, str]:
+    """Each of ``memories`` (the index reaches none of them) at least half of whose lines of
+    three words or more (two at least) one reached memory holds, in normal form -> that
+    memory (the one holding most of them; by file on a tie)."""
+    want: dict[str, set[str]] = {}
+    for memory in memories:
+        lines = {line for line in normal_set(memory.body) if line.count(" ") >= COPY_WORDS - 1}
+        if len(lines) >= COPY_LINES:
+            want[memory.file] = lines
+    if not want:
+        return {}
+    needed = set().union(*want.values())
+    best: dict[str, tuple[int, str]] = {}
+    for holder in sorted(reached, key=lambda m: m.file):
+        held = normal_set(holder.body) & needed
+        for file, lines in want.items():
+            count = len(lines & held) if held else 0
+            if count >= COPY_LINES and count >= COPY_SHARE * len(lines) \
+                    and count > best.get(file, (0, ""))[0]:
+                best[file] = (count, holder.file)
+    return {file: holder for file, (_count, holder) in best.items()}
 
 
 def add_within(

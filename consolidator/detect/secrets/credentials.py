@@ -190,15 +190,12 @@ def _at(text: str, low: str, start: int, word: str, family: str) -> Judged:
         span = glossed.span(1)  # "TOKEN: credencial `3f9a…`": a word saying what, then it
     if span is not None and family == "pin" and not text[span[0]:span[1]].isdigit():
         return None, judged  # a PIN is digits: "pin: 3.11", "pin: latest" are versions
-    value = text[span[0]:span[1]] if span is not None else ""
-    if span is not None and (
-            sv.is_name_itself(value, name)  # `token=token`, `_stoken=_stoken`: a variable passed on
-            # "tiktoken `cl100k_base`": what a name names, not its value
-            or (not sep and family in ("token", "secret", "key") and sv.is_snake_name(value))
-            # "PASS = AUC≥0.93": the bar a test's verdict is given; "reset token -
-            # `x.php:65`": a finding's title and the line it is about
-            or (weak and word == "pass" and sv.is_condition(value))
-            or (sep in _DASHES and sv.is_code_place(value))):
+    if span is not None and _same(text[span[0]:span[1]], name):
+        return None, judged  # `token=token`, `_stoken=_stoken`: a variable passed on
+    if span is not None and ((weak and word == "pass" and sv.is_condition(text[span[0]:span[1]]))
+                             or (sep in _DASHES and sv.is_code_place(text[span[0]:span[1]]))):
+        # "PASS = AUC≥0.93": the bar a test's verdict is given; "reset token - `x.php:65`":
+        # a finding's title and the line it is about
         return None, judged
     return span, judged
 
@@ -298,6 +295,11 @@ def _made_up(text: str, end: int) -> Judged:
             value, quoted=False, strict=True, password=True):
         return None, match.end()
     return (match.start(2), match.start(2) + len(value)), match.end()
+
+
+def _same(value: str, name: str) -> bool:
+    """Whether ``value`` is the name itself (keyword arguments: `password=password`)."""
+    return value.lower().lstrip("_$-") == name.lower().lstrip("_$-")
 
 
 def _word(text: str, low: str, start: int, word: str, family: str) -> tuple[int, str, bool]:

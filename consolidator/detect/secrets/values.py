@@ -208,22 +208,6 @@ def is_setting(value: str) -> bool:
     return ("/" in value or value.startswith(".")) and _FILE_EXT.fullmatch(value) is not None
 
 
-# A name in snake case ending in a word: `cl100k_base`, `text_embedding`; a key's random tail
-# (`sk_live_4eC39HqLyj`) has upper case or digits.
-_SNAKE_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*_[a-z]{3,}")
-
-
-def is_snake_name(value: str) -> bool:
-    """Whether ``value`` is a name in snake case whose last part is a word: what a name right
-    before it names (an encoding, a model), not a key or token, whose tail is random."""
-    return _SNAKE_NAME.fullmatch(value) is not None
-
-
-def is_name_itself(value: str, name: str) -> bool:
-    """Whether ``value`` is its name again (keyword arguments: `password=password`)."""
-    return value.lower().lstrip("_$-") == name.lower().lstrip("_$-")
-
-
 def is_number(value: str) -> bool:
     """A count, size or duration (`25000`, `60,000`, `8k`, `3600s`)."""
     return _NUMBER.fullmatch(value.lower()) is not None

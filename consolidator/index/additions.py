@@ -15,6 +15,7 @@ points to, when that pointer fits with that room left too, else named.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 
 from consolidator.detect.links import is_topic, name_table, set_aside
@@ -31,7 +32,8 @@ from consolidator.store.model import Memory
 
 UNLISTED_TITLE = "Memories not listed in the index"
 COPY_SHARE = 0.5  # of a memory's lines a reached memory holds that make it a copy of that one
-COPY_LINES = 2  # the fewest lines of a copy found in the reached memory
+COPY_LINES = 3  # the fewest lines of a copy found in the reached memory (more than a template's
+# "**Why:**" and "**How to apply:**" lines)
 COPY_WORDS = 3  # words a line must have to count (a heading's two words say little)
 
 
@@ -59,9 +61,12 @@ def add_missing(
 
 
 def copies(memories: Sequence[Memory], reached: Iterable[Memory]) -> dict[str, str]:
-    """Each of ``memories`` (the index reaches none of them) at least half of whose lines of
-    three words or more (two at least) one reached memory holds, in normal form -> that
-    memory (the one holding most of them; by file on a tie)."""
+    """Each of ``memories`` (the index reaches none of them) at least half of whose lines
+    (three at least) one reached memory written no earlier holds, in normal form -> that
+    memory (the one holding most of them; by file on a tie). Only lines of three words or
+    more count, and only those no third memory holds: a template's lines ("**Why:** …") say
+    nothing of one memory. A memory written after the one holding its lines is a newer
+    version, whatever it kept: it is never held back."""
     want: dict[str, set[str]] = {}
     for memory in memories:
         lines = {line for line in normal_set(memory.body) if line.count(" ") >= COPY_WORDS - 1}
@@ -70,12 +75,17 @@ def copies(memories: Sequence[Memory], reached: Iterable[Memory]) -> dict[str, s
     if not want:
         return {}
     needed = set().union(*want.values())
+    holders = sorted(reached, key=lambda m: m.file)
+    held = {m.file: normal_set(m.body) & needed for m in holders}
+    seen = Counter(line for lines in (*want.values(), *held.values()) for line in lines)
+    written = {m.file: m.written_ns for m in (*memories, *holders)}
     best: dict[str, tuple[int, str]] = {}
-    for holder in sorted(reached, key=lambda m: m.file):
-        held = normal_set(holder.body) & needed
-        for file, lines in want.items():
-            count = len(lines & held) if held else 0
+    for file, lines in want.items():
+        lines = {line for line in lines if seen[line] <= 2}
+        for holder in holders:
+            count = len(lines & held[holder.file])
             if count >= COPY_LINES and count >= COPY_SHARE * len(lines) \
+                    and written[file] <= written[holder.file] \
                     and count > best.get(file, (0, ""))[0]:
                 best[file] = (count, holder.file)
     return {file: holder for file, (_count, holder) in best.items()}

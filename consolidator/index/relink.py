@@ -238,11 +238,16 @@ def _redirected(
 ) -> tuple[IndexLine, list[tuple[str, str]]]:
     """``line`` with each link to a merged-away file (Markdown or wiki) pointed at its
     survivor, as links in memory bodies are, and those moves."""
-    if not redirects.keys() & set(line.targets):
+    olds = redirects.keys() & set(line.targets)
+    if not olds:
         return line, []
     text, changed = repoint_links(line.text, "", redirects, names)
-    if _grows(line, text):
-        return line, []
+    if _grows(line, text):  # a heading: each link that fits, one by one (the rest go plain)
+        text, changed = line.text, []
+        for old in sorted(olds):
+            trial, moved = repoint_links(text, "", {old: redirects[old]}, names)
+            if moved and not _grows(line, trial):
+                text, changed = trial, changed + moved
     moves = [(old, redirects[old]) for old in dict.fromkeys(changed)]
     return (classify(text, names) if text != line.text else line), moves
 

@@ -331,7 +331,8 @@ def test_a_memory_left_out_of_the_index_whose_lines_an_indexed_one_holds_gets_no
     # pointer to it would load the same rules twice. Its twin, a memory the index does not
     # reach with lines of its own, gets one.
     rules = ("- Never add a Co-Authored-By line to a commit message.\n"
-             "- Ask before running any migration against the shared database.\n")
+             "- Ask before running any migration against the shared database.\n"
+             "- Keep every pull request under four hundred lines.\n")
     world.put("feedback_conduct.md", rules + "- Answer in French unless asked otherwise.\n")
     world.put("feedback_commits.md", "# Commits\n" + rules, days=40)
     world.put("project_export.md", "- The nightly export lands in the orders bucket.\n"

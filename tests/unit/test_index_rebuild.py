@@ -254,6 +254,18 @@ def test_a_heading_never_grows(redirects: dict[str, str], archived: set[str],
     assert plan.linked_missing == ()
 
 
+def test_a_heading_repoints_the_links_that_fit_and_takes_out_the_one_that_would_not() -> None:
+    text = "# Memory\n\n### [Beta](beta.md) and [Gamma](gamma.md)\nnotes\n"
+    memories = [make_memory("ab.md"), make_memory("alpha_longer_name.md")]
+
+    plan = rebuild(text, memories, redirects={"beta.md": "ab.md",
+                                              "gamma.md": "alpha_longer_name.md"})
+
+    assert "### [Beta](ab.md) and Gamma" in lines_of(plan.text)
+    assert plan.repointed == (("beta.md", "ab.md"),)
+    assert plan.unlinked == (("gamma.md", "merged"),)
+
+
 @pytest.mark.parametrize(("heading", "plain"), [
     ("### [[beta]] notes", "### beta notes"),  # a wiki link: its key
     ("### [[beta|The beta]]", "### The beta"),  # its alias

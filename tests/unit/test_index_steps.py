@@ -28,7 +28,7 @@ from consolidator.index.relink import (
 from consolidator.index.shrink import Fitter
 from consolidator.index.window import Limits
 from consolidator.store.model import Memory
-from tests.unit.test_index_rebuild import make_memory
+from tests.unit.test_index_rebuild import BASE_NS, make_memory
 
 DROP = IndexLine("", "drop")
 
@@ -220,15 +220,19 @@ def test_add_missing_adds_a_pointer_for_each_memory_the_index_does_not_reach() -
 
 
 RULES = ("- Never add a Co-Authored-By line to commit messages.\n"
-         "- Ask before any migration on the shared database.\n")
+         "- Ask before any migration on the shared database.\n"
+         "- Keep every pull request under four hundred lines.\n")
+WHY = ("**Why:** the user asked for this in a review.\n"
+       "**How to apply:** in every session in this repository.\n")
 
 
 @pytest.mark.parametrize(("copy", "held"), [
     ("# Rules\n" + RULES, True),  # every line of three words or more is in a.md
-    (RULES + "- Deploys go out on Tuesdays only.\n", True),  # two of three: at least half
+    (RULES + "- Deploys go out on Tuesdays only.\n", True),  # three of four: at least half
     (RULES + "- Deploys go out on Tuesdays only.\n- The cache expires hourly.\n"
-     "- Logs stay for ninety days.\n", False),  # two of five: less than half
-    ("- Never add a Co-Authored-By line to commit messages.\n", False),  # one line: too few
+     "- Logs stay for ninety days.\n- Tests run on every push.\n",
+     False),  # three of seven: less than half
+    (RULES.split("\n", 1)[1], False),  # two lines: too few
     ("# Rules\n## Commits\n", False),  # headings alone say too little
 ])
 def test_add_missing_gives_no_pointer_to_a_copy_of_a_reached_memory(copy: str,
@@ -241,6 +245,29 @@ def test_add_missing_gives_no_pointer_to_a_copy_of_a_reached_memory(copy: str,
 
     assert copies == ({"b.md": "a.md"} if held else {})
     assert added == ([] if held else ["b.md"])
+
+
+FRENCH = "- Reply in French unless asked otherwise.\n"
+
+
+@pytest.mark.parametrize(("body", "others", "b_days"), [
+    (RULES, (), 2),  # written after a.md: a newer version, whatever it kept
+    (FRENCH + RULES, ("c.md", "d.md"), 10),  # c.md and d.md hold those lines too: a template
+    (FRENCH + WHY, (), 10),  # a template's two lines and a rule of its own
+])
+def test_add_missing_points_to_a_newer_version_or_a_memory_sharing_a_template(
+    body: str, others: tuple[str, ...], b_days: int,
+) -> None:
+    day = 86_400 * 10**9
+    live = live_of(make_memory("a.md", body=RULES + WHY, mtime_ns=BASE_NS - 5 * day),
+                   make_memory("b.md", body=body, mtime_ns=BASE_NS - b_days * day),
+                   *(make_memory(f, body="- Run the tests.\n" + RULES) for f in others))
+    lines = parse_index("- [A](a.md) — the rules\n"
+                        + "".join(f"- [{f}]({f}) — x\n" for f in others))
+
+    _out, added, _left, copies = add_missing(lines, live, Limits())
+
+    assert copies == {} and added == ["b.md"]
 
 
 def test_add_missing_counts_a_memory_a_listed_topic_memory_lists_as_reached() -> None:

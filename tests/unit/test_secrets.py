@@ -394,6 +394,21 @@ def test_a_random_value_in_code_after_a_label_and_one_word_is_a_secret(
         assert "9f2c4e1a7b3d" not in redact(text) and "sk9Xq2LmP0vR" not in redact(text)
 
 
+@pytest.mark.parametrize("text", [
+    "my api key `k3y_f0r_prod_use`",
+    "db secret `p4ss_w0rd_admin`",
+    "SECRET_KEY `django_s3cr3t_fallback`",
+    "token `abc123_xyz`",
+    "the shared secret `tr0ub4dor_and_three`",
+])
+def test_a_made_up_value_in_snake_case_in_code_after_a_credential_word_is_a_secret(
+    text: str,
+) -> None:
+    """A value people make up is often lower case with underscores: in code right after a
+    credential's word it is that credential, however much it looks like a name."""
+    assert flagged(text)
+
+
 def test_a_made_up_value_after_a_credential_label_is_still_a_secret() -> None:
     assert flagged("API Key: Zq81xVb0Pm4kTt7Q")
 

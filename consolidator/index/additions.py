@@ -4,22 +4,18 @@ shrinking.
 A memory counts as reached when a line of the index links it, or names its path without a
 link (`_archived/old-plan.md` in code, as lists of archived memories are often written), or a
 memory a line links does (a user's own list of memories, a "dormant" list, a topic memory;
-topic memories are followed further). A memory most of whose lines a reached memory already
-holds gets no pointer: it is most likely the older copy of one the user rewrote or gathered
-into another and left out of the index, and a pointer would load its lines twice. New
-pointers go in only while the index stays within its limits with room left for Claude
-Code's own next pointer; the memories left over are listed in one topic memory the index
-points to, when that pointer fits with that room left too, else named.
+topic memories are followed further). New pointers go in only while the index stays within
+its limits with room left for Claude Code's own next pointer; the memories left over are
+listed in one topic memory the index points to, when that pointer fits with that room left
+too, else named.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 
 from consolidator.detect.links import is_topic, name_table, set_aside
-from consolidator.detect.text import normal_set
 from consolidator.index.parse import IndexLine, classify
 from consolidator.index.placing import add_pointers
 from consolidator.index.pointers import pointer_line
@@ -31,20 +27,15 @@ from consolidator.store.links import link_matches, resolve_link, wiki_matches
 from consolidator.store.model import Memory
 
 UNLISTED_TITLE = "Memories not listed in the index"
-COPY_SHARE = 0.5  # of a memory's lines a reached memory holds that make it a copy of that one
-COPY_LINES = 3  # the fewest lines of a copy found in the reached memory (more than a template's
-# "**Why:**" and "**How to apply:**" lines)
-COPY_WORDS = 3  # words a line must have to count (a heading's two words say little)
 
 
 def add_missing(
     lines: Sequence[IndexLine], live: Mapping[str, Memory], limits: Limits, newline: str = "\n",
     reached: Iterable[str] = (), names: Mapping[str, Memory] | None = None, root_name: str = "",
-) -> tuple[list[IndexLine], list[str], list[Memory], dict[str, str]]:
+) -> tuple[list[IndexLine], list[str], list[Memory]]:
     """``lines`` with a pointer for each memory the index does not reach, as long as the
     index stays within ``limits`` (a new pointer never pushes it into shrinking); the files
-    that got one, the memories left without (rules first, then newest, get the room), and
-    the copies given none (see :func:`copies`), each with the reached memory holding it.
+    that got one, and the memories left without (rules first, then newest, get the room).
 
     A memory counts as reached when a line links it, or a memory a line links does (a
     user's own list of memories, a topic memory), and so does one in ``reached`` (a rename
@@ -53,42 +44,9 @@ def add_missing(
     name of the root's folder, which a path may start from ("`memory/x.md`")."""
     linked = _reachable({t for line in lines for t in line.targets}
                         | _named(lines, live, root_name), live) | set(reached)
-    missing = [m for m in live.values() if m.file not in linked and not set_aside(m.file)]
-    held = copies(missing, [m for f, m in live.items() if f in linked]) if missing else {}
-    out, added, left = add_within(lines, [m for m in missing if m.file not in held],
-                                  limits, newline, names=names, known=_Known(live, root_name))
-    return out, added, left, held
-
-
-def copies(memories: Sequence[Memory], reached: Iterable[Memory]) -> dict[str, str]:
-    """Each of ``memories`` (the index reaches none of them) at least half of whose lines
-    (three at least) one reached memory written no earlier holds, in normal form -> that
-    memory (the one holding most of them; by file on a tie). Only lines of three words or
-    more count, and only those no third memory holds: a template's lines ("**Why:** …") say
-    nothing of one memory. A memory written after the one holding its lines is a newer
-    version, whatever it kept: it is never held back."""
-    want: dict[str, set[str]] = {}
-    for memory in memories:
-        lines = {line for line in normal_set(memory.body) if line.count(" ") >= COPY_WORDS - 1}
-        if len(lines) >= COPY_LINES:
-            want[memory.file] = lines
-    if not want:
-        return {}
-    needed = set().union(*want.values())
-    holders = sorted(reached, key=lambda m: m.file)
-    held = {m.file: normal_set(m.body) & needed for m in holders}
-    seen = Counter(line for lines in (*want.values(), *held.values()) for line in lines)
-    written = {m.file: m.written_ns for m in (*memories, *holders)}
-    best: dict[str, tuple[int, str]] = {}
-    for file, lines in want.items():
-        lines = {line for line in lines if seen[line] <= 2}
-        for holder in holders:
-            count = len(lines & held[holder.file])
-            if count >= COPY_LINES and count >= COPY_SHARE * len(lines) \
-                    and written[file] <= written[holder.file] \
-                    and count > best.get(file, (0, ""))[0]:
-                best[file] = (count, holder.file)
-    return {file: holder for file, (_count, holder) in best.items()}
+    return add_within(lines, [m for m in live.values()
+                              if m.file not in linked and not set_aside(m.file)],
+                      limits, newline, names=names, known=_Known(live, root_name))
 
 
 def add_within(

@@ -24,7 +24,6 @@ values: :func:`~consolidator.index.relink.relink_lines` (:mod:`consolidator.inde
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -99,9 +98,6 @@ class IndexPlan:
     # Files a sentence or a table of the index links that are missing: the user's words,
     # left as written (reported, never unlinked).
     linked_missing: tuple[str, ...] = ()
-    # Memories the index does not reach given no pointer: most of their lines are in a memory
-    # it does reach (an older copy, most likely), each with that memory.
-    copies: tuple[tuple[str, str], ...] = ()
     over_limits: bool = False  # the index had to shrink
     before: tuple[int, int] = (0, 0)  # (lines, bytes) as Claude Code counted them before
     over: str = ""  # how far over its limits the rebuilt index still is ("" within)
@@ -345,8 +341,8 @@ def plan_index(
     if scope == LINKS:
         return assemble(text, original, relinked, (), Fitted(relinked.lines), limits,
                         newline, scope)
-    lines, added, unlisted, held = add_missing(relinked.lines, live, limits, newline, claimed,
-                                               names, root_name)
+    lines, added, unlisted = add_missing(relinked.lines, live, limits, newline, claimed,
+                                         names, root_name)
     endings = line_endings(text or "")
     window = loaded(original, limits, newline, endings)
     loaded_now = ([window[i] for i in relinked.origin] if len(lines) == len(relinked.lines)
@@ -358,5 +354,4 @@ def plan_index(
         settled=[line.text for line in lines] == [line.text for line in original]
         and within(original, limits, newline, endings),
     )
-    plan = assemble(text, original, relinked, added, fitted, limits, newline, scope)
-    return dataclasses.replace(plan, copies=tuple(sorted(held.items()))) if held else plan
+    return assemble(text, original, relinked, added, fitted, limits, newline, scope)

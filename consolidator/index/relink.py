@@ -244,7 +244,8 @@ def _redirected(
     text, changed = repoint_links(line.text, "", redirects, names)
     if _grows(line, text):  # a heading: each link that fits, one by one (the rest go plain)
         text, changed = line.text, []
-        for old in sorted(olds):
+        # those that shrink it first, so that they make room for the rest
+        for old in sorted(olds, key=lambda o: (len(redirects[o]) - len(o), o)):
             trial, moved = repoint_links(text, "", {old: redirects[old]}, names)
             if moved and not _grows(line, trial):
                 text, changed = trial, changed + moved

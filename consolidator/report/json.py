@@ -175,7 +175,6 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
             "unlinked": [{"file": f, "state": state} for f, state in index.unlinked]
             if index else [],
             "linked_missing": list(index.linked_missing) if index else [],
-            "copies": [{"file": f, "in": other} for f, other in index.copies] if index else [],
             "secrets": list(snapshot.index.secrets) if snapshot else [],
             "over_limits": index.over_limits if index else False,
             "repointed": [list(pair) for pair in index.repointed] if index else [],

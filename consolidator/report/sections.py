@@ -173,8 +173,6 @@ def index_md(root: RootReport, mask: Mask) -> list[str]:
          [f"{f} ({state})" for f, state in index.unlinked]),
         ("links in the index's own text to missing files, left as written for you to fix",
          index.linked_missing),
-        ("not indexed, no pointer added: most of its lines are in a memory the index reaches "
-         "(an older copy?)", [f"{f} (in {other})" for f, other in index.copies]),
         ("pointers removed, their text already live elsewhere",
          [f for f in index.removed if f not in kept]),
         ("repointed", [f"{a} -> {b}" for a, b in index.repointed]),

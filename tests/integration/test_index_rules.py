@@ -324,30 +324,6 @@ def test_a_heading_linking_an_archived_file_keeps_its_words_and_loses_its_link(
     _second_run_changes_nothing(world, capsys)
 
 
-def test_a_memory_left_out_of_the_index_whose_lines_an_indexed_one_holds_gets_no_pointer(
-    world: World, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # The user gathered two rules into one memory and left the old one out of the index: a
-    # pointer to it would load the same rules twice. Its twin, a memory the index does not
-    # reach with lines of its own, gets one.
-    rules = ("- Never add a Co-Authored-By line to a commit message.\n"
-             "- Ask before running any migration against the shared database.\n"
-             "- Keep every pull request under four hundred lines.\n")
-    world.put("feedback_conduct.md", rules + "- Answer in French unless asked otherwise.\n")
-    world.put("feedback_commits.md", "# Commits\n" + rules, days=40)
-    world.put("project_export.md", "- The nightly export lands in the orders bucket.\n"
-                                   "- The export job runs at 02:10 after the backup ends.\n")
-    world.raw("MEMORY.md", b"- [Conduct](feedback_conduct.md) - how to behave\n", days=3)
-
-    for run in (world.run(capsys, "--apply", "safe"), world.run(capsys)):
-        index = (world.root / "MEMORY.md").read_text()
-        assert "feedback_commits.md" not in index
-        assert run["index"]["copies"] == [{"file": "feedback_commits.md",
-                                           "in": "feedback_conduct.md"}]
-    assert "project_export.md" in index
-    assert (world.root / "feedback_commits.md").exists()
-
-
 def test_a_stale_memory_another_memory_links_to_is_reported_not_archived(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -266,6 +266,16 @@ def test_a_heading_repoints_the_links_that_fit_and_takes_out_the_one_that_would_
     assert plan.unlinked == (("gamma.md", "merged"),)
 
 
+def test_a_heading_repoints_first_the_links_that_make_room() -> None:
+    text = "# Memory\n\n### [A](a.md) [B](b.md) [C](cccccc.md)\nnotes\n"
+    memories = [make_memory(f) for f in ("aaaaa.md", "bbb.md", "c.md")]
+
+    plan = rebuild(text, memories, redirects={"a.md": "aaaaa.md", "b.md": "bbb.md",
+                                              "cccccc.md": "c.md"})
+
+    assert "### A [B](bbb.md) [C](c.md)" in lines_of(plan.text)
+
+
 @pytest.mark.parametrize(("heading", "plain"), [
     ("### [[beta]] notes", "### beta notes"),  # a wiki link: its key
     ("### [[beta|The beta]]", "### The beta"),  # its alias

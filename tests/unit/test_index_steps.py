@@ -28,7 +28,7 @@ from consolidator.index.relink import (
 from consolidator.index.shrink import Fitter
 from consolidator.index.window import Limits
 from consolidator.store.model import Memory
-from tests.unit.test_index_rebuild import BASE_NS, make_memory
+from tests.unit.test_index_rebuild import make_memory
 
 DROP = IndexLine("", "drop")
 
@@ -213,61 +213,10 @@ def test_add_missing_adds_a_pointer_for_each_memory_the_index_does_not_reach() -
     lines = parse_index("## Project\n- [A](a.md) — hook\n")
     live = live_of(make_memory("a.md"), make_memory("c.md"), make_memory("b.md"))
 
-    out, added, left, _copies = add_missing(lines, live, Limits())
+    out, added, left = add_missing(lines, live, Limits())
 
     assert added == ["b.md", "c.md"] and left == []
     assert [line.target for line in out if line.target] == ["a.md", "b.md", "c.md"]
-
-
-RULES = ("- Never add a Co-Authored-By line to commit messages.\n"
-         "- Ask before any migration on the shared database.\n"
-         "- Keep every pull request under four hundred lines.\n")
-WHY = ("**Why:** the user asked for this in a review.\n"
-       "**How to apply:** in every session in this repository.\n")
-
-
-@pytest.mark.parametrize(("copy", "held"), [
-    ("# Rules\n" + RULES, True),  # every line of three words or more is in a.md
-    (RULES + "- Deploys go out on Tuesdays only.\n", True),  # three of four: at least half
-    (RULES + "- Deploys go out on Tuesdays only.\n- The cache expires hourly.\n"
-     "- Logs stay for ninety days.\n- Tests run on every push.\n",
-     False),  # three of seven: less than half
-    (RULES.split("\n", 1)[1], False),  # two lines: too few
-    ("# Rules\n## Commits\n", False),  # headings alone say too little
-])
-def test_add_missing_gives_no_pointer_to_a_copy_of_a_reached_memory(copy: str,
-                                                                     held: bool) -> None:
-    lines = parse_index("- [A](a.md) — the rules\n")
-    live = live_of(make_memory("a.md", body=RULES + "- Answer in French.\n"),
-                   make_memory("b.md", body=copy))
-
-    out, added, _left, copies = add_missing(lines, live, Limits())
-
-    assert copies == ({"b.md": "a.md"} if held else {})
-    assert added == ([] if held else ["b.md"])
-
-
-FRENCH = "- Reply in French unless asked otherwise.\n"
-
-
-@pytest.mark.parametrize(("body", "others", "b_days"), [
-    (RULES, (), 2),  # written after a.md: a newer version, whatever it kept
-    (FRENCH + RULES, ("c.md", "d.md"), 10),  # c.md and d.md hold those lines too: a template
-    (FRENCH + WHY, (), 10),  # a template's two lines and a rule of its own
-])
-def test_add_missing_points_to_a_newer_version_or_a_memory_sharing_a_template(
-    body: str, others: tuple[str, ...], b_days: int,
-) -> None:
-    day = 86_400 * 10**9
-    live = live_of(make_memory("a.md", body=RULES + WHY, mtime_ns=BASE_NS - 5 * day),
-                   make_memory("b.md", body=body, mtime_ns=BASE_NS - b_days * day),
-                   *(make_memory(f, body="- Run the tests.\n" + RULES) for f in others))
-    lines = parse_index("- [A](a.md) — the rules\n"
-                        + "".join(f"- [{f}]({f}) — x\n" for f in others))
-
-    _out, added, _left, copies = add_missing(lines, live, Limits())
-
-    assert copies == {} and added == ["b.md"]
 
 
 def test_add_missing_counts_a_memory_a_listed_topic_memory_lists_as_reached() -> None:
@@ -275,7 +224,7 @@ def test_add_missing_counts_a_memory_a_listed_topic_memory_lists_as_reached() ->
     lines = parse_index("- [Notes](index_notes.md) — more\n")
     live = live_of(topic, make_memory("b.md"))
 
-    out, added, left, _copies = add_missing(lines, live, Limits())
+    out, added, left = add_missing(lines, live, Limits())
 
     assert (out, added, left) == (lines, [], [])
 
@@ -286,7 +235,7 @@ def test_add_missing_counts_a_memory_a_users_own_list_memory_links_as_reached() 
     lines = parse_index("- [Dormant](memory_archive_dormant.md) — parked memories\n")
     live = live_of(dormant, make_memory("b.md"), make_memory("c.md"), make_memory("d.md"))
 
-    out, added, left, _copies = add_missing(lines, live, Limits())
+    out, added, left = add_missing(lines, live, Limits())
 
     assert added == ["d.md"] and left == []
 
@@ -301,7 +250,7 @@ def test_a_memory_only_mentioned_in_passing_by_another_still_gets_a_pointer() ->
     live = live_of(status, make_memory("feedback_approval_gate.md"),
                    make_memory("feedback_run_eval.md"))
 
-    out, added, left, _copies = add_missing(lines, live, Limits())
+    out, added, left = add_missing(lines, live, Limits())
 
     assert added == ["feedback_approval_gate.md", "feedback_run_eval.md"] and left == []
 
@@ -315,7 +264,7 @@ def test_add_missing_counts_a_memory_a_line_names_by_its_path_as_reached() -> No
     live = live_of(make_memory("a.md"), make_memory("_archived/old-plan.md"),
                    make_memory("_archived/survey.md"), make_memory("b.md"))
 
-    out, added, left, _copies = add_missing(lines, live, Limits())
+    out, added, left = add_missing(lines, live, Limits())
 
     assert added == ["b.md"] and left == []
     assert sum("_archived/" in line.text for line in out) == 2
@@ -325,7 +274,7 @@ def test_add_missing_adds_pointers_only_while_the_index_stays_within_its_limits(
     lines = parse_index("## Project\n- [A](a.md) — hook\n")
     live = live_of(make_memory("a.md"), *(make_memory(f"m{i}.md") for i in range(5)))
 
-    out, added, left, _copies = add_missing(lines, live, Limits(max_lines=5))
+    out, added, left = add_missing(lines, live, Limits(max_lines=5))
 
     assert len(out) <= 4  # one line stays free for the pointer to the rest
     assert len(added) + len(left) == 5 and left
@@ -349,7 +298,7 @@ def test_a_new_pointer_leaves_room_for_the_pointer_claude_code_writes_next(
     used = sum(len(line.text.encode()) + 1 for line in lines)
     live = live_of(make_memory("a.md"), make_memory("b.md", name="B", description="b"))
 
-    out, got, left, _copies = add_missing(lines, live, Limits(max_lines, used + bytes_left))
+    out, got, left = add_missing(lines, live, Limits(max_lines, used + bytes_left))
 
     assert got == (["b.md"] if added else [])
     assert [m.file for m in left] == ([] if added else ["b.md"])
@@ -473,7 +422,7 @@ def test_an_index_over_its_limits_gets_no_new_pointer() -> None:
     lines = parse_index("".join(f"- [A{i}](a{i}.md) — hook\n" for i in range(6)))
     live = live_of(*(make_memory(f"a{i}.md") for i in range(6)), make_memory("new.md"))
 
-    out, added, left, _copies = add_missing(lines, live, Limits(max_lines=4))
+    out, added, left = add_missing(lines, live, Limits(max_lines=4))
 
     assert (out, added, [m.file for m in left]) == (lines, [], ["new.md"])
 
@@ -590,7 +539,7 @@ def test_plan_index_is_the_steps_in_order() -> None:
 
     original = parse_index(text)
     relinked = relink_lines(original, Targets(live, present, {"old.md": "new.md"}, set()))
-    lines, added, left, _copies = add_missing(relinked.lines, live, limits)
+    lines, added, left = add_missing(relinked.lines, live, limits)
     fitted = shrink(lines, live, editable=None, limits=limits, newline="\n",
                     taken=present | {"MEMORY.md"}, mtime_ns=0, unlisted=left)
     assert plan == assemble(text, original, relinked, added, fitted, limits, "\n")

@@ -3,9 +3,11 @@
 A link to a merged-away file is pointed at its survivor, and a pointer to a missing file at
 the memory it most likely means now (a rename; only in the ``all`` scope, where a guess is
 reviewed). A link to a file that is missing, or that this run archives, becomes its plain
-text, marked, so the words stay loaded and no link dangles; the line goes only when the same
-text is already live elsewhere. Every function takes and returns plain values; positions stay
-put (a line leaving is marked to drop) until :func:`relink_lines` puts them together.
+text, marked, so the words stay loaded and no link dangles; the line goes only when the
+same text is already live elsewhere. A heading never grows: where mending its link to a
+moved file would lengthen it, the link becomes its words alone. Every function takes and
+returns plain values; positions stay put (a line leaving is marked to drop) until
+:func:`relink_lines` puts them together.
 """
 
 from __future__ import annotations
@@ -341,9 +343,10 @@ def plain_headings(
     out = list(lines)
     bare: list[tuple[str, str]] = []
     for i, line in enumerate(lines):
-        gone = {t for t in line.targets if t not in to.present
-                and (t in to.redirects or t in to.archived)} if line.kind == "heading" \
-            else set()
+        if line.kind != "heading":
+            continue
+        gone = {t for t in line.targets
+                if t not in to.present and (t in to.redirects or t in to.archived)}
         if not gone:
             continue
         text = unwiki(unlink(line.text, gone, ""), gone, "", to.names)

@@ -27,6 +27,11 @@ def _links(text: str) -> set[str]:
     return {t for line in parse_index(text) for t in line.targets}
 
 
+def _ops(report: dict[str, Any]) -> set[tuple[str, str]]:
+    """Each action of a run's report, as (operation, file)."""
+    return {(a["op"], a["file"]) for a in report["actions"]}
+
+
 def _second_run_changes_nothing(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     before = world.tree()
     report = world.run(capsys)
@@ -273,8 +278,8 @@ def test_a_merge_and_an_archive_leave_no_link_to_a_file_that_moved(
 
     report = world.run(capsys)
 
-    assert ("merge", "project_api.md") in {(a["op"], a["file"]) for a in report["actions"]}
-    assert ("archive", "project_old_plan.md") in {(a["op"], a["file"]) for a in report["actions"]}
+    assert ("merge", "project_api.md") in _ops(report)
+    assert ("archive", "project_old_plan.md") in _ops(report)
     gone = {"project_api_short.md", "project_old_plan.md"}
     for path in world.root.glob("*.md"):
         assert not gone & _links(path.read_text()), path.name
@@ -295,7 +300,7 @@ def test_a_merge_leaves_no_heading_linking_the_file_it_moved(
 
     report = world.run(capsys)
 
-    assert ("merge", "project_api.md") in {(a["op"], a["file"]) for a in report["actions"]}
+    assert ("merge", "project_api.md") in _ops(report)
     index = (world.root / "MEMORY.md").read_text()
     assert "### [API short](project_api.md)" in index
     assert _links(index) == {"project_api.md", "project_clients.md"}
@@ -315,7 +320,7 @@ def test_a_heading_linking_an_archived_file_keeps_its_words_and_loses_its_link(
 
     report = world.run(capsys)
 
-    assert ("archive", "project_old_plan.md") in {(a["op"], a["file"]) for a in report["actions"]}
+    assert ("archive", "project_old_plan.md") in _ops(report)
     index = (world.root / "MEMORY.md").read_text()
     assert "### Old plan\nthe v2 plan" in index
     assert _links(index) == {"project_clients.md"}

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 
 from consolidator.store.links import (
+    as_plain,
     link_matches,
     link_path,
     relink,
@@ -103,13 +104,13 @@ def unwiki(text: str, targets: set[str], mark: str, names: Mapping[str, Memory])
     words followed by ``(<file> <mark>)`` (the words alone for an empty ``mark``), as
     :func:`consolidator.store.links.unlink` does for Markdown links."""
 
-    def plain(match: re.Match[str]) -> str:
+    def plain(match: re.Match[str]) -> str | None:
         target = wiki_target(match.group(1), names)
         if target not in targets:
-            return match.group(0)
+            return None
         return f"{wiki_title(match)} ({target} {mark})" if mark else wiki_title(match)
 
-    return sub_wiki(plain, text)
+    return as_plain(sub_wiki, plain, text)
 
 
 def name_table(memories: list[Memory]) -> dict[str, Memory]:

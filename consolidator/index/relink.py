@@ -197,8 +197,8 @@ def relink_lines(original: Sequence[IndexLine], to: Targets) -> Relinked:
     return Relinked(
         lines=tuple(line for line in lines if line.kind != "drop"),
         removed=tuple(repeats + gone),
-        repointed=tuple(repointed),
-        unlinked=tuple(unlinked + bare),
+        repointed=tuple(dict.fromkeys(repointed)),  # a file once, however many lines link it
+        unlinked=tuple(dict.fromkeys(unlinked + bare)),
         origin=tuple(i for i, line in enumerate(lines) if line.kind != "drop"),
         missing=tuple(sorted({t for t, pointed in missing if pointed})),
         linked_missing=tuple(sorted({t for t, pointed in missing if not pointed})),

@@ -240,10 +240,10 @@ def _escape_loose(text: str) -> str:
 def _unlink(text: str, targets: set[str], mark: str) -> str:
     """:func:`unlink`, without its guard."""
 
-    def plain(match: re.Match[str]) -> str:
+    def plain(match: re.Match[str]) -> str | None:
         target = local_target(match.group(2))
         if target not in targets:
-            return match.group(0)
+            return None
         title = as_words(match.group(1).strip())  # escapes kept: they show as written
         note = f"({target} {mark})" if mark else ""
         if match.re is REF_RE:  # the label's uses stay words: "[t][1]" shows as written
@@ -251,4 +251,28 @@ def _unlink(text: str, targets: set[str], mark: str) -> str:
             return f"{indent}{title}{': ' if note else ''}{note}{match.group(3) or ''}"
         return " ".join(part for part in (title, note) if part) or target
 
-    return sub_links(plain, text)
+    return as_plain(sub_links, plain, text)
+
+
+# Put before the words of an unlinked image, so that its "!" goes with them.
+_IMAGE_MARK = "\ue000"
+
+
+def as_plain(sub: Callable[[Callable[[re.Match[str]], str], str], str],
+             words: Callable[[re.Match[str]], str | None], text: str) -> str:
+    """``text`` with each link ``sub`` finds replaced by its ``words`` (``None``: left as
+    written). An image's mark goes with its link: ``![t](x.md)`` becomes ``t``, not ``!t``
+    (where the text holds the private character that marks the place, the "!" stays)."""
+    image = _IMAGE_MARK not in text
+
+    def swap(match: re.Match[str]) -> str:
+        out = words(match)
+        if out is None:
+            return match.group(0)
+        at, whole = match.start(), match.string
+        if image and whole[at - 1 : at] == "!" and whole[at - 2 : at - 1] != "\\":
+            return _IMAGE_MARK + out
+        return out
+
+    out = sub(swap, text)
+    return out.replace("!" + _IMAGE_MARK, "") if image else out

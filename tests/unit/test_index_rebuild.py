@@ -1528,3 +1528,40 @@ def test_a_new_pointer_never_goes_between_a_list_item_and_the_lines_that_continu
     result = lines_of(plan.text)
     assert result[:len(text.splitlines())] == text.splitlines()  # in order, nothing between
     assert result[-1] == "- [B](project_b.md) — beta"
+
+
+def test_two_lines_with_one_link_to_a_moved_file_report_the_file_once() -> None:
+    # The report lists each file the run repointed or unlinked, not each line it changed.
+    text = ("# Memory\n\n- [Beta](beta.md) — notes\n- see [Beta](beta.md) again\n"
+            "- [Gone](gone.md) — notes\n- also [Gone](gone.md)\n")
+    memories = [make_memory("ab.md")]
+
+    plan = rebuild(text, memories, redirects={"beta.md": "ab.md"}, archived={"gone.md"})
+
+    assert plan.repointed == (("beta.md", "ab.md"),)
+    assert plan.unlinked == (("gone.md", "archived"),)
+
+
+@pytest.mark.parametrize(("redirects", "archived"), [
+    ({"beta.md": "alpha_longer.md"}, set()),
+    ({}, {"beta.md"}),
+])
+@pytest.mark.parametrize("heading", ["### ![Beta](beta.md)", "### ![[Beta]]"])
+def test_an_image_link_in_a_heading_keeps_its_words_without_the_image_mark(
+        redirects: dict[str, str], archived: set[str], heading: str) -> None:
+    memories = [make_memory("alpha.md"), make_memory("alpha_longer.md")]
+    before = [make_memory("beta.md", name="Beta"), *memories]
+
+    plan = rebuild(f"# Memory\n\n{heading}\nnotes\n", memories, redirects=redirects,
+                   archived=archived, named=before)
+
+    assert "### Beta" in lines_of(plan.text)
+    assert "beta.md" not in index_targets(plan.text)
+
+
+def test_an_archived_image_link_in_a_line_keeps_its_words_and_mark_without_the_image_mark(
+        ) -> None:
+    plan = rebuild("# Memory\n\n- ![Beta](beta.md) notes\n", [make_memory("alpha.md")],
+                   archived={"beta.md"})
+
+    assert "- Beta (beta.md archived) notes" in lines_of(plan.text)

@@ -94,13 +94,20 @@ def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory], root_name: st
            ) -> set[str]:
     """The memories an index line names by their path without a link (a list of archived
     memories in code; "→ see `memory/x.md`", from the project's folder, through the root's
-    own name): the line reaches them, and a pointer of ours would list them twice."""
+    own name): the line reaches them, and a pointer of ours would list them twice. So does
+    a path one folder too high that names a memory of the root's top folder and no other
+    (``[Profile](../user_profile.md)`` beside ``user_profile.md``: a relative path written
+    from the wrong folder, as people often do)."""
     out: set[str] = set()
     for line in lines:
         if ".md" not in line.text:
             continue
         for match in _PATH.finditer(line.text):
-            path = as_memory(match.group(1), live, root_name)
+            written = match.group(1)
+            path = as_memory(written, live, root_name)
+            if path is None and written.startswith("../") and written[3:] in live \
+                    and "/" not in written[3:]:
+                path = written[3:]
             if path is not None:
                 out.add(path)
     return out

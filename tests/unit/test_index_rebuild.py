@@ -1565,3 +1565,19 @@ def test_an_archived_image_link_in_a_line_keeps_its_words_and_mark_without_the_i
                    archived={"beta.md"})
 
     assert "- Beta (beta.md archived) notes" in lines_of(plan.text)
+
+
+@pytest.mark.parametrize(("link", "pointed"), [
+    ("../user_profile.md", False),  # written from the wrong folder: it means this memory
+    ("../memory/user_profile.md", False),  # from the project's folder, through the root
+    ("../../user_profile.md", True),  # two folders up: another file
+    ("../docs/user_profile.md", True),  # another folder's file of that name
+])
+def test_a_link_leaving_the_folder_reaches_a_memory_only_by_a_path_that_can_mean_it(
+        link: str, pointed: bool) -> None:
+    text = f"# Memory\n\n- [Benutzer-Profil]({link}) — who the user is\n"
+
+    plan = rebuild(text, [make_memory("user_profile.md")], root_name="memory")
+
+    assert plan.added == (("user_profile.md",) if pointed else ())
+    assert f"({link})" in plan.text

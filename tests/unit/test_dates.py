@@ -667,6 +667,26 @@ def test_a_phrase_with_a_date_right_beside_it_is_left_as_written(text: str) -> N
     assert rewritten(text) == text
 
 
+@pytest.mark.parametrize("text", [
+    "今天3次部署都失败了。",  # a count glued on: no time of day, left
+    "明天10:00:00 上线新版本。",  # a clock with seconds may be a stamp: left
+])
+def test_a_phrase_glued_to_a_number_that_is_no_time_of_day_is_left_as_written(
+        text: str) -> None:
+    assert rewritten(text) == text
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("昨天20:00上线了新版本。", "2026-11-17 20:00上线了新版本。"),
+    ("昨天9点上线了新版本。", "2026-11-17 9点上线了新版本。"),
+    ("昨日15時にリリースした。", "2026-11-17 15時にリリースした。"),
+])
+def test_a_time_of_day_glued_to_the_phrase_stays_apart_from_the_date(text: str,
+                                                                     want: str) -> None:
+    # The day splices in as a whole token, the time after it: never "2026-11-1720:00".
+    assert rewritten(text) == want
+
+
 @pytest.mark.parametrize(("text", "want"), [
     ("We shipped the parser yesterday.", "We shipped the parser on 2026-11-17."),
     ("Yesterday we shipped the parser.", "On 2026-11-17 we shipped the parser."),

@@ -48,7 +48,7 @@ from consolidator.detect.dates.sense import (
     without_asides,
 )
 from consolidator.detect.dates.session import session_phrases
-from consolidator.detect.dates.splice import as_adverb, dated_beside
+from consolidator.detect.dates.splice import as_adverb, dated_beside, spaced
 from consolidator.detect.dates.undated import (
     dated_by_writing,
     described_day,
@@ -358,6 +358,7 @@ def find_relative(text: str, written: datetime, name: str = "",
             else f"{phrase} ({resolved})"
         if note is not None:
             spliced += note.rest or ""
+        spliced = spaced(text, end, spliced)
         out.append(RelativeDate(text[item.match_start : end], item.match_start, end, resolved,
                                 layout.lines[item.line], spliced))
     return out

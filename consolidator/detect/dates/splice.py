@@ -12,6 +12,8 @@ _DATE_AFTER = re.compile(r"[ \t]?[(（]?\d{1,4}[/\-月]\d{1,2}(?![\w.])")
 # (A date just before the phrase's bracket, in bold or not: "~2026-06-19 (tomorrow)" — the
 # phrase glosses the date.)
 _DATE_BEFORE = re.compile(r"(?<![\w.])\d{1,4}[/\-月]\d{1,2}[日)）]?[*_]{0,2}[ \t]?[(（]?\Z")
+# A time of day (20:00, 10点, 9時), not a date: what may follow a day word glued on.
+_TIME_AFTER = re.compile(r"\d{1,2}(?:[:：][0-5]\d(?![\d/\-.:：])|[点點時时](?!\d))")
 # Words after which a day needs no "on": a preposition or a conjunction already says how.
 _NO_ON = frozenset({"since", "until", "till", "by", "from", "before", "after", "on", "for",
                     "of", "to", "through", "than", "between", "and", "or", "nor", "at", "in",
@@ -31,8 +33,11 @@ _WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]*$")
 
 def dated_beside(text: str, start: int, end: int) -> bool:
     """Whether an explicit date stands right beside the phrase (no rewrite: a date spliced
-    in would be glued to it, and the text already says the day)."""
-    if text[end : end + 1].isdigit() or text[start - 1 : start].isdigit():
+    in would be glued to it, and the text already says the day). A time of day glued on
+    after it is no date ("今晚20:00", "明天10点"): the day splices in with a space before the
+    time (see :func:`spaced`)."""
+    if (text[end : end + 1].isdigit() and not _TIME_AFTER.match(text, end)) \
+            or text[start - 1 : start].isdigit():
         return True
     return bool(_DATE_AFTER.match(text, end) or _DATE_BEFORE.search(text, max(0, start - 12),
                                                                      start))
@@ -52,3 +57,12 @@ def as_adverb(text: str, start: int, end: int, phrase: str, resolved: str) -> st
     if _VERB_AFTER.match(text, end):
         return resolved
     return ("On " if phrase[:1].isupper() else "on ") + resolved
+
+
+def spaced(text: str, end: int, spliced: str) -> str:
+    """``spliced`` as it takes the place of a phrase ending at ``end``: with a space after
+    it where a time of day was glued on ("今晚20:00" -> "2026-02-27 20:00", never
+    "2026-02-2720:00")."""
+    return f"{spliced} " if text[end : end + 1].isdigit() and not spliced.endswith(" ") \
+        else spliced
+

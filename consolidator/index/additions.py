@@ -90,11 +90,43 @@ def add_within(
 _PATH = re.compile(r"(?<![\w./\\-])(?:\./)?([\w.-]+(?:/[\w.-]+)*\.md)(?![\w/\\-])")
 
 
+# A family of memories named by a pattern of file names, in a line or a link's text:
+# `memory/YYYY-MM-DD.md` (a folder of daily logs), `session-*.md`, `notes/<topic>.md`. A date
+# written as letters stands for its digits, `*`, `<topic>` and `{topic}` for any name.
+_DATE_LETTERS = r"(?:YYYY|yyyy)(?:[-_.]?(?:MM|mm)(?:[-_.]?(?:DD|dd))?)?"
+_PLACEHOLDER = re.compile(rf"{_DATE_LETTERS}|\*|<[\w ]+>|\{{[\w ]+\}}")
+_PATTERN = re.compile(
+    rf"(?<![\w./\\-])((?:[\w.<>{{}}*-]+/)*[\w<>{{}}*-]*(?:{_PLACEHOLDER.pattern})"
+    r"[\w<>{}*-]*\.md)(?![\w/\\-])")
+
+
+def _family(pattern: str, root_name: str = "") -> re.Pattern[str] | None:
+    """The files ``pattern`` stands for (root-relative), as a pattern of their own; None
+    when it would name any memory of the root (`*.md`, `<name>.md`, `memory/*.md` in a root
+    named ``memory``: a word for memories in general, not a list of some)."""
+    pattern = pattern.removeprefix("./")
+    if root_name and pattern.startswith(f"{root_name}/"):
+        pattern = pattern[len(root_name) + 1 :]
+    parts, at, fixed = [], 0, False
+    for match in _PLACEHOLDER.finditer(pattern):
+        parts.append(re.escape(pattern[at : match.start()]))
+        word = match.group(0)
+        dated = word[:1] in "Yy"
+        parts.append("".join(r"\d" if c.isalpha() else re.escape(c) for c in word) if dated
+                     else r"[^/]+")
+        fixed = fixed or dated or any(c.isalnum() for c in pattern[at : match.start()])
+        at = match.end()
+    fixed = fixed or any(c.isalnum() for c in pattern[at:-3])
+    parts.append(re.escape(pattern[at:]))
+    return re.compile("".join(parts)) if fixed else None
+
+
 def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory], root_name: str = ""
            ) -> set[str]:
     """The memories an index line names by their path without a link (a list of archived
     memories in code; "→ see `memory/x.md`", from the project's folder, through the root's
-    own name): the line reaches them, and a pointer of ours would list them twice. So does
+    own name): the line reaches them, and a pointer of ours would list them twice. So does a
+    pattern of their names (`memory/YYYY-MM-DD.md` for a folder of daily logs), and
     a path one folder too high that names a memory of the root's top folder and no other
     (``[Profile](../user_profile.md)`` beside ``user_profile.md``: a relative path written
     from the wrong folder, as people often do)."""
@@ -110,6 +142,10 @@ def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory], root_name: st
                 path = written[3:]
             if path is not None:
                 out.add(path)
+        for match in _PATTERN.finditer(line.text):
+            family = _family(match.group(1), root_name)
+            if family is not None:
+                out.update(file for file in live if family.fullmatch(file))
     return out
 
 

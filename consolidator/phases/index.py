@@ -234,10 +234,10 @@ def _what(index: IndexPlan) -> str:
         parts.append("lines moved or shortened to fit Claude Code's limits")
     missing = sum(1 for _f, state in index.unlinked if state == "missing")
     if missing:
-        parts.append(f"{missing} pointer(s) to missing files unlinked, their words kept")
+        parts.append(f"links to {missing} missing file(s) unlinked, their words kept")
     renamed = [old for old, _new in index.repointed]
     if renamed:
-        parts.append(f"{len(renamed)} link(s) repointed")
+        parts.append(f"links to {len(renamed)} file(s) repointed")
     if index.added:
         parts.append(f"{len(index.added)} pointer(s) added")
     return "; ".join(parts) or "index lines changed"

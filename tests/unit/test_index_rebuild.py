@@ -1581,3 +1581,24 @@ def test_a_link_leaving_the_folder_reaches_a_memory_only_by_a_path_that_can_mean
 
     assert plan.added == (("user_profile.md",) if pointed else ())
     assert f"({link})" in plan.text
+
+
+@pytest.mark.parametrize(("line", "reached"), [
+    # A folder of daily logs named by the pattern of their names, in a table's row.
+    ("| [memory/YYYY-MM-DD.md](./memory/) | daily progress | daily |",
+     {"2026-02-23.md", "2026-02-24.md"}),
+    ("- Sessions: one file each, `session-*.md`", {"session-a.md"}),
+    ("- Topics live in `notes/<topic>.md`", {"notes/deploy.md"}),
+    # A word for memories in general names none of them.
+    ("- Every memory is a `*.md` file with frontmatter", set()),
+    ("- Each lives in `memory/<name>.md`", set()),
+])
+def test_a_pattern_of_file_names_in_the_index_reaches_the_memories_it_stands_for(
+        line: str, reached: set[str]) -> None:
+    files = ["2026-02-23.md", "2026-02-24.md", "session-a.md", "notes/deploy.md", "tasks.md"]
+    text = f"# Memory\n\n| file | what | how often |\n|---|---|---|\n{line}\n" \
+        if line.startswith("|") else f"# Memory\n\n{line}\n"
+
+    plan = rebuild(text, [make_memory(f) for f in files], root_name="memory")
+
+    assert set(plan.added) == set(files) - reached

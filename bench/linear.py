@@ -92,6 +92,8 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "tabs and spaces": _repeat(" \t", "- status: a", "b"),
     "punctuation": _repeat(".-:;,!?"),
     "emphasis **": _repeat("**"),
+    "stars beside a path": _repeat("*", head="see x.md "),
+    "placeholders beside a path": _repeat("<a>{b}*", head="notes/YYYY-"),
     "backticks": _repeat("`"),
     "code spans of every length": _repeat("`` ` [x](a.md) ```` "),
     "fences ```": _repeat("```\n[x](a.md)\n~~~~\n"),

@@ -90,60 +90,60 @@ def add_within(
 _PATH = re.compile(r"(?<![\w./\\-])(?:\./)?([\w.-]+(?:/[\w.-]+)*\.md)(?![\w/\\-])")
 
 
-# A family of memories named by a pattern of file names, in a line or a link's text:
-# `memory/YYYY-MM-DD.md` (a folder of daily logs), `session-*.md`, `notes/<topic>.md`. A date
-# written as letters stands for its digits, `*`, `<topic>` and `{topic}` for any name.
-_DATE_LETTERS = r"(?:YYYY|yyyy)(?:[-_.]?(?:MM|mm)(?:[-_.]?(?:DD|dd))?)?"
-_PLACEHOLDER = re.compile(rf"{_DATE_LETTERS}|\*|<[\w ]+>|\{{[\w ]+\}}")
-_PATTERN = re.compile(
-    rf"(?<![\w./\\-])((?:[\w.<>{{}}*-]+/)*[\w<>{{}}*-]*(?:{_PLACEHOLDER.pattern})"
-    r"[\w<>{}*-]*\.md)(?![\w/\\-])")
+# A family of memories an index line names by a pattern of their paths: the daily logs of
+# `memory/YYYY-MM-DD.md` (a date written as letters stands for its digits), or a sub-folder's
+# notes, `notes/*.md`, `logs/<topic>.md`. A pattern for a kind of memory at the top
+# (`feedback_*.md`) names a convention, not a list, and names none.
+_DATE_LETTERS = re.compile(r"(?:YYYY|yyyy)(?:[-_.]?(?:MM|mm)(?:[-_.]?(?:DD|dd))?)?")
+_WILD = re.compile(r"(?<!\*)\*(?!\*)|<[\w ]+>|\{[\w ]+\}")  # any name (never `**`)
+_TOKEN = re.compile(r"[\w.<>{}*/-]+")  # one run each: linear in the line's length
+_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})(.+)\1")
 
 
-def _family(pattern: str, root_name: str = "") -> re.Pattern[str] | None:
-    """The files ``pattern`` stands for (root-relative), as a pattern of their own; None
-    when it would name any memory of the root (`*.md`, `<name>.md`, `memory/*.md` in a root
-    named ``memory``: a word for memories in general, not a list of some)."""
-    pattern = pattern.removeprefix("./")
-    if root_name and pattern.startswith(f"{root_name}/"):
-        pattern = pattern[len(root_name) + 1 :]
-    parts, at, fixed = [], 0, False
-    for match in _PLACEHOLDER.finditer(pattern):
-        parts.append(re.escape(pattern[at : match.start()]))
+def _family(token: str, root_name: str = "") -> re.Pattern[str] | None:
+    """The memories (root-relative paths) a pattern ``token`` stands for, as a pattern of
+    their own; None when it is no such pattern, or would name memories of every kind."""
+    dressed = _EMPHASIS.fullmatch(token)  # **notes/*.md**: emphasis, not wildcards
+    path = (dressed.group(2) if dressed else token).rstrip(".,;:!?").removeprefix("./")
+    if root_name and path.startswith(f"{root_name}/"):
+        path = path[len(root_name) + 1 :]
+    if not path.endswith(".md") or "**" in path or path.startswith(("/", "../")):
+        return None
+    folder, _, name = path.rpartition("/")
+    dated = _DATE_LETTERS.search(name) is not None
+    if not dated and not (folder and _WILD.search(name) and not _WILD.search(folder)):
+        return None
+    out, at = [], 0
+    for match in sorted([*_DATE_LETTERS.finditer(path), *_WILD.finditer(path)],
+                        key=lambda m: m.start()):
+        if match.start() < at:
+            continue
+        out.append(re.escape(path[at : match.start()]))
         word = match.group(0)
-        dated = word[:1] in "Yy"
-        parts.append("".join(r"\d" if c.isalpha() else re.escape(c) for c in word) if dated
-                     else r"[^/]+")
-        fixed = fixed or dated or any(c.isalnum() for c in pattern[at : match.start()])
+        out.append("".join(r"\d" if c.isalpha() else re.escape(c) for c in word)
+                   if word[:1] in "Yy" else r"[^/]+")
         at = match.end()
-    fixed = fixed or any(c.isalnum() for c in pattern[at:-3])
-    parts.append(re.escape(pattern[at:]))
-    return re.compile("".join(parts)) if fixed else None
+    return re.compile("".join(out) + re.escape(path[at:]))
 
 
 def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory], root_name: str = ""
            ) -> set[str]:
     """The memories an index line names by their path without a link (a list of archived
     memories in code; "→ see `memory/x.md`", from the project's folder, through the root's
-    own name): the line reaches them, and a pointer of ours would list them twice. So does a
-    pattern of their names (`memory/YYYY-MM-DD.md` for a folder of daily logs), and
-    a path one folder too high that names a memory of the root's top folder and no other
-    (``[Profile](../user_profile.md)`` beside ``user_profile.md``: a relative path written
-    from the wrong folder, as people often do)."""
+    own name): the line reaches them, and a pointer of ours would list them twice. So does
+    a pattern of their paths (see :func:`_family`)."""
     out: set[str] = set()
     for line in lines:
         if ".md" not in line.text:
             continue
         for match in _PATH.finditer(line.text):
-            written = match.group(1)
-            path = as_memory(written, live, root_name)
-            if path is None and written.startswith("../") and written[3:] in live \
-                    and "/" not in written[3:]:
-                path = written[3:]
+            path = as_memory(match.group(1), live, root_name)
             if path is not None:
                 out.add(path)
-        for match in _PATTERN.finditer(line.text):
-            family = _family(match.group(1), root_name)
+        for match in _TOKEN.finditer(line.text):
+            family = _family(match.group(0), root_name) \
+                if ".md" in match.group(0) and ("YYYY" in match.group(0).upper()
+                                                or "/" in match.group(0)) else None
             if family is not None:
                 out.update(file for file in live if family.fullmatch(file))
     return out

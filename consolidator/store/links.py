@@ -270,9 +270,22 @@ def as_plain(sub: Callable[[Callable[[re.Match[str]], str], str], str],
         if out is None:
             return match.group(0)
         at, whole = match.start(), match.string
-        if image and whole[at - 1 : at] == "!" and whole[at - 2 : at - 1] != "\\":
+        if image and whole[at - 1 : at] == "!" and _escapes(whole, at - 1) % 2 == 0:
             return _IMAGE_MARK + out
         return out
 
     out = sub(swap, text)
-    return out.replace("!" + _IMAGE_MARK, "") if image else out
+    # The mark and its "!" go; a word before it stays apart from the words ("Wow![B](b.md)"
+    # reads "Wow B", "![A](a.md)![B](b.md)" "A B").
+    return _MARKED.sub(lambda m: m.group(1) + " " if m.group(1) else "", out) if image else out
+
+
+_MARKED = re.compile(rf"([\w)\]]?)!{_IMAGE_MARK}")
+
+
+def _escapes(text: str, at: int) -> int:
+    """How many backslashes stand right before column ``at`` (an odd count escapes it)."""
+    count = 0
+    while at - count > 0 and text[at - count - 1] == "\\":
+        count += 1
+    return count

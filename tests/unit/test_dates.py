@@ -670,6 +670,9 @@ def test_a_phrase_with_a_date_right_beside_it_is_left_as_written(text: str) -> N
 @pytest.mark.parametrize("text", [
     "今天3次部署都失败了。",  # a count glued on: no time of day, left
     "明天10:00:00 上线新版本。",  # a clock with seconds may be a stamp: left
+    "昨晚8点上线了新版本。",  # the evening's 8 o'clock: a date alone would read as 8 am
+    "昨晚 11:30 上线了新版本。",
+    "昨夜1時にリリースした。",  # past midnight: which day is the writer's to say
 ])
 def test_a_phrase_glued_to_a_number_that_is_no_time_of_day_is_left_as_written(
         text: str) -> None:
@@ -680,6 +683,9 @@ def test_a_phrase_glued_to_a_number_that_is_no_time_of_day_is_left_as_written(
     ("昨天20:00上线了新版本。", "2026-11-17 20:00上线了新版本。"),
     ("昨天9点上线了新版本。", "2026-11-17 9点上线了新版本。"),
     ("昨日15時にリリースした。", "2026-11-17 15時にリリースした。"),
+    ("昨晚20:00上线了新版本。", "2026-11-17 20:00上线了新版本。"),  # a 24-hour clock
+    ("昨天10:00-11:00开会定了方案。", "2026-11-17 10:00-11:00开会定了方案。"),
+    ("昨天10点5分上线了新版本。", "2026-11-17 10点5分上线了新版本。"),
 ])
 def test_a_time_of_day_glued_to_the_phrase_stays_apart_from_the_date(text: str,
                                                                      want: str) -> None:

@@ -12,8 +12,15 @@ _DATE_AFTER = re.compile(r"[ \t]?[(（]?\d{1,4}[/\-月]\d{1,2}(?![\w.])")
 # (A date just before the phrase's bracket, in bold or not: "~2026-06-19 (tomorrow)" — the
 # phrase glosses the date.)
 _DATE_BEFORE = re.compile(r"(?<![\w.])\d{1,4}[/\-月]\d{1,2}[日)）]?[*_]{0,2}[ \t]?[(（]?\Z")
-# A time of day (20:00, 10点, 9時), not a date: what may follow a day word glued on.
-_TIME_AFTER = re.compile(r"\d{1,2}(?:[:：][0-5]\d(?![\d/\-.:：])|[点點時时](?!\d))")
+# A time of day (20:00, 10点, 9時, 10:00-11:00, 10点5分), not a date: what may follow a day
+# word glued on (時間 and 小时 are hours of work, but read as well with a date before them).
+_TIME_AFTER = re.compile(r"\d{1,2}(?:[:：][0-5]\d|[点點時时](?:\d{1,2}分)?)"
+                         r"(?![\d/.:：]|-(?![0-2]?\d[:：]))")
+# The last character of the evening's and the night's day words (今晚, 昨夜, 今晩), and a time
+# after one that does not say which half of the day it is (8点, 8:30, 1時): a date taking
+# the word's place would leave the clock of the morning.
+_EVENING = frozenset("晚夜晩")
+_MORNING_CLOCK = re.compile(r"[ \t]?(?:[01]?\d[:：][0-5]\d|\d{1,2}[点點時时])")
 # Words after which a day needs no "on": a preposition or a conjunction already says how.
 _NO_ON = frozenset({"since", "until", "till", "by", "from", "before", "after", "on", "for",
                     "of", "to", "through", "than", "between", "and", "or", "nor", "at", "in",
@@ -39,6 +46,8 @@ def dated_beside(text: str, start: int, end: int) -> bool:
     if (text[end : end + 1].isdigit() and not _TIME_AFTER.match(text, end)) \
             or text[start - 1 : start].isdigit():
         return True
+    if text[end - 1 : end] in _EVENING and _MORNING_CLOCK.match(text, end):
+        return True  # 今晚8点: the date alone would read as the morning (and 昨晚1点 as the day)
     return bool(_DATE_AFTER.match(text, end) or _DATE_BEFORE.search(text, max(0, start - 12),
                                                                      start))
 

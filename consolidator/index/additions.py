@@ -93,37 +93,42 @@ _PATH = re.compile(r"(?<![\w./\\-])(?:\./)?([\w.-]+(?:/[\w.-]+)*\.md)(?![\w/\\-]
 # A family of memories an index line names by a pattern of their paths: the daily logs of
 # `memory/YYYY-MM-DD.md` (a date written as letters stands for its digits), or a sub-folder's
 # notes, `notes/*.md`, `logs/<topic>.md`. A pattern for a kind of memory at the top
-# (`feedback_*.md`) names a convention, not a list, and names none.
+# (`feedback_*.md`) names a convention, not a list, and names none; so does one with more
+# than one wildcard (`*-*.md`: no index lists memories so).
 _DATE_LETTERS = re.compile(r"(?:YYYY|yyyy)(?:[-_.]?(?:MM|mm)(?:[-_.]?(?:DD|dd))?)?")
+_BRACKETED_DATE = re.compile(r"[<{]([YMDymd]{2,4})[>}]")  # {YYYY}-{MM}-{DD}: the letters
 _WILD = re.compile(r"(?<!\*)\*(?!\*)|<[\w ]+>|\{[\w ]+\}")  # any name (never `**`)
 _TOKEN = re.compile(r"[\w.<>{}*/-]+")  # one run each: linear in the line's length
 _EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})(.+)\1")
+_ENDS = ".,;:!?"
 
 
-def _family(token: str, root_name: str = "") -> re.Pattern[str] | None:
-    """The memories (root-relative paths) a pattern ``token`` stands for, as a pattern of
-    their own; None when it is no such pattern, or would name memories of every kind."""
-    dressed = _EMPHASIS.fullmatch(token)  # **notes/*.md**: emphasis, not wildcards
-    path = (dressed.group(2) if dressed else token).rstrip(".,;:!?").removeprefix("./")
-    if root_name and path.startswith(f"{root_name}/"):
-        path = path[len(root_name) + 1 :]
+def _family(token: str, root_name: str = "") -> tuple[str, re.Pattern[str]] | None:
+    """The folder and the file names a pattern ``token`` stands for (at most one wildcard,
+    so matching a name is linear); None when it is no such pattern, or would name memories
+    of every kind."""
+    bare = token.rstrip(_ENDS)
+    dressed = _EMPHASIS.fullmatch(bare)  # **notes/*.md**: emphasis, not wildcards
+    path = (dressed.group(2) if dressed else bare).rstrip(_ENDS).removeprefix("./")
+    through = f"{root_name}/" if root_name else ""
+    if through and (path.startswith(through) or f"/{through}" in path):
+        path = path[path.rfind(through) + len(through) :]  # memory/x.md from the project
     if not path.endswith(".md") or "**" in path or path.startswith(("/", "../")):
         return None
     folder, _, name = path.rpartition("/")
-    dated = _DATE_LETTERS.search(name) is not None
-    if not dated and not (folder and _WILD.search(name) and not _WILD.search(folder)):
+    name = _BRACKETED_DATE.sub(r"\1", name)
+    wild = list(_WILD.finditer(name))
+    dated = _DATE_LETTERS.search(name)
+    if len(wild) > 1 or _WILD.search(folder) or not (dated or (folder and wild)) \
+            or (dated and wild and wild[0].start() < dated.end() and wild[0].end() > dated.start()):
         return None
-    out, at = [], 0
-    for match in sorted([*_DATE_LETTERS.finditer(path), *_WILD.finditer(path)],
-                        key=lambda m: m.start()):
-        if match.start() < at:
-            continue
-        out.append(re.escape(path[at : match.start()]))
-        word = match.group(0)
-        out.append("".join(r"\d" if c.isalpha() else re.escape(c) for c in word)
-                   if word[:1] in "Yy" else r"[^/]+")
+    parts, at = [], 0
+    for match in sorted([*wild, *([dated] if dated else [])], key=lambda m: m.start()):
+        parts.append(re.escape(name[at : match.start()]))
+        parts.append(r"[^/]+" if match in wild else
+                     "".join(r"\d" if c.isalpha() else re.escape(c) for c in match.group(0)))
         at = match.end()
-    return re.compile("".join(out) + re.escape(path[at:]))
+    return folder, re.compile("".join(parts) + re.escape(name[at:]))
 
 
 def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory], root_name: str = ""
@@ -131,21 +136,37 @@ def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory], root_name: st
     """The memories an index line names by their path without a link (a list of archived
     memories in code; "→ see `memory/x.md`", from the project's folder, through the root's
     own name): the line reaches them, and a pointer of ours would list them twice. So does
-    a pattern of their paths (see :func:`_family`)."""
+    a pattern of their paths (see :func:`_family`), written as a path of its own (not the
+    end of a Windows path, a home folder's or a variable's)."""
     out: set[str] = set()
+    families: dict[str, tuple[str, re.Pattern[str]] | None] = {}
+    folders: dict[str, list[str]] | None = None
     for line in lines:
-        if ".md" not in line.text:
+        text = line.text
+        if ".md" not in text:
             continue
-        for match in _PATH.finditer(line.text):
+        for match in _PATH.finditer(text):
             path = as_memory(match.group(1), live, root_name)
             if path is not None:
                 out.add(path)
-        for match in _TOKEN.finditer(line.text):
-            family = _family(match.group(0), root_name) \
-                if ".md" in match.group(0) and ("YYYY" in match.group(0).upper()
-                                                or "/" in match.group(0)) else None
-            if family is not None:
-                out.update(file for file in live if family.fullmatch(file))
+        for match in _TOKEN.finditer(text):
+            token = match.group(0)
+            if ".md" not in token or text[match.start() - 1 : match.start()] in ("\\", "~", "$") \
+                    or not ("YYYY" in token.upper() or "/" in token):
+                continue
+            if token not in families:
+                families[token] = _family(token, root_name)
+            family = families[token]
+            if family is None:
+                continue
+            if folders is None:
+                folders = {}
+                for file in live:
+                    folder, _, name = file.rpartition("/")
+                    folders.setdefault(folder, []).append(name)
+            folder, names = family
+            out.update(f"{folder}/{name}" if folder else name
+                       for name in folders.get(folder, ()) if names.fullmatch(name))
     return out
 
 

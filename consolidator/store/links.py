@@ -275,12 +275,13 @@ def as_plain(sub: Callable[[Callable[[re.Match[str]], str], str], str],
         return out
 
     out = sub(swap, text)
-    # The mark and its "!" go; a word before it stays apart from the words ("Wow![B](b.md)"
-    # reads "Wow B", "![A](a.md)![B](b.md)" "A B").
+    # The mark and its "!" go; a Latin word, a bracket, a colon or code before it stays apart
+    # from the words ("Wow![B](b.md)" reads "Wow B", "![A](a.md)![B](b.md)" "A B"); Chinese
+    # and Japanese need no space.
     return _MARKED.sub(lambda m: m.group(1) + " " if m.group(1) else "", out) if image else out
 
 
-_MARKED = re.compile(rf"([\w)\]]?)!{_IMAGE_MARK}")
+_MARKED = re.compile(rf"([A-Za-z0-9)\]:`]?)!{_IMAGE_MARK}")
 
 
 def _escapes(text: str, at: int) -> int:

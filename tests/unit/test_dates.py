@@ -673,6 +673,10 @@ def test_a_phrase_with_a_date_right_beside_it_is_left_as_written(text: str) -> N
     "昨晚8点上线了新版本。",  # the evening's 8 o'clock: a date alone would read as 8 am
     "昨晚 11:30 上线了新版本。",
     "昨夜1時にリリースした。",  # past midnight: which day is the writer's to say
+    "昨晚 8 点上线了新版本。",  # however it is spaced or written
+    "昨晚，8点上线了新版本。",
+    "昨晚八点上线了新版本。",
+    "昨晚上8点上线了新版本。",  # 昨晚上 is the day word: no "2026-11-17上"
 ])
 def test_a_phrase_glued_to_a_number_that_is_no_time_of_day_is_left_as_written(
         text: str) -> None:
@@ -684,6 +688,7 @@ def test_a_phrase_glued_to_a_number_that_is_no_time_of_day_is_left_as_written(
     ("昨天9点上线了新版本。", "2026-11-17 9点上线了新版本。"),
     ("昨日15時にリリースした。", "2026-11-17 15時にリリースした。"),
     ("昨晚20:00上线了新版本。", "2026-11-17 20:00上线了新版本。"),  # a 24-hour clock
+    ("昨晚21点上线了新版本。", "2026-11-17 21点上线了新版本。"),
     ("昨天10:00-11:00开会定了方案。", "2026-11-17 10:00-11:00开会定了方案。"),
     ("昨天10点5分上线了新版本。", "2026-11-17 10点5分上线了新版本。"),
 ])

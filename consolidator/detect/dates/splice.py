@@ -20,7 +20,8 @@ _TIME_AFTER = re.compile(r"\d{1,2}(?:[:：][0-5]\d|[点點時时](?:\d{1,2}分)?
 # after one that does not say which half of the day it is (8点, 8:30, 1時): a date taking
 # the word's place would leave the clock of the morning.
 _EVENING = frozenset("晚夜晩")
-_MORNING_CLOCK = re.compile(r"[ \t]?(?:[01]?\d[:：][0-5]\d|\d{1,2}[点點時时])")
+_MORNING_CLOCK = re.compile(r"[ \t\u3000,，、]*(?:[01]?\d[:：][0-5]\d|[01]?\d[ \t]*[点點時时]"
+                            r"|[零〇一二两三四五六七八九十]{1,3}[点點時时])")
 # Words after which a day needs no "on": a preposition or a conjunction already says how.
 _NO_ON = frozenset({"since", "until", "till", "by", "from", "before", "after", "on", "for",
                     "of", "to", "through", "than", "between", "and", "or", "nor", "at", "in",
@@ -48,6 +49,8 @@ def dated_beside(text: str, start: int, end: int) -> bool:
         return True
     if text[end - 1 : end] in _EVENING and _MORNING_CLOCK.match(text, end):
         return True  # 今晚8点: the date alone would read as the morning (and 昨晚1点 as the day)
+    if text[end - 1 : end] in _EVENING and text[end : end + 1] == "上":
+        return True  # 今晚上: the day word is 今晚上, and "2026-11-18上" is no word
     return bool(_DATE_AFTER.match(text, end) or _DATE_BEFORE.search(text, max(0, start - 12),
                                                                      start))
 

@@ -670,13 +670,8 @@ def test_a_phrase_with_a_date_right_beside_it_is_left_as_written(text: str) -> N
 @pytest.mark.parametrize("text", [
     "今天3次部署都失败了。",  # a count glued on: no time of day, left
     "明天10:00:00 上线新版本。",  # a clock with seconds may be a stamp: left
-    "昨晚8点上线了新版本。",  # the evening's 8 o'clock: a date alone would read as 8 am
-    "昨晚 11:30 上线了新版本。",
-    "昨夜1時にリリースした。",  # past midnight: which day is the writer's to say
-    "昨晚 8 点上线了新版本。",  # however it is spaced or written
-    "昨晚，8点上线了新版本。",
-    "昨晚八点上线了新版本。",
     "昨晚上8点上线了新版本。",  # 昨晚上 is the day word: no "2026-11-17上"
+    "昨晚上 8点上线了新版本。",
 ])
 def test_a_phrase_glued_to_a_number_that_is_no_time_of_day_is_left_as_written(
         text: str) -> None:
@@ -687,8 +682,10 @@ def test_a_phrase_glued_to_a_number_that_is_no_time_of_day_is_left_as_written(
     ("昨天20:00上线了新版本。", "2026-11-17 20:00上线了新版本。"),
     ("昨天9点上线了新版本。", "2026-11-17 9点上线了新版本。"),
     ("昨日15時にリリースした。", "2026-11-17 15時にリリースした。"),
-    ("昨晚20:00上线了新版本。", "2026-11-17 20:00上线了新版本。"),  # a 24-hour clock
-    ("昨晚21点上线了新版本。", "2026-11-17 21点上线了新版本。"),
+    # A part of the day keeps its word, the date glossing it: "8点" stays the evening's.
+    ("昨晚8点上线了新版本。", "昨晚 (2026-11-17) 8点上线了新版本。"),
+    ("昨晚20:00上线了新版本。", "昨晚 (2026-11-17) 20:00上线了新版本。"),
+    ("昨晚上线了新版本。", "昨晚 (2026-11-17)上线了新版本。"),  # 上线: a verb of its own
     ("昨天10:00-11:00开会定了方案。", "2026-11-17 10:00-11:00开会定了方案。"),
     ("昨天10点5分上线了新版本。", "2026-11-17 10点5分上线了新版本。"),
 ])
@@ -756,7 +753,8 @@ def test_days_offered_one_for_another_are_dated_together_or_not_at_all() -> None
     # "today" alone here would not pass (no event), "tomorrow" would: neither is dated.
     assert_not_a_date("Next window: after the 14:00 refresh today, or tomorrow before 09:00.")
     assert [f.replacement for f in find_relative("David picked tomorrow over tonight.",
-                                                 WRITTEN)] == ["2026-11-19", "2026-11-18"]
+                                                 WRITTEN)] == ["2026-11-19",
+                                                               "tonight (2026-11-18)"]
     assert days("He will call today or tomorrow.") == ["2026-11-18", "2026-11-19"]
 
 
@@ -874,3 +872,15 @@ def test_a_week_from_now_is_a_day_seven_days_on() -> None:
     assert days("We test the upgrade today and tomorrow we deploy it.") == [
         "2026-11-18", "2026-11-19"]
     assert days("From tomorrow on, every deploy needs a second review.") == ["2026-11-19"]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("We shipped the parser last night.", "We shipped the parser last night (2026-11-17)."),
+    ("The batch runs tonight after the backup.",
+     "The batch runs tonight (2026-11-18) after the backup."),
+    ("昨夜から502が出ている。", "昨夜 (2026-11-17)から502が出ている。"),
+])
+def test_a_part_of_the_day_keeps_its_word_and_the_date_glosses_it(text: str,
+                                                                  want: str) -> None:
+    # "on 2026-11-17" in place of "last night" would say less than the writer did.
+    assert rewritten(text) == want

@@ -58,6 +58,11 @@ _DAYS = {
     "明日": 1, "明後日": 2, "本日": 0, "昨夜": -1, "今夜": 0, "今晩": 0, "今朝": 0,
 }
 _PRESENT_WORDS = frozenset({"today", "今天", "今日", "本日", "今朝"})
+# Words for a part of a day (the night, the evening, the morning): a date in their place
+# would lose it ("we shipped last night" is no "we shipped on 2026-11-17"), so they keep
+# their word and the date glosses it, "last night (2026-11-17)".
+_PART_OF_DAY = frozenset({"tonight", "last night", "昨晚", "今晚", "明晚", "昨夜", "今夜",
+                          "今晩", "今朝"})
 _WEEK_SHIFT = {"上": -1, "下": 1, "本": 0, "这": 0, "先週": -1, "来週": 1, "今週": 0,
                "再来週": 2, "last": -1, "next": 1, "this": 0}
 _MONTH_SHIFT = {"上个月": -1, "下个月": 1, "本月": 0, "这个月": 0, "先月": -1, "来月": 1,
@@ -98,7 +103,8 @@ def _meaning(match: re.Match[str]) -> Meaning | None:
     text = match.group(0)
     low = text.casefold()
     if low in _DAYS:
-        return Meaning(_category(_DAYS[low], low), "day", _DAYS[low])
+        return Meaning(_category(_DAYS[low], low), "day", _DAYS[low],
+                       style="" if low in _PART_OF_DAY else "en")
     if match.group("rel"):
         shift, unit = _WEEK_SHIFT[match.group("rel").casefold()], match.group("unit").casefold()
         if unit == "month":

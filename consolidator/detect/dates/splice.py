@@ -16,12 +16,10 @@ _DATE_BEFORE = re.compile(r"(?<![\w.])\d{1,4}[/\-月]\d{1,2}[日)）]?[*_]{0,2}[
 # word glued on (時間 and 小时 are hours of work, but read as well with a date before them).
 _TIME_AFTER = re.compile(r"\d{1,2}(?:[:：][0-5]\d|[点點時时](?:\d{1,2}分)?)"
                          r"(?![\d/.:：]|-(?![0-2]?\d[:：]))")
-# The last character of the evening's and the night's day words (今晚, 昨夜, 今晩), and a time
-# after one that does not say which half of the day it is (8点, 8:30, 1時): a date taking
-# the word's place would leave the clock of the morning.
+# The last character of the evening's and the night's day words (今晚, 昨夜, 今晩), and a
+# clock: 今晚上8点 is one day word and a time, not 今晚 and something "上".
 _EVENING = frozenset("晚夜晩")
-_MORNING_CLOCK = re.compile(r"[ \t\u3000,，、]*(?:[01]?\d[:：][0-5]\d|[01]?\d[ \t]*[点點時时]"
-                            r"|[零〇一二两三四五六七八九十]{1,3}[点點時时])")
+_CLOCK = re.compile(r"[ \t\u3000]*(?:\d{1,2}|[零〇一二两三四五六七八九十]{1,3})[ \t]*[点點時时:：]")
 # Words after which a day needs no "on": a preposition or a conjunction already says how.
 _NO_ON = frozenset({"since", "until", "till", "by", "from", "before", "after", "on", "for",
                     "of", "to", "through", "than", "between", "and", "or", "nor", "at", "in",
@@ -47,10 +45,9 @@ def dated_beside(text: str, start: int, end: int) -> bool:
     if (text[end : end + 1].isdigit() and not _TIME_AFTER.match(text, end)) \
             or text[start - 1 : start].isdigit():
         return True
-    if text[end - 1 : end] in _EVENING and _MORNING_CLOCK.match(text, end):
-        return True  # 今晚8点: the date alone would read as the morning (and 昨晚1点 as the day)
-    if text[end - 1 : end] in _EVENING and text[end : end + 1] == "上":
-        return True  # 今晚上: the day word is 今晚上, and "2026-11-18上" is no word
+    if text[end - 1 : end] in _EVENING and text[end : end + 1] == "上" \
+            and _CLOCK.match(text, end + 1):
+        return True  # 今晚上8点: the day word is 今晚上 (but 今晚上线: 今晚 and 上线)
     return bool(_DATE_AFTER.match(text, end) or _DATE_BEFORE.search(text, max(0, start - 12),
                                                                      start))
 

@@ -672,6 +672,8 @@ def test_a_phrase_with_a_date_right_beside_it_is_left_as_written(text: str) -> N
     "明天10:00:00 上线新版本。",  # a clock with seconds may be a stamp: left
     "昨晚上8点上线了新版本。",  # 昨晚上 is the day word: no "2026-11-17上"
     "昨晚上 8点上线了新版本。",
+    "昨晚上的会议定了上线方案。",
+    "We deploy tonight (around 8pm) after the backup.",  # its own bracket: no second one
 ])
 def test_a_phrase_glued_to_a_number_that_is_no_time_of_day_is_left_as_written(
         text: str) -> None:
@@ -879,8 +881,13 @@ def test_a_week_from_now_is_a_day_seven_days_on() -> None:
     ("The batch runs tonight after the backup.",
      "The batch runs tonight (2026-11-18) after the backup."),
     ("昨夜から502が出ている。", "昨夜 (2026-11-17)から502が出ている。"),
+    ("Last night's deploy broke the cache.", "Last night's (2026-11-17) deploy broke the cache."),
+    ("昨晚（11/17）上线了新版本。", "昨晚 (2026-11-17)上线了新版本。"),  # the whole date
+    ("Last night (11/17) we shipped the fix.", "Last night (2026-11-17) we shipped the fix."),
+    ("昨晚上传了新版本的日志。", "昨晚 (2026-11-17)上传了新版本的日志。"),  # 上传: a verb
 ])
 def test_a_part_of_the_day_keeps_its_word_and_the_date_glosses_it(text: str,
                                                                   want: str) -> None:
     # "on 2026-11-17" in place of "last night" would say less than the writer did.
     assert rewritten(text) == want
+    assert rewritten(want) == want, "a second pass finds it dated"

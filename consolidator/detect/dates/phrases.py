@@ -90,6 +90,7 @@ class Meaning:
     weekday: int | None = None  # a day of the shifted week
     nearest: bool = False  # English "next/last Tuesday": the nearest one after/before
     style: str = "en"  # how a week is written: en, zh or ja
+    part: bool = False  # a part of the day ("last night", 今晚): it keeps its word, glossed
 
 
 def _category(days: int, phrase: str) -> str:
@@ -103,8 +104,7 @@ def _meaning(match: re.Match[str]) -> Meaning | None:
     text = match.group(0)
     low = text.casefold()
     if low in _DAYS:
-        return Meaning(_category(_DAYS[low], low), "day", _DAYS[low],
-                       style="" if low in _PART_OF_DAY else "en")
+        return Meaning(_category(_DAYS[low], low), "day", _DAYS[low], part=low in _PART_OF_DAY)
     if match.group("rel"):
         shift, unit = _WEEK_SHIFT[match.group("rel").casefold()], match.group("unit").casefold()
         if unit == "month":

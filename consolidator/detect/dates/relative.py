@@ -48,7 +48,13 @@ from consolidator.detect.dates.sense import (
     without_asides,
 )
 from consolidator.detect.dates.session import session_phrases
-from consolidator.detect.dates.splice import as_adverb, dated_beside, spaced
+from consolidator.detect.dates.splice import (
+    as_adverb,
+    aside_after,
+    dated_beside,
+    glossed_part,
+    spaced,
+)
 from consolidator.detect.dates.undated import (
     dated_by_writing,
     described_day,
@@ -312,7 +318,9 @@ def find_relative(text: str, written: datetime, name: str = "",
     for item in [*found, *headings]:
         if item.meaning.unit != "day":
             continue
-        note = gloss(text, item.match_end)
+        note = gloss(text, item.match_end) or (gloss(text, item.match_end + 2)
+                                               if item.meaning.part and text[item.match_end
+                                               : item.match_end + 2] in ("'s", "’s") else None)
         if note is None:
             continue
         day = near_day(note.date, today + timedelta(days=item.meaning.shift))
@@ -352,10 +360,16 @@ def find_relative(text: str, written: datetime, name: str = "",
             resolved = "T" + resolved[1:]
         # Our own languages' phrases give way to the date, said as the sentence needs it;
         # another language's keeps its word, the date glossing it ("ayer (2026-08-26)"):
-        # its grammar around a date is not ours to know.
-        spliced = as_adverb(text, item.match_start, end, phrase, resolved) \
-            if item.meaning.style and not item.heading else resolved if note is not None \
-            else f"{phrase} ({resolved})"
+        # its grammar around a date is not ours to know; so does a part of the day, which
+        # a date would say less than (see :func:`glossed_part`).
+        if item.meaning.part:
+            if note is None and aside_after(text, end):
+                continue  # "tonight (Wed)": its own bracket says what it adds
+            end, spliced = glossed_part(text, item.match_start, end, phrase, resolved)
+        else:
+            spliced = as_adverb(text, item.match_start, end, phrase, resolved) \
+                if item.meaning.style and not item.heading else resolved if note is not None \
+                else f"{phrase} ({resolved})"
         if note is not None:
             spliced += note.rest or ""
         spliced = spaced(text, end, spliced)

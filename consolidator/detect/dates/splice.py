@@ -16,10 +16,10 @@ _DATE_BEFORE = re.compile(r"(?<![\w.])\d{1,4}[/\-月]\d{1,2}[日)）]?[*_]{0,2}[
 # word glued on (時間 and 小时 are hours of work, but read as well with a date before them).
 _TIME_AFTER = re.compile(r"\d{1,2}(?:[:：][0-5]\d|[点點時时](?:\d{1,2}分)?)"
                          r"(?![\d/.:：]|-(?![0-2]?\d[:：]))")
-# The last character of the evening's and the night's day words (今晚, 昨夜, 今晩), and a
-# clock: 今晚上8点 is one day word and a time, not 今晚 and something "上".
+# The last character of the evening's and the night's day words (今晚, 昨夜, 今晩); 今晚上 is
+# one word ("this evening"), unless 上 starts a verb of its own (上线 "went live", 上传).
 _EVENING = frozenset("晚夜晩")
-_CLOCK = re.compile(r"[ \t\u3000]*(?:\d{1,2}|[零〇一二两三四五六七八九十]{1,3})[ \t]*[点點時时:：]")
+_SHANG_VERBS = frozenset("线線传傳架报報市映")
 # Words after which a day needs no "on": a preposition or a conjunction already says how.
 _NO_ON = frozenset({"since", "until", "till", "by", "from", "before", "after", "on", "for",
                     "of", "to", "through", "than", "between", "and", "or", "nor", "at", "in",
@@ -35,6 +35,7 @@ _CHOOSING = re.compile(
 _VERB_AFTER = re.compile(r"\s*(?:'s\b|’s\b|is\b|was\b|will\b|would\b|has\b|had\b|marks\b)",
                          re.IGNORECASE)
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]*$")
+_ASIDE = re.compile(r"(?:['’]s)?[ \t]?[(（]")
 
 
 def dated_beside(text: str, start: int, end: int) -> bool:
@@ -46,8 +47,8 @@ def dated_beside(text: str, start: int, end: int) -> bool:
             or text[start - 1 : start].isdigit():
         return True
     if text[end - 1 : end] in _EVENING and text[end : end + 1] == "上" \
-            and _CLOCK.match(text, end + 1):
-        return True  # 今晚上8点: the day word is 今晚上 (but 今晚上线: 今晚 and 上线)
+            and text[end + 1 : end + 2] not in _SHANG_VERBS:
+        return True  # 今晚上8点, 昨晚上的会: the word is 今晚上 (but 今晚上线: 今晚 and 上线)
     return bool(_DATE_AFTER.match(text, end) or _DATE_BEFORE.search(text, max(0, start - 12),
                                                                      start))
 
@@ -74,4 +75,22 @@ def spaced(text: str, end: int, spliced: str) -> str:
     "2026-02-2720:00")."""
     return f"{spliced} " if text[end : end + 1].isdigit() and not spliced.endswith(" ") \
         else spliced
+
+
+def glossed_part(text: str, start: int, end: int, phrase: str, resolved: str
+                 ) -> tuple[int, str]:
+    """Where a part of the day's gloss ends and what takes ``start``-``end``'s place: the
+    phrase kept and the date after it, after its possessive ("last night's (2026-11-17)
+    deploy", never "last night (2026-11-17)'s"); a date the text gave beside it in brackets
+    ("昨晚（11/17）") gives way to the whole one."""
+    after = start + len(phrase)
+    own = text[after : after + 2] if text[after : after + 2] in ("'s", "’s") else ""
+    return (after + len(own) if end == after else end), f"{phrase}{own} ({resolved})"
+
+
+def aside_after(text: str, end: int) -> bool:
+    """Whether a bracket that is no date's follows a phrase ending at ``end`` ("tonight
+    (Wed)", "tonight (around 8pm)"): a part of the day there keeps its words as written,
+    rather than take a second bracket."""
+    return _ASIDE.match(text, end) is not None
 

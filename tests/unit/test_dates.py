@@ -674,6 +674,7 @@ def test_a_phrase_with_a_date_right_beside_it_is_left_as_written(text: str) -> N
     "昨晚上 8点上线了新版本。",
     "昨晚上的会议定了上线方案。",
     "We deploy tonight (around 8pm) after the backup.",  # its own bracket: no second one
+    "We deploy **tonight** (around 8pm) after the backup.",
 ])
 def test_a_phrase_glued_to_a_number_that_is_no_time_of_day_is_left_as_written(
         text: str) -> None:

@@ -35,7 +35,7 @@ _CHOOSING = re.compile(
 _VERB_AFTER = re.compile(r"\s*(?:'s\b|’s\b|is\b|was\b|will\b|would\b|has\b|had\b|marks\b)",
                          re.IGNORECASE)
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]*$")
-_ASIDE = re.compile(r"(?:['’]s)?[ \t]?[(（]")
+_ASIDE = re.compile(r"(?:['’]s)?[*_]{0,3}[ \t]*[(（]")
 
 
 def dated_beside(text: str, start: int, end: int) -> bool:
@@ -84,7 +84,9 @@ def glossed_part(text: str, start: int, end: int, phrase: str, resolved: str
     deploy", never "last night (2026-11-17)'s"); a date the text gave beside it in brackets
     ("昨晚（11/17）") gives way to the whole one."""
     after = start + len(phrase)
-    own = text[after : after + 2] if text[after : after + 2] in ("'s", "’s") else ""
+    own = text[after : after + 2] if text[after : after + 2] in ("'s", "’s") \
+        and not (text[after + 2 : after + 3].isalnum() or text[after + 2 : after + 3] in "'’") \
+        else ""
     return (after + len(own) if end == after else end), f"{phrase}{own} ({resolved})"
 
 

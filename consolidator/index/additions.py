@@ -43,7 +43,8 @@ def add_missing(
     links name, for new pointers in an index that links its memories so; ``root_name``: the
     name of the root's folder, which a path may start from ("`memory/x.md`")."""
     linked = _reachable({t for line in lines for t in line.targets}
-                        | _named(lines, live, root_name), live) | set(reached)
+                        | _named(lines, live, root_name) | _patterned(lines, live, root_name),
+                        live) | set(reached)
     return add_within(lines, [m for m in live.values()
                               if m.file not in linked and not set_aside(m.file)],
                       limits, newline, names=names, known=_Known(live, root_name))
@@ -119,8 +120,9 @@ def _family(token: str, root_name: str = "") -> tuple[str, re.Pattern[str]] | No
     name = _BRACKETED_DATE.sub(r"\1", name)
     wild = list(_WILD.finditer(name))
     dated = _DATE_LETTERS.search(name)
-    if len(wild) > 1 or _WILD.search(folder) or not (dated or (folder and wild)) \
-            or (dated and wild and wild[0].start() < dated.end() and wild[0].end() > dated.start()):
+    overlap = dated is not None and any(w.start() < dated.end() and dated.start() < w.end()
+                                        for w in wild)  # {YYYY x}: neither, read right
+    if len(wild) > 1 or _WILD.search(folder) or overlap or not (dated or (folder and wild)):
         return None
     parts, at = [], 0
     for match in sorted([*wild, *([dated] if dated else [])], key=lambda m: m.start()):
@@ -135,20 +137,33 @@ def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory], root_name: st
            ) -> set[str]:
     """The memories an index line names by their path without a link (a list of archived
     memories in code; "→ see `memory/x.md`", from the project's folder, through the root's
-    own name): the line reaches them, and a pointer of ours would list them twice. So does
-    a pattern of their paths (see :func:`_family`), written as a path of its own (not the
-    end of a Windows path, a home folder's or a variable's)."""
+    own name): the line reaches them, and a pointer of ours would list them twice."""
+    out: set[str] = set()
+    for line in lines:
+        if ".md" not in line.text:
+            continue
+        for match in _PATH.finditer(line.text):
+            path = as_memory(match.group(1), live, root_name)
+            if path is not None:
+                out.add(path)
+    return out
+
+
+def _patterned(lines: Sequence[IndexLine], live: Iterable[str], root_name: str = ""
+               ) -> set[str]:
+    """The memories an index line names by a pattern of their paths (see :func:`_family`),
+    written as a path of its own (not the end of a Windows path, a home folder's or a
+    variable's); each pattern is matched only against its own folder's memories."""
     out: set[str] = set()
     families: dict[str, tuple[str, re.Pattern[str]] | None] = {}
-    folders: dict[str, list[str]] | None = None
+    folders: dict[str, list[str]] = {}
+    for file in live:
+        folder, _, name = file.rpartition("/")
+        folders.setdefault(folder, []).append(name)
     for line in lines:
         text = line.text
         if ".md" not in text:
             continue
-        for match in _PATH.finditer(text):
-            path = as_memory(match.group(1), live, root_name)
-            if path is not None:
-                out.add(path)
         for match in _TOKEN.finditer(text):
             token = match.group(0)
             if ".md" not in token or text[match.start() - 1 : match.start()] in ("\\", "~", "$") \
@@ -157,16 +172,10 @@ def _named(lines: Sequence[IndexLine], live: Mapping[str, Memory], root_name: st
             if token not in families:
                 families[token] = _family(token, root_name)
             family = families[token]
-            if family is None:
-                continue
-            if folders is None:
-                folders = {}
-                for file in live:
-                    folder, _, name = file.rpartition("/")
-                    folders.setdefault(folder, []).append(name)
-            folder, names = family
-            out.update(f"{folder}/{name}" if folder else name
-                       for name in folders.get(folder, ()) if names.fullmatch(name))
+            if family is not None:
+                folder, names = family
+                out.update(f"{folder}/{name}" if folder else name
+                           for name in folders.get(folder, ()) if names.fullmatch(name))
     return out
 
 

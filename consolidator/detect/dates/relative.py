@@ -53,6 +53,7 @@ from consolidator.detect.dates.splice import (
     aside_after,
     dated_beside,
     glossed_part,
+    possessive,
     spaced,
 )
 from consolidator.detect.dates.undated import (
@@ -318,9 +319,9 @@ def find_relative(text: str, written: datetime, name: str = "",
     for item in [*found, *headings]:
         if item.meaning.unit != "day":
             continue
-        note = gloss(text, item.match_end) or (gloss(text, item.match_end + 2)
-                                               if item.meaning.part and text[item.match_end
-                                               : item.match_end + 2] in ("'s", "’s") else None)
+        owner = possessive(text, item.match_end) if item.meaning.part else 0
+        note = gloss(text, item.match_end) or (gloss(text, item.match_end + owner) if owner
+                                               else None)  # "last night's (11/17)"
         if note is None:
             continue
         day = near_day(note.date, today + timedelta(days=item.meaning.shift))

@@ -84,10 +84,14 @@ def glossed_part(text: str, start: int, end: int, phrase: str, resolved: str
     deploy", never "last night (2026-11-17)'s"); a date the text gave beside it in brackets
     ("昨晚（11/17）") gives way to the whole one."""
     after = start + len(phrase)
-    own = text[after : after + 2] if text[after : after + 2] in ("'s", "’s") \
-        and not (text[after + 2 : after + 3].isalnum() or text[after + 2 : after + 3] in "'’") \
-        else ""
+    own = text[after : after + possessive(text, after)]
     return (after + len(own) if end == after else end), f"{phrase}{own} ({resolved})"
+
+
+def possessive(text: str, at: int) -> int:
+    """The length of a possessive "'s" at column ``at`` that ends its word (2), else 0."""
+    return 2 if text[at : at + 2] in ("'s", "’s") and not (
+        text[at + 2 : at + 3].isalnum() or text[at + 2 : at + 3] in "'’") else 0
 
 
 def aside_after(text: str, end: int) -> bool:

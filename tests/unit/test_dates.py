@@ -892,3 +892,34 @@ def test_a_part_of_the_day_keeps_its_word_and_the_date_glosses_it(text: str,
     # "on 2026-11-17" in place of "last night" would say less than the writer did.
     assert rewritten(text) == want
     assert rewritten(want) == want, "a second pass finds it dated"
+
+
+# --- a day and a month's name with no year ---------------------------------------------------
+
+@pytest.mark.parametrize(("text", "month_day"), [
+    ("## 20 mars", (3, 20)),
+    ("## 3. März", (3, 3)),
+    ("- el 5 de mayo cerramos el piloto", (5, 5)),
+    ("## 24 March", (3, 24)),
+    ("## 1 mai", (5, 1)),
+    ("Revue du 12 sept. avec le client", (9, 12)),
+    ("## 7 листопада", (11, 7)),
+])
+def test_a_day_and_a_months_name_in_any_language_is_a_date_without_a_year(
+    text: str, month_day: tuple[int, int]
+) -> None:
+    assert [(d.year, d.month, d.day) for d in explicit_dates(text)] == [(None, *month_day)]
+
+
+@pytest.mark.parametrize("text", ["Step 3 may fail on CI", "3 LED strips on the desk",
+                                  "2 out of 5 runs", "chapitre 2 vii", "5 gen consoles",
+                                  "the 3 marsupials", "100 mars"])
+def test_a_number_before_a_word_that_is_also_a_short_month_name_is_no_date(text: str) -> None:
+    assert explicit_dates(text) == []
+
+
+def test_a_heading_with_a_day_and_a_months_name_dates_its_section() -> None:
+    # Written in November: its headings are of this year's March, each section its own day.
+    text = ("# Journal\n\n## 19 mars\n\n- Hier nous avons migré la base de test.\n\n"
+            "## 20 mars\n\n- Hier soir la migration de production est passée.\n")
+    assert days(text) == ["2026-03-18", "2026-03-19"]

@@ -59,6 +59,15 @@ _PARTIAL = (
 # ``month_names``).
 _LOCAL = lazy(r"(?<![\w.-])(?P<d>\d{1,2})(?:\.?[ \t](?:de[ \t])?(?P<name>[^\W\d_]{3,12})\.?,?[ \t]"
               r"(?:de[ \t])?|-(?P<hyphened>[^\W\d_]{3,12})-)(?P<y>(?:19|20)\d\d)(?!\d)")
+# The same with no year ("18 novembre", "3. März", "5 de mayo", "24 March"): the year is the
+# writing time's, as for "March 24". A name of three letters is a month only with its
+# abbreviation's dot, or where it is the month's whole name in its language ("mai", "maj",
+# "mei"): after a number "3 led", "2 out", "5 gen" and "3 may" are words of their own, as a
+# roman numeral ("2 vii") is a number.
+_LOCAL_NO_YEAR = lazy(r"(?<![\w.-])(?P<d>\d{1,2})\.?[ \t](?:de[ \t])?"
+                      r"(?P<name>[^\W\d_]{3,12})(?P<dot>\.)?(?!\w)")
+_WHOLE_SHORT = frozenset({"mai", "maj", "mei"})
+_ROMAN = re.compile(r"[ivxlc]+")
 # A day and a month by number before a four-digit year, with slashes or dashes: "14/07/2026"
 # (most of the world) or "07/14/2026" (the US). Read only where one order alone makes a date:
 # "02/10/2026" may be either day.
@@ -146,6 +155,7 @@ def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
                 continue
             found.append(Explicit(int(match.group("y")), month, int(match.group("d")),
                                   match.start(), match.end()))
+    found += _without_year(text, found)
     if "/" in text or "-" in text:
         for match in _NUMERIC.finditer(text):
             days = numeric_days(int(match.group("a")), int(match.group("b")),
@@ -160,6 +170,25 @@ def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
                 found.append(Explicit(None, int(match.group("m")), int(match.group("d")),
                                       match.start(), match.end()))
     return sorted(found, key=lambda f: f.start)
+
+
+def _without_year(text: str, found: list[Explicit]) -> list[Explicit]:
+    """The dates of ``text`` written as a day and a month's name with no year, in English or
+    a language of :func:`month_names`, that overlap none of ``found``."""
+    out: list[Explicit] = []
+    names = None
+    for match in _LOCAL_NO_YEAR().finditer(text):
+        word = match.group("name").casefold()
+        if len(word) < 4 and not match.group("dot") and word not in _WHOLE_SHORT \
+                or _ROMAN.fullmatch(word) or word == "may" or _overlaps(found, match):
+            continue
+        names = month_names() if names is None else names
+        month = names.get(word) or next(
+            (i for i, m in enumerate(MONTHS, 1) if m == word or m[:3] == word[:3] == word), None)
+        day = int(match.group("d"))
+        if month is not None and 1 <= day <= 31:
+            out.append(Explicit(None, month, day, match.start(), match.end()))
+    return out
 
 
 def _overlaps(found: list[Explicit], match: re.Match[str]) -> bool:

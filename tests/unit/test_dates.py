@@ -923,3 +923,29 @@ def test_a_heading_with_a_day_and_a_months_name_dates_its_section() -> None:
     text = ("# Journal\n\n## 19 mars\n\n- Hier nous avons migré la base de test.\n\n"
             "## 20 mars\n\n- Hier soir la migration de production est passée.\n")
     assert days(text) == ["2026-03-18", "2026-03-19"]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # Its bracket says more than the date: the whole date takes the date's place in it.
+    ("We deploy tonight (Wed 11-18) after the backup.",
+     "We deploy tonight (Wed 2026-11-18) after the backup."),
+    ("Shipped last night (11/17, Tue) at last.", "Shipped last night (2026-11-17, Tue) at last."),
+    ("今晚（周三 11-18）上线新版本。", "今晚（周三 2026-11-18）上线新版本。"),
+    # ... and where it holds the date alone, the whole date is the bracket
+    ("Shipped last night (11/17) at last.", "Shipped last night (2026-11-17) at last."),
+])
+def test_a_part_of_the_days_bracket_with_its_weekday_takes_the_whole_date(
+        text: str, want: str) -> None:
+    assert rewritten(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    "We deploy tonight **(Wed 11-18)** after the backup.",
+    "Shipped last night **(11/17)** after review.",
+    "Shipped **last night** (11/17) after review.",
+])
+def test_a_part_of_the_day_dated_in_a_bracket_with_emphasis_is_left_as_written(
+        text: str) -> None:
+    # The text dates it right there; its gloss would follow with a second bracket, as the
+    # marks keep the first one from giving way.
+    assert rewritten(text) == text

@@ -16,11 +16,11 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from consolidator import clock
-from consolidator.detect.dates.anchors import explicit_dates, name_day, near_day
-from consolidator.detect.dates.gloss import Gloss, gloss
+from consolidator.detect.dates.anchors import explicit_dates, name_day
+from consolidator.detect.dates.gloss import glosses
 from consolidator.detect.dates.layout import ANY_LABEL, Layout, how_to_apply, table_cell
 from consolidator.detect.dates.locale_sense import (
     days_in_code,
@@ -53,7 +53,6 @@ from consolidator.detect.dates.splice import (
     aside_after,
     dated_beside,
     glossed_part,
-    possessive,
     spaced,
 )
 from consolidator.detect.dates.undated import (
@@ -313,24 +312,7 @@ def find_relative(text: str, written: datetime, name: str = "",
                         headings, sessions)
     if not found:
         return []
-    glossed: dict[int, date] = {}
-    own: dict[int, date | None] = {}  # match start -> the day its gloss gives, None: absolute
-    notes: dict[int, Gloss] = {}  # match start -> its gloss, when the date may take its place
-    for item in [*found, *headings]:
-        if item.meaning.unit != "day":
-            continue
-        owner = possessive(text, item.match_end) if item.meaning.part else 0
-        note = gloss(text, item.match_end) or (gloss(text, item.match_end + owner) if owner
-                                               else None)  # "last night's (11/17)"
-        if note is None:
-            continue
-        day = near_day(note.date, today + timedelta(days=item.meaning.shift))
-        if day is None:
-            continue
-        own[item.match_start] = None if note.date.year is not None else day
-        if note.rest is not None:
-            notes[item.match_start] = note
-        glossed.setdefault(item.line, day - timedelta(days=item.meaning.shift))
+    own, notes, glossed = glosses(text, [*found, *headings], today)
     if callable(undated):
         undated = undated()
     anchors = Anchors(layout.lines, layout.prose(), today, name, glossed, undated)
@@ -366,13 +348,13 @@ def find_relative(text: str, written: datetime, name: str = "",
         if item.meaning.part:
             if note is None and aside_after(text, end):
                 continue  # "tonight (Wed)": its own bracket says what it adds
-            end, spliced = glossed_part(text, item.match_start, end, phrase, resolved)
+            end, spliced = glossed_part(text, item.match_start, end, phrase, resolved,
+                                        note.span if note is not None and note.rest else None)
         else:
             spliced = as_adverb(text, item.match_start, end, phrase, resolved) \
                 if item.meaning.style and not item.heading else resolved if note is not None \
                 else f"{phrase} ({resolved})"
-        if note is not None:
-            spliced += note.rest or ""
+            spliced += note.rest or "" if note is not None else ""
         spliced = spaced(text, end, spliced)
         out.append(RelativeDate(text[item.match_start : end], item.match_start, end, resolved,
                                 layout.lines[item.line], spliced))

@@ -77,13 +77,17 @@ def spaced(text: str, end: int, spliced: str) -> str:
         else spliced
 
 
-def glossed_part(text: str, start: int, end: int, phrase: str, resolved: str
-                 ) -> tuple[int, str]:
+def glossed_part(text: str, start: int, end: int, phrase: str, resolved: str,
+                 dated: tuple[int, int] | None = None) -> tuple[int, str]:
     """Where a part of the day's gloss ends and what takes ``start``-``end``'s place: the
     phrase kept and the date after it, after its possessive ("last night's (2026-11-17)
     deploy", never "last night (2026-11-17)'s"); a date the text gave beside it in brackets
-    ("昨晚（11/17）") gives way to the whole one."""
+    ("昨晚（11/17）") gives way to the whole one. ``dated``: where that date stands, when
+    its brackets say more than it ("tonight (Wed 11-18)"): they stay, the whole date in its
+    place ("tonight (Wed 2026-11-18)"), rather than a second pair follow."""
     after = start + len(phrase)
+    if dated is not None:
+        return end, f"{text[start:dated[0]]}{resolved}{text[dated[1]:end]}"
     own = text[after : after + possessive(text, after)]
     return (after + len(own) if end == after else end), f"{phrase}{own} ({resolved})"
 

@@ -217,10 +217,18 @@ def _named_apart(text: str, other: str) -> bool:
     name: "**Page :** `/ambiance`" and "**Page :** `/poche`"): one form filled in for two
     things, not one point made twice. A label with words after it ("**Why:** …") names
     nothing, and the lines are read as they are."""
-    mine, theirs = _LABEL_NAME.match(text), _LABEL_NAME.match(other)
-    return mine is not None and theirs is not None \
-        and mine.group("label").strip().casefold() == theirs.group("label").strip().casefold() \
-        and mine.group("value").strip("`").casefold() != theirs.group("value").strip("`").casefold()
+    mine, theirs = _label_name(text), _label_name(other)
+    return mine is not None and theirs is not None and mine[0] == theirs[0] \
+        and mine[1] != theirs[1]
+
+
+@lru_cache(maxsize=8192)
+def _label_name(text: str) -> tuple[str, str] | None:
+    """The label a line opens with and the name right after it, casefolded, if any (cached:
+    a claim meets many others)."""
+    found = _LABEL_NAME.match(text)
+    return None if found is None else (found.group("label").strip().casefold(),
+                                       found.group("value").strip("`").casefold())
 
 
 # A line that is one bold label ending in a colon, alone or as a list item
@@ -229,12 +237,13 @@ _LABEL_LINE = re.compile(r"(?:[-*+][ \t]+)?(?:\*\*|__)[^*_\n]+"
                          r"(?:[:：](?:\*\*|__)|(?:\*\*|__)[:：])\s*")
 
 
+@lru_cache(maxsize=8192)
 def says_something(text: str, least: int) -> bool:
     """Whether a claim makes a point of its own: not a heading, nor a label or a line ending
     in a colon that leads into what follows (each names a topic: "Before touching any code,
     state out loud:"), and with ``least`` content features once its links, paths and ids
     are left out (a "see also [[x]]" line, or one pointing at a file, says nothing of its
-    own)."""
+    own). Cached: a claim is asked of again for every pair it stands in."""
     if text.startswith("#") or _LABEL_LINE.fullmatch(text) or text.rstrip(" *_").endswith(
             (":", "：")):
         return False  # a heading, a label, or a line leading into what follows it

@@ -94,6 +94,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "emphasis **": _repeat("**"),
     "stars in a path": _repeat("*", head="see x.md notes/", tail=".md"),
     "patterns of paths": _repeat("notes/<a>*{b}x.md YYYY-*.md **n/*.md**. "),
+    "days and month names": _repeat("## 3 mars 4. März 5 de mayo 12 sept. 1 1 yesterday "),
     "backticks": _repeat("`"),
     "code spans of every length": _repeat("`` ` [x](a.md) ```` "),
     "fences ```": _repeat("```\n[x](a.md)\n~~~~\n"),

@@ -12,6 +12,7 @@ line of a note takes its day from these: :mod:`consolidator.detect.dates.passage
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -132,68 +133,73 @@ def numeric_days(a: int, b: int, year: int) -> list[date]:
     return out
 
 
+class _Found:
+    """The dates found so far, their spans kept sorted: the first shape to match a span wins,
+    so they never overlap, and whether a match overlaps one is a binary search (a body full
+    of dates is read in n log n, not n squared)."""
+
+    def __init__(self) -> None:
+        self.dates: list[Explicit] = []
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def overlaps(self, match: re.Match[str]) -> bool:
+        at = bisect_left(self._starts, match.end())  # the spans starting before it ends
+        return at > 0 and self._ends[at - 1] > match.start()
+
+    def add(self, year: int | None, month: int, day: int, match: re.Match[str]) -> None:
+        at = bisect_left(self._starts, match.start())
+        self._starts.insert(at, match.start())
+        self._ends.insert(at, match.end())
+        self.dates.append(Explicit(year, month, day, match.start(), match.end()))
+
+
 def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
     """Every explicit date in ``text`` (with or without a year), in order of position."""
-    found: list[Explicit] = []
+    found = _Found()
     for shapes, with_year in ((_FULL, True), (_PARTIAL, False)):
         for shape in shapes:
             for match in shape.finditer(text):
-                if _overlaps(found, match):
-                    continue
-                month = _month_of(match)
-                if month is None:
-                    continue
-                year = int(match.group("y")) if with_year else None
-                found.append(Explicit(year, month, int(match.group("d")), match.start(),
-                                      match.end()))
+                month = None if found.overlaps(match) else _month_of(match)
+                if month is not None:
+                    found.add(int(match.group("y")) if with_year else None, month,
+                              int(match.group("d")), match)
     if not text.isascii() or " 20" in text or " 19" in text or "-20" in text:
         names = None
         for match in _LOCAL().finditer(text):
             names = month_names() if names is None else names
             month = names.get((match.group("name") or match.group("hyphened")).casefold())
-            if month is None or _overlaps(found, match):
-                continue
-            found.append(Explicit(int(match.group("y")), month, int(match.group("d")),
-                                  match.start(), match.end()))
-    found += _without_year(text, found)
+            if month is not None and not found.overlaps(match):
+                found.add(int(match.group("y")), month, int(match.group("d")), match)
+    _without_year(text, found)
     if "/" in text or "-" in text:
         for match in _NUMERIC.finditer(text):
             days = numeric_days(int(match.group("a")), int(match.group("b")),
                                 int(match.group("y")))
-            if _overlaps(found, match) or len(days) != 1:
-                continue  # either order makes a date, or neither does
-            found.append(Explicit(days[0].year, days[0].month, days[0].day, match.start(),
-                                  match.end()))
+            if len(days) == 1 and not found.overlaps(match):  # else either order or neither
+                found.add(days[0].year, days[0].month, days[0].day, match)
     if slashes:
         for match in _SLASH.finditer(text):
-            if not _overlaps(found, match):
-                found.append(Explicit(None, int(match.group("m")), int(match.group("d")),
-                                      match.start(), match.end()))
-    return sorted(found, key=lambda f: f.start)
+            if not found.overlaps(match):
+                found.add(None, int(match.group("m")), int(match.group("d")), match)
+    return sorted(found.dates, key=lambda f: f.start)
 
 
-def _without_year(text: str, found: list[Explicit]) -> list[Explicit]:
-    """The dates of ``text`` written as a day and a month's name with no year, in English or
-    a language of :func:`month_names`, that overlap none of ``found``."""
-    out: list[Explicit] = []
+def _without_year(text: str, found: _Found) -> None:
+    """Adds to ``found`` the dates of ``text`` written as a day and a month's name with no
+    year, in English or a language of :func:`month_names`, that overlap none of it."""
     names = None
     for match in _LOCAL_NO_YEAR().finditer(text):
         word = match.group("name").casefold()
         if len(word) < 4 and not match.group("dot") and word not in _WHOLE_SHORT \
-                or _ROMAN.fullmatch(word) or word == "may" or _overlaps(found, match):
+                or _ROMAN.fullmatch(word) or word == "may" or found.overlaps(match):
             continue
         names = month_names() if names is None else names
         month = names.get(word) or next(
             (i for i, m in enumerate(MONTHS, 1) if m == word or m[:3] == word[:3] == word), None)
         day = int(match.group("d"))
         if month is not None and 1 <= day <= 31:
-            out.append(Explicit(None, month, day, match.start(), match.end()))
-    return out
-
-
-def _overlaps(found: list[Explicit], match: re.Match[str]) -> bool:
-    """Whether ``match`` overlaps a date already found (the first shape to match wins)."""
-    return any(f.start < match.end() and match.start() < f.end for f in found)
+            found.add(None, month, day, match)
 
 
 def _valid(year: int, month: int, day: int) -> date | None:

@@ -179,6 +179,17 @@ class Project:
         tail = "/" + folder
         return any(("/" + known).endswith(tail) for known in self._folders)
 
+    def named_elsewhere(self, path: str) -> str | None:
+        """The one file of the tree with the name of a cited file that is not there (where
+        the file moved, as a rule: ``tool.ino`` into ``tool/tool.ino``), or ``None``: no such
+        file, several, or a tree that could not be listed."""
+        if self._by_name is None:
+            self._by_name = self._list()
+        if self._by_name is _TOO_MANY:
+            return None
+        found = self._by_name.get(posixpath.basename(posixpath.normpath(path)), ())
+        return found[0] if len(found) == 1 else None
+
     def tracked(self, path: str) -> bool:
         """Whether git tracks the file at exactly ``path`` from the root (false without
         git): a file whose content a search of the tree reads."""

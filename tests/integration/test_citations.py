@@ -219,6 +219,26 @@ def test_without_git_a_file_missing_from_a_folder_that_is_there_is_reported_with
     assert stale_of(found, "project_gone_folder.md") is None
 
 
+def test_without_git_a_file_whose_name_is_in_one_other_place_moved_there(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An Arduino sketch moved into a folder of its own name: the memory's knowledge moved
+    # with it. Two files of that name elsewhere tell nothing of where it went: reported.
+    plain = tmp_path / "plain"
+    put_file(plain, "firmware/steering/steer/steer.ino", "void setup() {}\n")
+    put_file(plain, "firmware/steering/notes.txt", "x\n")
+    put_file(plain, "tools/a/build.sh", "x\n")
+    put_file(plain, "tools/b/build.sh", "x\n")
+    put_memory(root, "project_steering.md", "The steering loop is firmware/steering/steer.ino.\n")
+    put_memory(root, "project_build.md", "Releases are made by tools/build.sh.\n")
+
+    found = report(root, plain, tmp_path, capsys)
+
+    assert stale_of(found, "project_steering.md") is None
+    assert stale_of(found, "project_build.md")["reasons"] == [
+        "cites `tools/build.sh` — not in the project (about a part)"]
+
+
 def test_a_path_written_from_a_part_of_the_project_is_there(
     root: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,8 +18,8 @@ gone (two or more, over half of those checked) is about the whole memory. Where 
 history, a gone path counts only where that history says what became of it (removed, moved):
 a path it never held is no evidence of change. Without git history, a gone path counts only
 where its folder is still in the project (a folder gone too fits another tree, or one never
-copied here, as well as a removal); such paths are reported, each about a part, and never
-archived.
+copied here, as well as a removal) and no other file of the tree has its name (one that does
+is where it moved); such paths are reported, each about a part, and never archived.
 """
 
 from __future__ import annotations
@@ -169,10 +169,12 @@ def check(memory: Memory, project: Project, add: Add) -> list[tuple[str, str]]:
             # anything changed: a sibling project's file, an output, a file still to come.
             untold += 1
             continue
-        if not project.has_history and project.folder_there(path) is not True:
+        if not project.has_history and (project.folder_there(path) is not True
+                                        or project.named_elsewhere(path) is not None):
             # Without history, a file gone with its folder is as likely another tree's, or
-            # one never copied here, as one removed: only a file missing from a folder that
-            # is there counts.
+            # one never copied here, as one removed; and one whose name the tree holds in
+            # one other place moved there: only a file missing from a folder that is there,
+            # its name nowhere else, counts.
             untold += 1
             continue
         gone.append((path, line, became))

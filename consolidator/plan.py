@@ -232,6 +232,7 @@ class Plan:
     notes: tuple[str, ...] = field(default=())  # run-level remarks, e.g. a skipped check
     proposal: Waiting | None = None
     across: tuple[Duplicate, ...] = ()  # duplicates across scopes: reported, never merged
+    plain_similar: tuple[Similar, ...] = ()  # with a note that has no frontmatter: reported
 
     def done(self) -> tuple[Action, ...]:
         """The actions applied (or that a real run would apply)."""

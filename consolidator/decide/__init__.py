@@ -79,6 +79,7 @@ class Found:
     across: tuple[Duplicate, ...] = ()  # the same memory in this root and another scope
     usage: Usage | None = None  # which memories the sessions opened, counted so far
     shared: bool = False  # a team scope: synced to every member, a removal comes back
+    plain_similar: tuple[Similar, ...] = ()  # a note with no frontmatter alike: reported only
 
 
 SHARED_NOTE = ("team memory is shared with your team: nothing in it is merged or archived "
@@ -140,6 +141,7 @@ def decide(found: Found, cfg: Config, now: datetime) -> Plan:
         actions=tuple(actions),
         notes=tuple(notes),
         across=found.across,
+        plain_similar=found.plain_similar,
     )
 
 

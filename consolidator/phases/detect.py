@@ -8,6 +8,7 @@ pure :func:`consolidator.decide.decide` turns all of it into the plan.
 from __future__ import annotations
 
 import dataclasses
+from datetime import date
 from functools import cache, partial
 
 from consolidator.context import RootContext
@@ -17,6 +18,7 @@ from consolidator.detect.conflicts.versions import find_version_conflicts
 from consolidator.detect.findings import Duplicate
 from consolidator.detect.links import named_anywhere, set_aside
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
+from consolidator.detect.overlap.notes import comparable, similar_notes
 from consolidator.detect.overlap.similar import find_similar, related_pairs
 from consolidator.detect.perfile import study_all
 from consolidator.detect.stale.citations import weigh_citations
@@ -25,6 +27,7 @@ from consolidator.detect.stale.replaced import find_replaced
 from consolidator.detect.text import normal_set
 from consolidator.llm.base import Answer, Backend, Question
 from consolidator.phases.context import Work
+from consolidator.phases.scan import note_text
 from consolidator.plan import Declined
 from consolidator.report import progress
 from consolidator.roots.project import Project
@@ -73,13 +76,28 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
     ctx.stop.check()
     conflicting = {frozenset(c.files) for c in conflicts}
     across = across_scopes(live, ctx, sets)
+    plain = similar_notes(live, plain_notes(snapshot, ctx.now.date()), pairs)
     return Found(
         snapshot=snapshot, per_file=findings, clusters=tuple(clusters),
         conflicts=tuple(conflicts),
         similar=tuple(s for s in similar if frozenset(s.files) not in conflicting),
         notes=tuple(notes), declined=declined, hot_after_ns=ctx.hot_after_ns, across=across,
-        shared=ctx.kind == "team",
+        shared=ctx.kind == "team", plain_similar=tuple(plain),
     )
+
+
+def plain_notes(snapshot: Snapshot, today: date) -> list[Memory]:
+    """The files with no frontmatter that are compared with the memories (see
+    :mod:`consolidator.detect.overlap.notes`), each read as the scan read it."""
+    out = []
+    for file in snapshot.unparsed:
+        if not file.error.startswith("no frontmatter") or set_aside(file.rel):
+            continue
+        text = note_text(snapshot.root, file)
+        note = comparable(file, text, today) if text else None
+        if note is not None:
+            out.append(note)
+    return out
 
 
 def across_scopes(live: list[Memory], ctx: RootContext,

@@ -57,7 +57,7 @@ def _with_secrets(root: Path, file: Unparsed, names: Mapping[str, Memory],
     never through a symlink, never past the size limit), and for a file that may be an index
     (``indexing``) the memories its links name (by path, or by ``[[name]]`` as ``names``
     resolves it)."""
-    text = _text(root, file)
+    text = note_text(root, file)
     if text is None:
         return file
     found = tuple(find_secrets(text))
@@ -80,11 +80,11 @@ def with_index_links(snapshot: Snapshot) -> Snapshot:
 def _index_links(root: Path, file: Unparsed, names: Mapping[str, Memory]) -> tuple[str, ...]:
     """Where the links of a folder's own index point, as the scan phase reads them (for a
     snapshot read again after a run's changes, which holds only the files)."""
-    text = _text(root, file)
+    text = note_text(root, file)
     return () if text is None else _links(text, posixpath.dirname(file.rel), names)
 
 
-def _text(root: Path, file: Unparsed) -> str | None:
+def note_text(root: Path, file: Unparsed) -> str | None:
     """The text of a file that is no memory, if it is text (read as the scan read it: never
     through a symlink, never past the size limit)."""
     if file.stat is None:

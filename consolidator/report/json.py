@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from consolidator.detect.dates.freshness import iso
+from consolidator.detect.findings import Similar
 from consolidator.detect.secrets.scan import PLACEHOLDER, redact, secret_values
 from consolidator.plan import Archive, Plan
 from consolidator.report.outcome import RootReport, RunReport
@@ -64,7 +65,7 @@ def _texts(root: RootReport) -> Iterable[str]:
     for c in plan.conflicts:
         yield c.reason
         yield from c.evidence
-    for s in plan.similar:
+    for s in (*plan.similar, *plan.plain_similar):
         for pair in s.lines:
             yield from pair
     for st in plan.stale:
@@ -138,14 +139,9 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
             }
             for c in plan.conflicts
         ],
-        "similar": [
-            {"files": list(s.files), "similarity": round(s.similarity, 3),
-             "lines": [mask.all(pair) for pair in s.lines],
-             # "lines": most lines in common, or the same point in other words; "rare words":
-             # only a line of each sharing words no other memory uses (it may be one point)
-             "basis": "rare words" if s.rare else "lines"}
-            for s in plan.similar
-        ],
+        "similar": [_similar(s, mask) for s in plan.similar],
+        # a pair with a file that has no frontmatter: reported, never merged
+        "similar_unparsed": [_similar(s, mask) for s in plan.plain_similar],
         "stale": [
             {"file": s.file, "age_days": s.age_days, "reasons": mask.all(s.reasons),
              "evidence": mask.all(s.evidence), "whole_memory": s.archivable or s.whole}
@@ -196,6 +192,14 @@ def root_dict(root: RootReport, mask: Mask | None = None) -> dict[str, Any]:
             "output_tokens": root.llm.output_tokens,
         },
     }
+
+
+def _similar(pair: Similar, mask: Mask) -> dict[str, Any]:
+    return {"files": list(pair.files), "similarity": round(pair.similarity, 3),
+            "lines": [mask.all(lines) for lines in pair.lines],
+            # "lines": most lines in common, or the same point in other words; "rare words":
+            # only a line of each sharing words no other memory uses (it may be one point)
+            "basis": "rare words" if pair.rare else "lines"}
 
 
 def applied_flags(plan: Plan) -> tuple[bool, ...]:

@@ -147,6 +147,8 @@ def _found(root: RootReport, rest: Rest, index_name: str) -> str:
         ("duplicate across scopes", "duplicates across scopes", len(plan.across),
          " (never merged)"),
         ("unparsed file", "unparsed files", len(unparsed), " (left alone)"),
+        ("pair with an unparsed file that says the same", "pairs with an unparsed file that "
+         "say the same", len(plan.plain_similar), " (never merged)"),
         ("index pointer to a missing file", "index pointers to missing files",
          len(plan.index.missing) if plan.index else 0, ""),
         ("link in the index's text to a missing file", "links in the index's text to missing files",

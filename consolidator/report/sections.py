@@ -139,10 +139,15 @@ def findings_md(root: RootReport, rest: Rest, mask: Mask) -> list[str]:
         ("Index lines that count otherwise than their memory (reported, never changed)", [
             f"- `{m.file}`: {inline(mask(w))}"
             for m in root.plan.memories for w in m.warnings if drift_line(w) is not None]),
-        ("Files with no frontmatter to read (left untouched, checked for secrets only)", [
+        ("Files with no frontmatter to read (left untouched)", [
             f"- `{u.rel}`: {inline(mask(u.error))}"
             + (f"; holds what looks like a secret ({', '.join(u.secrets)}), never shown"
                if u.secrets else "") for u in unparsed]),
+        ("A file with no frontmatter that says what another says (reported, never merged)", [
+            line for s in root.plan.plain_similar for line in (
+                f"- `{s.files[0]}` ~ `{s.files[1]}` ({_alike(s)}): only a memory with "
+                "frontmatter is ever merged",
+                *quoted([f"{a}  ~  {b}" for a, b in s.lines], mask))]),
     ]
     out = ["", "### Findings that did not become an action"]
     shown = [(title, lines) for title, lines in groups if lines]

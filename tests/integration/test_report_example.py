@@ -151,7 +151,7 @@ def test_the_markdown_report_of_the_example_reads_summary_first_memories_last(
         "### Findings that did not become an action",
         "#### Conflicts",
         "#### Stale, not archived",
-        "#### Files with no frontmatter to read (left untouched, checked for secrets only)",
+        "#### Files with no frontmatter to read (left untouched)",
         "### Index",
         "### Gates",
         "### Memories",

@@ -24,7 +24,7 @@ from tests.conftest import gate_results
 SECRET = "Zk4mW9qT2xLp"  # made up
 OTHER_SECRET = "Hv8rQ3nB6yTw"  # made up
 
-UNREAD = "Files with no frontmatter to read (left untouched, checked for secrets only)"
+UNREAD = "Files with no frontmatter to read (left untouched)"
 
 
 def gates(closed: str | None = None) -> tuple[GateResult, ...]:

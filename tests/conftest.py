@@ -112,6 +112,14 @@ def messages_api() -> Iterator[Any]:
 
 
 @pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """An empty memory folder, ``<tmp>/memory``."""
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
 def example_copy(tmp_path: Path) -> Path:
     """A private copy of examples/ (memory dir, transcripts, project); returns the memory dir."""
     dest = tmp_path / "examples"

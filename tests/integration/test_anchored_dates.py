@@ -45,12 +45,6 @@ def rewrites(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
             if a["op"] == "rewrite" and a["reason"].startswith("relative date")}
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    memory = tmp_path / "memory"
-    memory.mkdir()
-    return memory
-
 
 LOGS = {
     "en": "# Session log\n\n## 2026-03-20\n\n- Yesterday we shipped the importer to staging.\n",

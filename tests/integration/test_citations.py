@@ -63,12 +63,6 @@ def project(tmp_path: Path) -> Path:
     return repo
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    memory = tmp_path / "memory"
-    memory.mkdir()
-    return memory
-
 
 def report(root: Path, project: Path, tmp_path: Path,
            capsys: pytest.CaptureFixture[str]) -> Any:

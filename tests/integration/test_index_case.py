@@ -46,12 +46,6 @@ def put(root: Path, rel: str, data: bytes, days: float = 10) -> Path:
     return path
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path / "memory"
-    folder.mkdir()
-    return folder
-
 
 @pytest.fixture
 def tx(root: Path, tmp_path: Path) -> Transaction:

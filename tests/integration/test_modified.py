@@ -48,12 +48,6 @@ def put(root: Path, rel: str, body: str, *, mtime_days: float,
     return path
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    memory = tmp_path / "memory"
-    memory.mkdir()
-    return memory
-
 
 def report(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Any:
     assert main(["report", "--format", "json", "--memory-dir", str(root),

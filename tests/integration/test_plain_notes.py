@@ -46,12 +46,6 @@ def report(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> An
     return json.loads(capsys.readouterr().out)["roots"][0]
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path / "memory"
-    folder.mkdir()
-    return folder
-
 
 def test_a_note_with_no_frontmatter_restating_a_memory_is_reported_never_merged(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -77,8 +71,8 @@ def test_a_note_with_no_frontmatter_restating_a_memory_is_reported_never_merged(
 @pytest.mark.parametrize("rel, text", [
     ("2026-03-19.md", REWORDED),  # a day's log records what the memory holds as a rule
     ("index_of_rules.md", REWORDED + "\nSee [a](a.md), [b](b.md) and [c](c.md).\n"),
-    ("one_line.md", "# Notes\n\n- Never push to main directly; open a pull request and wait "
-                    "for one review.\n- The office plants are watered on Fridays.\n"),
+    ("one_line.md", ("# Notes\n\n- Never push to main directly; open a pull request and "
+                     "wait for one review.\n- The office plants are watered on Fridays.\n")),
 ])
 def test_a_dated_note_a_list_of_notes_and_one_line_alike_are_not_reported(
     rel: str, text: str, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -48,12 +48,6 @@ def run(root: Path, tmp_path: Path, resolve: bool) -> None:
                  str(tmp_path / "state"), "--config", config(tmp_path, resolve)]) == 0
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    memory = tmp_path / "memory"
-    memory.mkdir()
-    return memory
-
 
 def test_the_newer_stamp_wins_and_the_older_line_stays_as_superseded(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -31,12 +31,6 @@ PAST_NS = 1_600_000_000_123_456_789
 PLANNED_NS = 1_700_000_000_987_654_321
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path / "memory"
-    folder.mkdir()
-    return folder
-
 
 def make(path: Path, data: bytes = OLD, *, mode: int = 0o644, mtime_ns: int = PAST_NS) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -41,12 +41,6 @@ def unparsed(snapshot: Snapshot) -> dict[str, Unparsed]:
     return {u.rel: u for u in snapshot.unparsed}
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path / "memory"
-    folder.mkdir()
-    return folder
-
 
 def test_scan_reads_memories_recursively_with_posix_relative_names(root: Path) -> None:
     write(root / "top.md", memory_bytes("top"))

@@ -18,7 +18,7 @@ from consolidator.detect.conflicts.versions import find_version_conflicts
 from consolidator.detect.findings import Duplicate
 from consolidator.detect.links import named_anywhere, set_aside
 from consolidator.detect.overlap.duplicates import Together, find_duplicates
-from consolidator.detect.overlap.notes import comparable, similar_notes
+from consolidator.detect.overlap.notes import MAX_NOTES, comparable, similar_notes
 from consolidator.detect.overlap.similar import find_similar, related_pairs
 from consolidator.detect.perfile import study_all
 from consolidator.detect.stale.citations import weigh_citations
@@ -76,13 +76,17 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
     ctx.stop.check()
     conflicting = {frozenset(c.files) for c in conflicts}
     across = across_scopes(live, ctx, sets)
-    plain = similar_notes(live, plain_notes(snapshot, ctx.now.date()), pairs)
+    plain = plain_notes(snapshot, ctx.now.date())
+    if len(plain) > MAX_NOTES:
+        notes.append(f"{len(plain)} files with no frontmatter were not compared with the "
+                     f"memories: more than {MAX_NOTES} (logs a tool keeps, as a rule)")
+    plain_alike = similar_notes(live, plain, pairs)
     return Found(
         snapshot=snapshot, per_file=findings, clusters=tuple(clusters),
         conflicts=tuple(conflicts),
         similar=tuple(s for s in similar if frozenset(s.files) not in conflicting),
         notes=tuple(notes), declined=declined, hot_after_ns=ctx.hot_after_ns, across=across,
-        shared=ctx.kind == "team", plain_similar=tuple(plain),
+        shared=ctx.kind == "team", plain_similar=tuple(plain_alike),
     )
 
 
@@ -91,7 +95,7 @@ def plain_notes(snapshot: Snapshot, today: date) -> list[Memory]:
     :mod:`consolidator.detect.overlap.notes`), each read as the scan read it."""
     out = []
     for file in snapshot.unparsed:
-        if not file.error.startswith("no frontmatter") or set_aside(file.rel):
+        if file.error != "no frontmatter" or set_aside(file.rel):  # none at all
             continue
         text = note_text(snapshot.root, file)
         note = comparable(file, text, today) if text else None

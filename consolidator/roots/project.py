@@ -180,15 +180,19 @@ class Project:
         return any(("/" + known).endswith(tail) for known in self._folders)
 
     def named_elsewhere(self, path: str) -> str | None:
-        """The one file of the tree with the name of a cited file that is not there (where
-        the file moved, as a rule: ``tool.ino`` into ``tool/tool.ino``), or ``None``: no such
-        file, several, or a tree that could not be listed."""
+        """The one file of the tree named as a cited file that is not there, under the cited
+        folder or in one of its name: where it moved (``a/steer.ino`` to ``a/steer/steer.ino``,
+        ``old/auth/x.py`` to ``src/auth/x.py``); else ``None`` (none, several, one elsewhere:
+        ``docs/config.yaml`` for ``deploy/config.yaml``; a tree that could not be listed)."""
         if self._by_name is None:
             self._by_name = self._list()
-        if self._by_name is _TOO_MANY:
-            return None
-        found = self._by_name.get(posixpath.basename(posixpath.normpath(path)), ())
-        return found[0] if len(found) == 1 else None
+        normal = posixpath.normpath(path)
+        found = () if self._by_name is _TOO_MANY else self._by_name.get(
+            posixpath.basename(normal), ())
+        folder, theirs = posixpath.dirname(normal), posixpath.dirname(found[0]) if found else ""
+        near = f"/{folder}/" in f"/{theirs}/" or posixpath.basename(theirs) == \
+            posixpath.basename(folder)
+        return found[0] if len(found) == 1 and folder and near else None
 
     def tracked(self, path: str) -> bool:
         """Whether git tracks the file at exactly ``path`` from the root (false without

@@ -223,14 +223,20 @@ def test_without_git_a_file_whose_name_is_in_one_other_place_moved_there(
     put_file(plain, "firmware/steering/notes.txt", "x\n")
     put_file(plain, "tools/a/build.sh", "x\n")
     put_file(plain, "tools/b/build.sh", "x\n")
+    put_file(plain, "deploy/staging/notes.txt", "x\n")
+    put_file(plain, "docs/config.yaml", "x\n")
     put_memory(root, "project_steering.md", "The steering loop is firmware/steering/steer.ino.\n")
     put_memory(root, "project_build.md", "Releases are made by tools/build.sh.\n")
+    # ... nor does one file of that name in an unrelated folder.
+    put_memory(root, "project_staging.md", "Staging reads deploy/staging/config.yaml.\n")
 
     found = report(root, plain, tmp_path, capsys)
 
     assert stale_of(found, "project_steering.md") is None
     assert stale_of(found, "project_build.md")["reasons"] == [
         "cites `tools/build.sh` — not in the project (about a part)"]
+    assert stale_of(found, "project_staging.md")["reasons"] == [
+        "cites `deploy/staging/config.yaml` — not in the project (about a part)"]
 
 
 def test_a_path_written_from_a_part_of_the_project_is_there(

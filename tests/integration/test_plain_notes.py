@@ -70,6 +70,9 @@ def test_a_note_with_no_frontmatter_restating_a_memory_is_reported_never_merged(
 
 @pytest.mark.parametrize("rel, text", [
     ("2026-03-19.md", REWORDED),  # a day's log records what the memory holds as a rule
+    # a memory whose frontmatter stands under a title: reported as such, not a note
+    ("titled.md", "# Rules\n\n---\nname: titled\ndescription: d\ntype: feedback\n---\n"
+                  + REWORDED),
     ("index_of_rules.md", REWORDED + "\nSee [a](a.md), [b](b.md) and [c](c.md).\n"),
     ("one_line.md", ("# Notes\n\n- Never push to main directly; open a pull request and "
                      "wait for one review.\n- The office plants are watered on Fridays.\n")),
@@ -80,3 +83,29 @@ def test_a_dated_note_a_list_of_notes_and_one_line_alike_are_not_reported(
     memory(root, "feedback_rules.md", RULES)
     put(root, rel, text)
     assert report(root, tmp_path, capsys)["similar_unparsed"] == []
+
+
+def test_a_template_header_atop_each_note_is_no_evidence(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Three notes open with the same two lines of a template, then say different things.
+    header = ("> **Purpose**: record what the project decided and why, for the next session.\n"
+              "> **How to update**: edit by hand, or run the sync command after each change.\n")
+    for name, body in [("project.md", "The importer reads CSV files from the inbox folder.\n"),
+                       ("user.md", "The user prefers short answers with code first.\n"),
+                       ("lessons.md", "Never trust the cached schema after a migration.\n")]:
+        put(root, name, f"# {name[:-3].title()}\n\n{header}\n{body}")
+    assert report(root, tmp_path, capsys)["similar_unparsed"] == []
+
+
+def test_past_forty_notes_none_is_compared_and_the_report_says_so(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    memory(root, "feedback_rules.md", RULES)
+    put(root, "working_rules.md", REWORDED)
+    for n in range(40):
+        put(root, f"note_{n:02}.md", f"Note {n}: the weather was fine and nothing happened.\n")
+    found = report(root, tmp_path, capsys)
+    assert found["similar_unparsed"] == []
+    assert "41 files with no frontmatter were not compared with the memories: more than 40 " \
+        "(logs a tool keeps, as a rule)" in found["notes"]

@@ -899,7 +899,10 @@ def test_a_part_of_the_day_keeps_its_word_and_the_date_glosses_it(text: str,
 @pytest.mark.parametrize(("text", "month_day"), [
     ("## 20 mars", (3, 20)),
     ("## 3. März", (3, 3)),
-    ("- el 5 de mayo cerramos el piloto", (5, 5)),
+    ("- 5 de mayo: cerramos el piloto", (5, 5)),
+    ("## 1 мая", (5, 1)),
+    ("## 3 May", (5, 3)),
+    ("## 20 mars — revue du sprint", (3, 20)),
     ("## 24 March", (3, 24)),
     ("## 1 mai", (5, 1)),
     ("Revue du 12 sept. avec le client", (9, 12)),
@@ -913,8 +916,12 @@ def test_a_day_and_a_months_name_in_any_language_is_a_date_without_a_year(
 
 @pytest.mark.parametrize("text", ["Step 3 may fail on CI", "3 LED strips on the desk",
                                   "2 out of 5 runs", "chapitre 2 vii", "5 gen consoles",
-                                  "the 3 marsupials", "100 mars"])
+                                  "the 3 marsupials", "100 mars", "2 out.", "3 LED.",
+                                  "Windows 11 Pro.", "4 gen.", "## 2 Mars rovers",
+                                  "le 20 mars nous avons livré"])
 def test_a_number_before_a_word_that_is_also_a_short_month_name_is_no_date(text: str) -> None:
+    # A short name is a month only as the whole name; any name only where no word follows
+    # it, as a date stands in a heading or a label.
     assert explicit_dates(text) == []
 
 
@@ -943,6 +950,8 @@ def test_a_part_of_the_days_bracket_with_its_weekday_takes_the_whole_date(
     "We deploy tonight **(Wed 11-18)** after the backup.",
     "Shipped last night **(11/17)** after review.",
     "Shipped **last night** (11/17) after review.",
+    "We deploy tonight _(11-18)_ after the backup.",
+    "We deploy tonight __(Wed 11-18)__ after the backup.",
 ])
 def test_a_part_of_the_day_dated_in_a_bracket_with_emphasis_is_left_as_written(
         text: str) -> None:

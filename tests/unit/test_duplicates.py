@@ -697,3 +697,21 @@ def test_a_line_of_links_alone_is_no_claim() -> None:
     claims = Claims({note.file: note}, lambda found: float(len(found)))
     assert [text for text, *_ in claims.of(note.file)] == [
         "Do not test procedure 612 on the shared server."]
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_lines_filled_in_alike_are_no_swap_whatever_the_order_they_are_read_in(
+        first: int) -> None:
+    # One memory holds a form filled in twice (ports 5432 and 6432), the other once (5432):
+    # they fill it in alike, whichever of the first memory's lines is read last. (The lines
+    # are read from a set, in an order that changed with the hash seed.)
+    from consolidator.detect.overlap.similar import _Words
+
+    lines = ["the dev database listens on port 5432", "the dev database listens on port 6432"]
+    if first:
+        lines.reverse()
+    a = memory("a.md", "\n".join(f"- {line}" for line in lines) + "\n")
+    b = memory("b.md", f"- {lines[first]}\n")
+    words = _Words({"a.md": a, "b.md": b}, {"a.md": tuple(lines),  # type: ignore[dict-item]
+                                            "b.md": (lines[first],)}, {})
+    assert words._swaps("a.md", "b.md") == 0

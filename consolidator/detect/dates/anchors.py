@@ -15,6 +15,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import date, timedelta
+from heapq import merge
 
 from consolidator.detect.dates.locales import MONTHS, month_names
 from consolidator.detect.script import HAN, KANA, lazy
@@ -61,13 +62,14 @@ _PARTIAL = (
 _LOCAL = lazy(r"(?<![\w.-])(?P<d>\d{1,2})(?:\.?[ \t](?:de[ \t])?(?P<name>[^\W\d_]{3,12})\.?,?[ \t]"
               r"(?:de[ \t])?|-(?P<hyphened>[^\W\d_]{3,12})-)(?P<y>(?:19|20)\d\d)(?!\d)")
 # The same with no year ("18 novembre", "3. März", "5 de mayo", "24 March"): the year is the
-# writing time's, as for "March 24". A name of three letters is a month only with its
-# abbreviation's dot, or where it is the month's whole name in its language ("mai", "maj",
-# "mei"): after a number "3 led", "2 out", "5 gen" and "3 may" are words of their own, as a
-# roman numeral ("2 vii") is a number.
+# writing time's, as for "March 24". Only where no word follows, as a date stands in a heading
+# or a label ("## 20 mars", "Revue du 20 mars :"): "2 Mars rovers" names planets. A name of
+# three letters is a month only where it is the month's whole name ("mai", "maj", "mei",
+# "мая", "May" with its capital): "3 LED.", "2 out.", "Windows 11 Pro." and "Step 3 may"
+# hold words of their own, as a roman numeral ("2 vii") is a number.
 _LOCAL_NO_YEAR = lazy(r"(?<![\w.-])(?P<d>\d{1,2})\.?[ \t](?:de[ \t])?"
-                      r"(?P<name>[^\W\d_]{3,12})(?P<dot>\.)?(?!\w)")
-_WHOLE_SHORT = frozenset({"mai", "maj", "mei"})
+                      r"(?P<name>[^\W\d_]{3,12})\.?(?!\w)(?![ \t]*[^\W\d_])")
+_WHOLE_SHORT = frozenset({"mai", "maj", "mei", "мая", "May"})
 _ROMAN = re.compile(r"[ivxlc]+")
 # A day and a month by number before a four-digit year, with slashes or dashes: "14/07/2026"
 # (most of the world) or "07/14/2026" (the US). Read only where one order alone makes a date:
@@ -135,23 +137,31 @@ def numeric_days(a: int, b: int, year: int) -> list[date]:
 
 class _Found:
     """The dates found so far, their spans kept sorted: the first shape to match a span wins,
-    so they never overlap, and whether a match overlaps one is a binary search (a body full
-    of dates is read in n log n, not n squared)."""
+    so they never overlap, and whether a match overlaps one is a binary search. A shape's
+    own matches never overlap each other: they join the sorted spans when its pass ends, in
+    one merge (a body full of dates is read in n log n, not n squared)."""
 
     def __init__(self) -> None:
         self.dates: list[Explicit] = []
         self._starts: list[int] = []
         self._ends: list[int] = []
+        self._pass: list[tuple[int, int]] = []  # this pass's spans, in order
 
     def overlaps(self, match: re.Match[str]) -> bool:
         at = bisect_left(self._starts, match.end())  # the spans starting before it ends
         return at > 0 and self._ends[at - 1] > match.start()
 
     def add(self, year: int | None, month: int, day: int, match: re.Match[str]) -> None:
-        at = bisect_left(self._starts, match.start())
-        self._starts.insert(at, match.start())
-        self._ends.insert(at, match.end())
+        self._pass.append((match.start(), match.end()))
         self.dates.append(Explicit(year, month, day, match.start(), match.end()))
+
+    def end_pass(self) -> None:
+        """The spans this pass found join the others."""
+        if self._pass:
+            spans = list(merge(zip(self._starts, self._ends, strict=True), self._pass))
+            self._starts = [start for start, _ in spans]
+            self._ends = [end for _, end in spans]
+            self._pass = []
 
 
 def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
@@ -164,6 +174,7 @@ def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
                 if month is not None:
                     found.add(int(match.group("y")) if with_year else None, month,
                               int(match.group("d")), match)
+            found.end_pass()
     if not text.isascii() or " 20" in text or " 19" in text or "-20" in text:
         names = None
         for match in _LOCAL().finditer(text):
@@ -171,6 +182,7 @@ def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
             month = names.get((match.group("name") or match.group("hyphened")).casefold())
             if month is not None and not found.overlaps(match):
                 found.add(int(match.group("y")), month, int(match.group("d")), match)
+        found.end_pass()
     _without_year(text, found)
     if "/" in text or "-" in text:
         for match in _NUMERIC.finditer(text):
@@ -178,6 +190,7 @@ def explicit_dates(text: str, slashes: bool = False) -> list[Explicit]:
                                 int(match.group("y")))
             if len(days) == 1 and not found.overlaps(match):  # else either order or neither
                 found.add(days[0].year, days[0].month, days[0].day, match)
+        found.end_pass()
     if slashes:
         for match in _SLASH.finditer(text):
             if not found.overlaps(match):
@@ -190,16 +203,17 @@ def _without_year(text: str, found: _Found) -> None:
     year, in English or a language of :func:`month_names`, that overlap none of it."""
     names = None
     for match in _LOCAL_NO_YEAR().finditer(text):
-        word = match.group("name").casefold()
-        if len(word) < 4 and not match.group("dot") and word not in _WHOLE_SHORT \
-                or _ROMAN.fullmatch(word) or word == "may" or found.overlaps(match):
+        name = match.group("name")
+        word = name.casefold()
+        if len(word) < 4 and name not in _WHOLE_SHORT and word not in _WHOLE_SHORT - {"may"} \
+                or _ROMAN.fullmatch(word) or found.overlaps(match):
             continue
         names = month_names() if names is None else names
-        month = names.get(word) or next(
-            (i for i, m in enumerate(MONTHS, 1) if m == word or m[:3] == word[:3] == word), None)
+        month = names.get(word) or next((i for i, m in enumerate(MONTHS, 1) if m == word), None)
         day = int(match.group("d"))
         if month is not None and 1 <= day <= 31:
             found.add(None, month, day, match)
+    found.end_pass()
 
 
 def _valid(year: int, month: int, day: int) -> date | None:

@@ -15,7 +15,7 @@ from consolidator.detect.dates.phrases import Meaning
 from consolidator.detect.dates.splice import possessive
 
 # A date glossing the phrase right before it: "today (Wednesday 08-19)", "昨天（3月5日，周三）".
-_GLOSS_HEAD = re.compile(r"[ \t]{0,3}(?:\*{1,2})?[ \t]{0,3}[(（][ \t]{0,3}")
+_GLOSS_HEAD = re.compile(r"[ \t]{0,3}(?:\*{1,2}|_{1,2})?[ \t]{0,3}[(（][ \t]{0,3}")
 _GLOSS_BODY = re.compile(
     rf"(?:(?:{EN_WEEKDAY})[ \t,，、]{{0,3}})?(?P<date>[^)）\n]{{1,24}}?)"
     rf"(?:[ \t,，、]{{0,3}}(?:{EN_WEEKDAY}))?[ \t]{{0,3}}[)）]",
@@ -56,7 +56,7 @@ def gloss(text: str, end: int) -> Gloss | None:
     found = dates[0]
     at = body.start("date") + len(raw) - len(raw.lstrip(_GLOSS_SEPARATORS))
     span = (at + found.start, at + found.end)
-    if "*" in head.group():
+    if "*" in head.group() or "_" in head.group():
         return Gloss(found, body.end(), None, span)
     opening = text[end : head.end()]
     inner = (text[head.end() : at + found.start] + text[at + found.end : body.end() - 1])

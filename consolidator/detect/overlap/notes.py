@@ -12,6 +12,8 @@ folder of more notes than a person keeps by hand (logs a tool writes).
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
 from collections.abc import Container, Iterable, Iterator
 from datetime import date
 from itertools import islice
@@ -19,6 +21,7 @@ from itertools import islice
 from consolidator.detect.dates.anchors import name_day
 from consolidator.detect.findings import Similar
 from consolidator.detect.overlap.similar import find_similar
+from consolidator.detect.text import normal_line, normal_set
 from consolidator.store.frontmatter import Document
 from consolidator.store.links import link_matches, wiki_matches
 from consolidator.store.model import Memory, Unparsed
@@ -29,6 +32,7 @@ MAX_LINKS = 3  # links a note holds from which on it lists other notes
 # is about, and one line alike is as often a template's (a "how to update this file" line
 # atop each of a folder's notes) as one point made twice.
 MIN_LINES = 2
+TEMPLATE = 3  # files holding one line as written, from which on it is a template's
 
 
 def comparable(file: Unparsed, text: str, today: date) -> Memory | None:
@@ -67,9 +71,20 @@ def similar_notes(live: Iterable[Memory], notes: list[Memory],
                   skip: Container[frozenset[str]]) -> list[Similar]:
     """The pairs of a note and a memory, or of two notes, that say much the same thing on
     ``MIN_LINES`` lines or more, with those lines; none where the notes are more than
-    ``MAX_NOTES``."""
+    ``MAX_NOTES``. A line three files or more hold as written is a template's (a header atop
+    each note), and no evidence of one point made twice."""
     if not notes or len(notes) > MAX_NOTES:
         return []
     files = {n.file for n in notes}
-    return [s for s in find_similar([*live, *notes], _WithNote(files, skip))
-            if files & set(s.files) and len(s.lines) >= MIN_LINES]
+    memories = [*live, *notes]
+    found = [s for s in find_similar(memories, _WithNote(files, skip)) if files & set(s.files)]
+    if not found:
+        return []
+    held = Counter(line for memory in memories for line in normal_set(memory.body))
+    out = []
+    for pair in found:
+        lines = tuple((a, b) for a, b in pair.lines
+                      if held[normal_line(a)] < TEMPLATE and held[normal_line(b)] < TEMPLATE)
+        if len(lines) >= MIN_LINES:
+            out.append(dataclasses.replace(pair, lines=lines))
+    return out

@@ -166,7 +166,7 @@ class _Words:
         self._cjk_counts: dict[str, int] = {}
         self._masses: dict[str, float] = {}
         self._folded: tuple[str, str] = ("", "")  # the last memory's text, case-folded
-        self._values: dict[str, dict[str, str]] = {}
+        self._values: dict[str, dict[str, set[str]]] = {}
         self._descriptions: dict[str, set[str]] = {}
 
     def candidates(self) -> list[tuple[str, str]]:
@@ -332,19 +332,19 @@ class _Words:
         return swapped >= 2 and swapped > len(self.sets[a] & self.sets[b])
 
     def _swaps(self, a: str, b: str) -> int:
-        """How many lines of two memories line up with other numbers or identifiers."""
+        """How many lines of two memories line up with other numbers or identifiers: forms
+        both fill in, with no line of one filled in as the other's is."""
         ka, kb = self._unvalued(a), self._unvalued(b)
-        return len(ka.keys() & kb.keys()) - sum(1 for k in ka.keys() & kb.keys()
-                                                if ka[k] == kb[k])
+        return sum(1 for k in ka.keys() & kb.keys() if not ka[k] & kb[k])
 
-    def _unvalued(self, file: str) -> dict[str, str]:
-        """Each normal line with a number or identifier in it, keyed by the line without them."""
+    def _unvalued(self, file: str) -> dict[str, set[str]]:
+        """The normal lines with a number or identifier in them, by the line without them."""
         found = self._values.get(file)
         if found is None:
             found = self._values[file] = {}
             for line in self.sets[file]:
                 if _DIGIT.search(line):
-                    found[DIGITS.sub("", line)] = line
+                    found.setdefault(DIGITS.sub("", line), set()).add(line)
         return found
 
     def _described_alike(self, a: str, b: str, bar: float) -> bool:

@@ -34,7 +34,6 @@ class Style:
     bold: bool = False
     separator: str = " — "
     wiki: str = ""  # "key" or "alias": pointers are wiki links, ``[[key]]`` or ``[[key|title]]``
-    capital: bool = False  # most pointers' titles open with a capital ("Models and pins")
 
 
 def style_of(lines: list[IndexLine]) -> Style:
@@ -43,7 +42,6 @@ def style_of(lines: list[IndexLine]) -> Style:
     bold = 0
     separators: Counter[str] = Counter()
     wikis: Counter[str] = Counter()
-    capitals = Counter[bool]()
     pointers = [line for line in lines if line.kind == "pointer" and line.text[:1] not in " \t"]
     for line in pointers:
         match = BULLET.match(line.text)
@@ -57,9 +55,6 @@ def style_of(lines: list[IndexLine]) -> Style:
         wiki = _WIKI_POINTER.search(link)
         if wiki is not None:
             wikis["alias" if wiki.group(1) else "key"] += 1
-        first = next((ch for ch in link_title(line.text) if ch.isalpha()), "")
-        if first.isupper() or first.islower():
-            capitals[first.isupper()] += 1
     if not pointers:
         return Style()
     form, count = wikis.most_common(1)[0] if wikis else ("", 0)
@@ -68,7 +63,6 @@ def style_of(lines: list[IndexLine]) -> Style:
         bold * 2 > len(pointers),
         separators.most_common(1)[0][0] if separators else " — ",
         form if count * 2 > len(pointers) else "",
-        capitals[True] > capitals[False],
     )
 
 
@@ -125,15 +119,12 @@ def _closed(hook: str) -> str:
 SPELLING_CHARS = 2000  # of a memory's body read for how it spells the words of its slug
 
 
-def title_of(memory: Memory, capital: bool = False) -> str:
+def title_of(memory: Memory) -> str:
     """A memory's title in words: its name, a slug (``feedback_no-mocks``) read as words
     without the type prefix ("No mocks"), each word spelt as the memory's own text mostly
-    spells it ("reference_ci_dashboard": "CI dashboard"), or else its description.
-    ``capital``: the index's titles open with capitals, and a name of one word in lower case
-    that is the file's own (``releases`` for releases.md) is a slug too ("Releases")."""
+    spells it ("reference_ci_dashboard": "CI dashboard"), or else its description."""
     name = memory.name.strip()
-    if _SLUG.match(name) and (re.search(r"[_-]", name)
-                              or capital and name.islower() and name == memory.stem):
+    if _SLUG.match(name) and re.search(r"[_-]", name):
         words = _SLUG_WORD.findall(name.removesuffix(".md"))
         if len(words) > 1 and words[0].casefold() in MEMORY_TYPES:
             words = words[1:]
@@ -259,8 +250,6 @@ def pointer_line(
     secret in its title or hook masked (before either is shortened, so no part of one stays)."""
     style = style or Style()
     wrap = "**" if style.bold else ""
-    if title is None and style.capital:
-        title = title_of(memory, capital=True)
     link, hook = pointer_parts(memory, limit - 4 - 2 * len(wrap), title, hook)
     if style.wiki and _WIKI_KEY.fullmatch(memory.file):
         # as the index's own pointers link theirs: by the file's stem, titled or not

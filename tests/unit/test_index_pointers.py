@@ -63,7 +63,7 @@ def test_the_style_is_the_one_most_pointer_lines_share() -> None:
         "* **[A](a.md)**: a\n* **[B](b.md)**: b\n- [C](c.md) — c\n  - [D](d.md) — nested\n"
     )
 
-    assert style_of(lines) == Style("*", True, ": ", capital=True)
+    assert style_of(lines) == Style("*", True, ": ")
 
 
 def test_an_index_with_no_pointers_gets_the_default_style() -> None:
@@ -702,18 +702,3 @@ def test_a_heading_that_links_a_memory_is_no_heading_of_its_type() -> None:
     out = lines_of(rebuild(text, memories).text)
     assert out.index("- [New](feedback_new.md) — A new rule") == \
         out.index("A project.") + 2
-
-
-@pytest.mark.parametrize(("index", "title"), [
-    ("- [Models and pins](a.md) — read first\n- [Worker](b.md) — the worker\n", "Releases"),
-    ("- [models and pins](a.md) — read first\n- [worker](b.md) — the worker\n", "releases"),
-])
-def test_a_one_word_slug_is_titled_as_the_indexs_titles_are(index: str, title: str) -> None:
-    # Named "releases" as its file is: a slug of one word, a capital where the index's
-    # titles open with one; a name a person gave ("releases" for x.md) stays as written.
-    releases = make_memory("releases.md", name="releases", description="Cut a release")
-    out = lines_of(rebuild(index, [*a_and_b(), releases]).text)
-    assert out[-1] == f"- [{title}](releases.md) — Cut a release"
-    other = make_memory("x.md", name="releases", description="Cut a release")
-    assert lines_of(rebuild(index, [*a_and_b(), other]).text)[-1] == \
-        "- [releases](x.md) — Cut a release"

@@ -260,7 +260,7 @@ def test_a_table_under_a_type_heading_takes_that_types_memories_only() -> None:
     out = run(text, [*OLD, C, rule])
 
     lines = lines_of(out)
-    assert lines[lines.index("- [A](a.md) — alpha") + 1] == "- [C](c.md) — gamma"
+    assert lines[lines.index("- [A](a.md) — alpha") + 1] == "- [c](c.md) — gamma"
     assert lines[-1] == "| [X](feedback_x.md) | xx |"
 
 
@@ -285,7 +285,7 @@ def test_a_table_followed_by_a_list_lets_the_list_take_the_pointer() -> None:
 
     out = run(text, [*OLD, C])
 
-    assert lines_of(out)[-1] == "- [C](c.md) — gamma"
+    assert lines_of(out)[-1] == "- [c](c.md) — gamma"
     assert len(rows(out)) == 3
 
 
@@ -500,7 +500,7 @@ def test_a_table_in_a_code_block_is_never_written_into() -> None:
 
     out = run(text, [*OLD, C])
 
-    assert lines_of(out) == lines_of(text) + ["- [C](c.md) — gamma"]
+    assert lines_of(out) == lines_of(text) + ["- [c](c.md) — gamma"]
 
 
 def test_a_table_of_other_things_after_the_memories_table_is_left_alone() -> None:

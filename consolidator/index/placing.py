@@ -24,7 +24,7 @@ from consolidator.index.pointers import (
     titled_like,
 )
 from consolidator.index.tables import row_files, table_above, table_row
-from consolidator.index.type_headings import linked_heading, names_a_type, type_heading
+from consolidator.index.type_headings import names_a_type, type_heading
 from consolidator.index.value import parents
 from consolidator.store.model import MEMORY_TYPES, Memory
 
@@ -37,32 +37,15 @@ _LIST_HEADING = re.compile(
 def _sections(lines: list[IndexLine], known: Container[str] | None = None
               ) -> dict[int, list[str]]:
     """Heading -> the memory files its pointer lines link (headings over pointers only;
-    ``known``: as for :func:`~consolidator.index.tables.row_files`). A heading that is a
-    memory's link (``### [deploy](deploy.md)``, its details below it) lists that memory in
-    the section of the heading above it, as a pointer line would."""
+    ``known``: as for :func:`~consolidator.index.tables.row_files`)."""
     out: dict[int, list[str]] = {}
     current = None
     for i, line in enumerate(lines):
         if line.kind == "heading":
-            parent = _parent(lines, i) if linked_heading(line) else None
-            if parent is not None:
-                out.setdefault(parent, []).append(line.targets[0])
-                continue
             current = i
         elif current is not None and _entry(line, known):
             out.setdefault(current, []).append(row_files(line, known)[0])
     return out
-
-
-def _parent(lines: list[IndexLine], at: int) -> int | None:
-    """The nearest heading above ``at`` of a higher level (fewer ``#``) that is no memory's
-    link itself."""
-    level = lines[at].level
-    for i in range(at - 1, -1, -1):
-        line = lines[i]
-        if line.kind == "heading" and line.level < level and not linked_heading(line):
-            return i
-    return None
 
 
 def _entry(line: IndexLine, known: Container[str] | None = None) -> bool:
@@ -225,21 +208,11 @@ def section_end(lines: list[IndexLine], start: int) -> int:
 
 def _place_in(lines: list[IndexLine], start: int, known: Container[str] | None = None) -> int:
     """Where a new pointer goes in the section whose heading is at ``start``: at its end, or
-    after its table, when a table's row is the last line in it to list a memory; in a
-    section that lists its memories as linked headings (see :func:`linked_heading`) and
-    has no pointer lines of its own, after the last one's entry."""
+    after its table, when a table's row is the last line in it to list a memory."""
     end = section_end(lines, start)
     last = max((i for i in range(start + 1, end) if _entry(lines[i], known)), default=None)
     if last is not None and lines[last].kind == "table":
         return item_end(lines, last)
-    if last is None:
-        stop = next((i for i in range(start + 1, len(lines)) if lines[i].kind == "heading"
-                     and lines[i].level <= lines[start].level), len(lines))
-        first = next((i for i in range(start + 1, stop) if lines[i].kind == "heading"), None)
-        if first is not None and linked_heading(lines[first]):
-            while stop > first + 1 and lines[stop - 1].kind == "blank":
-                stop -= 1
-            return stop  # after the last entry and all it holds
     return end
 
 

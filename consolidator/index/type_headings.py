@@ -45,8 +45,8 @@ def type_heading(lines: list[IndexLine], mtype: str) -> int | None:
     title_level = min(levels) if len(levels) > 1 else 0
     best: tuple[int, int] | None = None
     for i, line in enumerate(lines):
-        if line.kind != "heading" or line.level == title_level or linked_heading(line):
-            continue  # (a memory's own heading names that memory, not a type)
+        if line.kind != "heading" or line.level == title_level:
+            continue
         heading = line.heading_text.casefold()
         for w in words:
             # Words of a script written without spaces (参考資料) match inside the heading.
@@ -57,13 +57,6 @@ def type_heading(lines: list[IndexLine], mtype: str) -> int | None:
                 if best is None or extra < best[0]:
                     best = (extra, i)
     return best[1] if best else None
-
-
-def linked_heading(line: IndexLine) -> bool:
-    """Whether a heading is a memory's link, its title the link itself (``### [a](a.md)``,
-    ``## [[a]] — notes``): the heading of one memory's entry, not of a section."""
-    return line.kind == "heading" and bool(line.targets) \
-        and line.heading_text.lstrip("*_").startswith("[")
 
 
 def names_a_type(line: IndexLine) -> bool:

@@ -670,35 +670,3 @@ def test_a_description_written_over_several_lines_gives_a_pointer_on_one_line() 
     out = lines_of(rebuild("- [A](a.md) — a\n", [make_memory("a.md"), folded]).text)
 
     assert out == ["- [A](a.md) — a", "- [Folded](project_folded.md) — first line second line"]
-
-
-LINKED = (
-    "# Memory index\n\nWhat this project learned.\n\n## Memory list\n\n"
-    "### [alpha](a.md)\n**Type**: feedback\n**About**: the alpha rule\n\n---\n\n"
-    "### [beta](b.md)\n**Type**: project\n- detail one\n\n---\n\n"
-    "## How to use\n\n### Adding a memory\n1. Write the file.\n\n"
-    "**Last updated**: 2026-03-26\n"
-)
-
-
-def test_an_index_of_linked_headings_takes_a_new_pointer_after_its_last_entry() -> None:
-    # Each memory is a heading that links it, its details below: the new pointer goes at
-    # the end of that list, not after the footer of the section below it.
-    plan = rebuild(LINKED, [*a_and_b(), NEW])
-
-    out = lines_of(plan.text)
-    assert out[out.index("- detail one") + 1 :][:5] == ["", "---", "", NEW_LINE, ""]
-    assert out[-1] == "**Last updated**: 2026-03-26"
-
-
-def test_a_heading_that_links_a_memory_is_no_heading_of_its_type() -> None:
-    # "### [Feedback](fb.md)" names one memory: a feedback memory does not go inside it.
-    text = ("## Memories\n\n### [Feedback](fb.md)\nWhat the user said.\n\n"
-            "### [beta](b.md)\nA project.\n\n## Notes\ntext\n")
-    memories = [make_memory("fb.md", mtype="feedback"), make_memory("b.md"),
-                make_memory("feedback_new.md", name="feedback_new", description="A new rule",
-                            mtype="feedback")]
-
-    out = lines_of(rebuild(text, memories).text)
-    assert out.index("- [New](feedback_new.md) — A new rule") == \
-        out.index("A project.") + 2

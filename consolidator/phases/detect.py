@@ -32,7 +32,7 @@ from consolidator.plan import Declined
 from consolidator.report import progress
 from consolidator.roots.project import Project
 from consolidator.roots.stores import TEAM
-from consolidator.store.model import Memory, Snapshot
+from consolidator.store.model import Memory, Snapshot, Unparsed
 from consolidator.store.scan import scan
 
 
@@ -76,11 +76,13 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
     ctx.stop.check()
     conflicting = {frozenset(c.files) for c in conflicts}
     across = across_scopes(live, ctx, sets)
-    plain = plain_notes(snapshot, ctx.now.date())
-    if len(plain) > MAX_NOTES:
-        notes.append(f"{len(plain)} files with no frontmatter were not compared with the "
+    unfronted = [f for f in snapshot.unparsed
+                 if f.error == "no frontmatter" and not set_aside(f.rel)]  # none at all
+    if len(unfronted) > MAX_NOTES:  # (told before any is read)
+        notes.append(f"{len(unfronted)} files with no frontmatter were not compared with the "
                      f"memories: more than {MAX_NOTES} (logs a tool keeps, as a rule)")
-    plain_alike = similar_notes(live, plain, pairs)
+        unfronted = []
+    plain_alike = similar_notes(live, plain_notes(snapshot, unfronted, ctx.now.date()), pairs)
     return Found(
         snapshot=snapshot, per_file=findings, clusters=tuple(clusters),
         conflicts=tuple(conflicts),
@@ -90,13 +92,11 @@ def find(snapshot: Snapshot, ctx: RootContext, paths: Project | None = None,
     )
 
 
-def plain_notes(snapshot: Snapshot, today: date) -> list[Memory]:
-    """The files with no frontmatter that are compared with the memories (see
+def plain_notes(snapshot: Snapshot, files: list[Unparsed], today: date) -> list[Memory]:
+    """Those of ``files`` (with no frontmatter) that are compared with the memories (see
     :mod:`consolidator.detect.overlap.notes`), each read as the scan read it."""
     out = []
-    for file in snapshot.unparsed:
-        if file.error != "no frontmatter" or set_aside(file.rel):  # none at all
-            continue
+    for file in files:
         text = note_text(snapshot.root, file)
         note = comparable(file, text, today) if text else None
         if note is not None:
